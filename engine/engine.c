@@ -1,0 +1,406 @@
+/* The engine: creation, errors, the SIMD target, and rigs with their validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- results and errors ---- */
+const char *crowd_result_text(crowd_result result) {
+    switch (result) {
+#define CROWD_X_TEXT(code, text) case code: return text;
+        CROWD_RESULT_LIST(CROWD_X_TEXT)
+#undef CROWD_X_TEXT
+    default: return "unknown result code";
+    }
+}
+
+crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(buf, sizeof buf, fmt, args);
+    va_end(args);
+    if (engine) {
+        /* The message is the one piece of engine state an error writes: it is not "stored
+         * state" in the sense of SPEC §6, and const callers still need it. */
+        crowd_engine *e = (crowd_engine *)engine;
+        memcpy(e->error, buf, sizeof buf);
+        if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
+    }
+    return code;
+}
+
+const char *crowd_last_error(const crowd_engine *engine) { return engine ? engine->error : ""; }
+
+/* ---- memory ---- */
+void *crowdi_alloc(const crowd_engine *engine, size_t size) {
+    if (size == 0) size = CROWDI_ALIGN;
+    if (engine->allocator.alloc) return engine->allocator.alloc(size, CROWDI_ALIGN, engine->allocator.user);
+    size = (size + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN;
+    return aligned_alloc(CROWDI_ALIGN, size);
+}
+
+void crowdi_free(const crowd_engine *engine, void *ptr) {
+    if (!ptr) return;
+    if (engine->allocator.free) engine->allocator.free(ptr, engine->allocator.user);
+    else free(ptr);
+}
+
+char *crowdi_strdup(const crowd_engine *engine, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *copy = crowdi_alloc(engine, n);
+    if (copy) memcpy(copy, s, n);
+    return copy;
+}
+
+/* ---- SIMD targets ---- */
+static const char *const simd_names[CROWD_SIMD_COUNT] = {"auto", "scalar", "sse2", "avx2", "avx512"};
+
+const char *crowd_simd_name(crowd_simd simd) {
+    return (unsigned)simd < CROWD_SIMD_COUNT ? simd_names[simd] : NULL;
+}
+
+uint32_t crowd_simd_width(crowd_simd simd) {
+    static const uint32_t widths[CROWD_SIMD_COUNT] = {0, 1, 4, 8, 16};
+    return (unsigned)simd < CROWD_SIMD_COUNT ? widths[simd] : 0;
+}
+
+bool crowd_simd_supported(crowd_simd simd) {
+    return simd > CROWD_SIMD_AUTO && simd < CROWD_SIMD_COUNT && crowdi_kernels_for((int)simd) != NULL;
+}
+
+crowd_simd crowd_simd_target(const crowd_engine *engine) { return engine ? engine->simd : CROWD_SIMD_AUTO; }
+
+/* ---- engine ---- */
+crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine) {
+    CROWDI_CHECK(NULL, desc, CROWD_ERR_NULL, "crowd_engine_create: desc is NULL");
+    CROWDI_CHECK(NULL, out_engine, CROWD_ERR_NULL, "crowd_engine_create: out_engine is NULL");
+    crowd_engine probe = {.logger = desc->logger};
+    CROWDI_CHECK(&probe, (unsigned)desc->simd < CROWD_SIMD_COUNT, CROWD_ERR_BAD_ENUM,
+                 "crowd_engine_create: desc->simd (%d) is not a crowd_simd value", (int)desc->simd);
+    CROWDI_CHECK(&probe, !desc->allocator.alloc == !desc->allocator.free, CROWD_ERR_RANGE,
+                 "crowd_engine_create: desc->allocator needs both alloc and free, or neither");
+
+    crowd_simd simd = desc->simd;
+    if (simd == CROWD_SIMD_AUTO) {
+        const char *env = getenv("CROWD_SIMD");
+        if (env && *env && strcmp(env, "auto") != 0) {
+            for (int t = CROWD_SIMD_SCALAR; t < CROWD_SIMD_COUNT; t++)
+                if (strcmp(env, simd_names[t]) == 0) simd = (crowd_simd)t;
+            CROWDI_CHECK(&probe, simd != CROWD_SIMD_AUTO, CROWD_ERR_RANGE,
+                         "crowd_engine_create: environment CROWD_SIMD=%s is not one of auto, scalar, sse2, avx2, avx512", env);
+        } else {
+            simd = (crowd_simd)crowdi_best_target();
+        }
+    }
+    const crowdi_kernels *kernels = crowdi_kernels_for((int)simd);
+    CROWDI_CHECK(&probe, kernels, CROWD_ERR_UNSUPPORTED,
+                 "crowd_engine_create: simd target %s is not built into this library or the CPU lacks it",
+                 simd_names[simd]);
+
+    crowd_engine *e;
+    if (desc->allocator.alloc) e = desc->allocator.alloc(sizeof *e, CROWDI_ALIGN, desc->allocator.user);
+    else e = aligned_alloc(CROWDI_ALIGN, (sizeof *e + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN);
+    CROWDI_CHECK(&probe, e, CROWD_ERR_OUT_OF_MEMORY, "crowd_engine_create: out of memory");
+    memset(e, 0, sizeof *e);
+    e->allocator = desc->allocator;
+    e->logger = desc->logger;
+    e->seed = desc->seed;
+    e->initial_capacity = desc->initial_capacity;
+    e->simd = simd;
+    e->kernels = kernels;
+    e->tail_kernels = crowdi_kernels_for(CROWD_SIMD_SCALAR);
+    /* A tag from the engine's address: handles of another live engine differ in it. */
+    uint64_t a = (uint64_t)(uintptr_t)e;
+    e->tag = (uint32_t)((a >> 6) ^ (a >> 22) ^ (a >> 38)) & 0xffffu;
+    if (e->tag == 0) e->tag = 1;
+    e->free_slot = UINT32_MAX;
+    *out_engine = e;
+    return CROWD_OK;
+}
+
+void crowd_engine_destroy(crowd_engine *engine) {
+    if (!engine) return;
+    for (uint32_t r = 0; r < engine->rig_count; r++) crowdi_rig_free(engine, engine->rigs[r]);
+    crowdi_free(engine, engine->rigs);
+    crowdi_free(engine, engine->slots);
+    crowd_allocator al = engine->allocator;
+    if (al.free) al.free(engine, al.user);
+    else free(engine);
+}
+
+/* ---- rig handles ---- */
+crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index) {
+    return (crowd_rig){(engine->tag << 16) | (index + 1)};
+}
+
+uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig) {
+    if (!engine || (rig.id >> 16) != engine->tag) return UINT32_MAX;
+    uint32_t index = (rig.id & 0xffffu) - 1;
+    return index < engine->rig_count ? index : UINT32_MAX;
+}
+
+crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
+    uint32_t index = crowdi_rig_index(engine, rig);
+    return index == UINT32_MAX ? NULL : engine->rigs[index];
+}
+
+/* ---- defaults ---- */
+crowd_look_desc crowd_look_defaults(void) {
+    return (crowd_look_desc){.damping = 0.15f, .max_speed = INFINITY, .blend = CROWD_BLEND_ADDITIVE};
+}
+
+crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id) {
+    return (crowd_harmonic_parameter_desc){
+        .id = id, .channel = 0, .direction = CROWD_DIRECTION_CENTRIC,
+        .origin = 0.5f, .range = 0.5f, .duration = 3.0f};
+}
+
+crowd_harmonic_desc crowd_harmonic_defaults(void) {
+    return (crowd_harmonic_desc){.blend = CROWD_BLEND_ADDITIVE};
+}
+
+crowd_blink_desc crowd_blink_defaults(void) {
+    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
+                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
+}
+
+/* ---- rig validation ---- */
+static int find_param(const crowd_rig_desc *d, const char *id) {
+    for (uint32_t p = 0; p < d->parameter_count; p++)
+        if (strcmp(d->parameters[p].id, id) == 0) return (int)p;
+    return -1;
+}
+
+static uint32_t blend_or(crowd_blend b, uint32_t fallback) {
+    return b == CROWD_BLEND_DEFAULT ? fallback : (uint32_t)b;
+}
+
+#define RIG_FAIL(code, ...) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__)
+#define RIG_CHECK(cond, code, ...) do { if (!(cond)) RIG_FAIL(code, __VA_ARGS__); } while (0)
+
+/* An id field: non-NULL, names a parameter of the rig. */
+#define RIG_PARAM_ID(field_fmt, idx, id, out_index)                                                   \
+    do {                                                                                             \
+        RIG_CHECK((id) != NULL, CROWD_ERR_NULL, field_fmt " is NULL", idx);                          \
+        int found_ = find_param(desc, (id));                                                         \
+        RIG_CHECK(found_ >= 0, CROWD_ERR_UNKNOWN_ID, field_fmt " \"%s\" is not a parameter of the rig", \
+                  idx, (id));                                                                        \
+        (out_index) = (uint32_t)found_;                                                              \
+    } while (0)
+
+static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc) {
+    RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
+              "desc->parameters is NULL with parameter_count %u", desc->parameter_count);
+    RIG_CHECK(desc->parameter_count <= (1u << 16), CROWD_ERR_CAPACITY,
+              "desc->parameter_count (%u) exceeds 65536", desc->parameter_count);
+    for (uint32_t p = 0; p < desc->parameter_count; p++) {
+        const crowd_parameter_desc *pd = &desc->parameters[p];
+        RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        RIG_CHECK(pd->id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+        RIG_CHECK(crowdi_finite(pd->min), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].min (\"%s\") is not finite", p, pd->id);
+        RIG_CHECK(crowdi_finite(pd->max), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].max (\"%s\") is not finite", p, pd->id);
+        RIG_CHECK(crowdi_finite(pd->default_value), CROWD_ERR_NOT_FINITE,
+                  "desc->parameters[%u].default_value (\"%s\") is not finite", p, pd->id);
+        RIG_CHECK(pd->min <= pd->max, CROWD_ERR_RANGE, "desc->parameters[%u].min (%g) > max (%g) (\"%s\")",
+                  p, (double)pd->min, (double)pd->max, pd->id);
+        RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
+                  "desc->parameters[%u].repeat needs max > min (\"%s\")", p, pd->id);
+        RIG_CHECK(crowdi_finite(pd->max - pd->min), CROWD_ERR_RANGE,
+                  "desc->parameters[%u]: max - min overflows float (\"%s\")", p, pd->id);
+        for (uint32_t q = 0; q < p; q++)
+            RIG_CHECK(strcmp(desc->parameters[q].id, pd->id) != 0, CROWD_ERR_DUPLICATE_ID,
+                      "desc->parameters[%u].id \"%s\" repeats desc->parameters[%u].id", p, pd->id, q);
+    }
+    uint32_t idx;
+    if (desc->look) {
+        const crowd_look_desc *l = desc->look;
+        RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
+        RIG_CHECK(crowdi_finite(l->damping) && l->damping >= 0, crowdi_finite(l->damping) ? CROWD_ERR_RANGE : CROWD_ERR_NOT_FINITE,
+                  "desc->look->damping (%g) must be finite and >= 0", (double)l->damping);
+        RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
+        RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
+                  (double)l->max_speed);
+        RIG_CHECK((unsigned)l->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->look->blend (%d) is not a crowd_blend", (int)l->blend);
+        for (uint32_t k = 0; k < l->parameter_count; k++) {
+            RIG_PARAM_ID("desc->look->parameters[%u].id", k, l->parameters[k].id, idx);
+            RIG_CHECK((unsigned)l->parameters[k].axis < CROWD_AXIS_COUNT, CROWD_ERR_BAD_ENUM,
+                      "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
+            RIG_CHECK(crowdi_finite(l->parameters[k].factor), CROWD_ERR_NOT_FINITE,
+                      "desc->look->parameters[%u].factor is not finite", k);
+        }
+    }
+    if (desc->harmonic) {
+        const crowd_harmonic_desc *h = desc->harmonic;
+        RIG_CHECK(h->parameter_count == 0 || h->parameters, CROWD_ERR_NULL, "desc->harmonic->parameters is NULL");
+        RIG_CHECK(h->channel_count <= CROWD_MAX_CHANNELS, CROWD_ERR_CAPACITY,
+                  "desc->harmonic->channel_count (%u) exceeds %d", h->channel_count, CROWD_MAX_CHANNELS);
+        RIG_CHECK(h->channel_count == 0 || h->channel_timescales, CROWD_ERR_NULL,
+                  "desc->harmonic->channel_timescales is NULL with channel_count %u", h->channel_count);
+        RIG_CHECK((unsigned)h->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->harmonic->blend (%d) is not a crowd_blend", (int)h->blend);
+        for (uint32_t c = 0; c < h->channel_count; c++) {
+            float ts = h->channel_timescales[c];
+            RIG_CHECK(crowdi_finite(ts), CROWD_ERR_NOT_FINITE, "desc->harmonic->channel_timescales[%u] is not finite", c);
+            RIG_CHECK(ts >= 0, CROWD_ERR_RANGE, "desc->harmonic->channel_timescales[%u] (%g) is negative", c, (double)ts);
+        }
+        uint32_t channels = h->channel_count ? h->channel_count : 1;
+        for (uint32_t k = 0; k < h->parameter_count; k++) {
+            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
+            RIG_PARAM_ID("desc->harmonic->parameters[%u].id", k, hp->id, idx);
+            RIG_CHECK(hp->channel < channels, CROWD_ERR_RANGE,
+                      "desc->harmonic->parameters[%u].channel (%u) is out of range (%u channels)", k, hp->channel, channels);
+            RIG_CHECK((unsigned)hp->direction < CROWD_DIRECTION_COUNT, CROWD_ERR_BAD_ENUM,
+                      "desc->harmonic->parameters[%u].direction (%d) is not centric, left or right", k, (int)hp->direction);
+            RIG_CHECK(crowdi_finite(hp->origin), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].origin is not finite", k);
+            RIG_CHECK(crowdi_finite(hp->range), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].range is not finite", k);
+            RIG_CHECK(crowdi_finite(hp->duration), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].duration is not finite", k);
+            RIG_CHECK(hp->duration > 0, CROWD_ERR_RANGE, "desc->harmonic->parameters[%u].duration (%g) must be > 0",
+                      k, (double)hp->duration);
+            /* T wraps by repeated subtraction (SPEC §3): bound the rounds one tick (dt <= 1) needs */
+            float ts = h->channel_count ? h->channel_timescales[hp->channel] : 1.0f;
+            RIG_CHECK(ts / hp->duration <= 65536.0f, CROWD_ERR_RANGE,
+                      "desc->harmonic->parameters[%u]: channel_timescales[%u] / duration (%g / %g) exceeds 65536 "
+                      "periods per second", k, hp->channel, (double)ts, (double)hp->duration);
+        }
+    }
+    if (desc->blink) {
+        const crowd_blink_desc *b = desc->blink;
+        RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
+        RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed", (int)b->model);
+        RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend", (int)b->blend);
+        RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
+        RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
+        RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
+        RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
+        RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
+        RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
+        for (uint32_t k = 0; k < b->parameter_count; k++)
+            RIG_PARAM_ID("desc->blink->parameters[%u]", k, b->parameters[k], idx);
+    }
+    (void)idx;
+    if (desc->limbs) return crowdi_limbs_validate(engine, desc->limbs);
+    return CROWD_OK;
+}
+
+static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_rig *r) {
+    uint32_t P = desc->parameter_count;
+    r->name = crowdi_strdup(engine, desc->name ? desc->name : "");
+    r->param_count = P;
+    r->params = crowdi_alloc(engine, sizeof *r->params * P);
+    r->param_ids = crowdi_alloc(engine, sizeof *r->param_ids * P);
+    if (r->param_ids) memset(r->param_ids, 0, sizeof *r->param_ids * P); /* freed entry by entry */
+    r->param_default = crowdi_alloc(engine, sizeof *r->param_default * P);
+    if (!r->name || !r->params || !r->param_ids || !r->param_default) return CROWD_ERR_OUT_OF_MEMORY;
+    for (uint32_t p = 0; p < P; p++) {
+        const crowd_parameter_desc *pd = &desc->parameters[p];
+        r->params[p] = (crowdi_param){pd->min, pd->max, pd->max - pd->min, pd->repeat ? 1u : 0u};
+        r->param_default[p] = pd->default_value;
+        if (!(r->param_ids[p] = crowdi_strdup(engine, pd->id))) return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    if (desc->look) {
+        const crowd_look_desc *l = desc->look;
+        r->has_look = true;
+        r->look_blend = blend_or(l->blend, CROWDI_BLEND_ADDITIVE);
+        r->look_damping = l->damping;
+        r->look_max_speed = l->max_speed;
+        r->look_count = l->parameter_count;
+        if (!(r->look = crowdi_alloc(engine, sizeof *r->look * l->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
+        for (uint32_t k = 0; k < l->parameter_count; k++)
+            r->look[k] = (crowdi_look_entry){(uint32_t)find_param(desc, l->parameters[k].id),
+                                             (uint32_t)l->parameters[k].axis, l->parameters[k].factor};
+    }
+    if (desc->harmonic) {
+        const crowd_harmonic_desc *h = desc->harmonic;
+        r->has_harm = true;
+        r->harm_blend = blend_or(h->blend, CROWDI_BLEND_ADDITIVE);
+        r->channel_count = h->channel_count ? h->channel_count : 1;
+        for (uint32_t c = 0; c < r->channel_count; c++)
+            r->timescales[c] = h->channel_count ? h->channel_timescales[c] : 1.0f;
+        r->harm_count = h->parameter_count;
+        r->harm = crowdi_alloc(engine, sizeof *r->harm * h->parameter_count);
+        r->harm_range = crowdi_alloc(engine, sizeof *r->harm_range * h->parameter_count);
+        if (!r->harm || !r->harm_range) return CROWD_ERR_OUT_OF_MEMORY;
+        for (uint32_t k = 0; k < h->parameter_count; k++) {
+            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
+            r->harm[k] = (crowdi_harm_entry){(uint32_t)find_param(desc, hp->id), hp->channel,
+                                             (uint32_t)hp->direction, hp->origin, hp->duration};
+            r->harm_range[k] = hp->range;
+        }
+    }
+    if (desc->blink) {
+        const crowd_blink_desc *b = desc->blink;
+        r->has_blink = true;
+        r->blink_blend = blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
+        r->blink_model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
+        r->blink_mean = b->mean;
+        r->blink_max_deviation = b->max_deviation;
+        r->blink_timescale = b->timescale;
+        r->blink_count = b->parameter_count;
+        if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count)))
+            return CROWD_ERR_OUT_OF_MEMORY;
+        for (uint32_t k = 0; k < b->parameter_count; k++)
+            r->blink_param[k] = (uint32_t)find_param(desc, b->parameters[k]);
+    }
+    if (desc->limbs) crowdi_limbs_build(engine, desc->limbs, r);
+    crowd_result res = crowdi_rig_layout(engine, r);
+    if (res != CROWD_OK) return res;
+    if (engine->initial_capacity) return crowdi_rig_grow(engine, r, engine->initial_capacity);
+    return CROWD_OK;
+}
+
+crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig) {
+    if (!engine) return CROWD_ERR_NULL;
+    RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
+    RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
+    crowd_result res = validate_rig(engine, desc);
+    if (res != CROWD_OK) return res;
+    RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
+    if (engine->rig_count == engine->rig_capacity) {
+        uint32_t cap = engine->rig_capacity ? engine->rig_capacity * 2 : 8;
+        crowdi_rig **rigs = crowdi_alloc(engine, sizeof *rigs * cap);
+        RIG_CHECK(rigs, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+        if (engine->rig_count) memcpy(rigs, engine->rigs, sizeof *rigs * engine->rig_count);
+        crowdi_free(engine, engine->rigs);
+        engine->rigs = rigs;
+        engine->rig_capacity = cap;
+    }
+    crowdi_rig *r = crowdi_alloc(engine, sizeof *r);
+    RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(r, 0, sizeof *r);
+    res = build_rig(engine, desc, r);
+    if (res != CROWD_OK) {
+        crowdi_rig_free(engine, r);
+        RIG_FAIL(res, "out of memory");
+    }
+    engine->rigs[engine->rig_count] = r;
+    *out_rig = crowdi_rig_handle(engine, engine->rig_count++);
+    return CROWD_OK;
+}
+
+crowd_result crowd_rig_parameter_index(const crowd_engine *engine, crowd_rig rig, const char *id,
+                                       uint32_t *out_index) {
+    if (!engine) return CROWD_ERR_NULL;
+    const crowdi_rig *r = crowdi_rig_get(engine, rig);
+    CROWDI_CHECK(engine, r, CROWD_ERR_HANDLE, "crowd_rig_parameter_index: rig is not a rig of this engine");
+    CROWDI_CHECK(engine, id, CROWD_ERR_NULL, "crowd_rig_parameter_index: id is NULL");
+    CROWDI_CHECK(engine, out_index, CROWD_ERR_NULL, "crowd_rig_parameter_index: out_index is NULL");
+    for (uint32_t p = 0; p < r->param_count; p++)
+        if (strcmp(r->param_ids[p], id) == 0) {
+            *out_index = p;
+            return CROWD_OK;
+        }
+    return crowdi_fail(engine, CROWD_ERR_UNKNOWN_ID, "crowd_rig_parameter_index: id \"%s\" is not a parameter of rig \"%s\"",
+                       id, r->name);
+}
+
+uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig) {
+    const crowdi_rig *r = crowdi_rig_get(engine, rig);
+    return r ? r->param_count : 0;
+}
+
+uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig) {
+    const crowdi_rig *r = crowdi_rig_get(engine, rig);
+    return r ? r->count : 0;
+}

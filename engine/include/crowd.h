@@ -1,0 +1,444 @@
+/*
+ * crowd.h — a SIMD-batched crowd animation engine. This header is the manual.
+ *
+ * Contents
+ *   1. Conventions: handles, results, ownership, threads
+ *   2. Results and errors
+ *   3. Engine: create, destroy, SIMD target
+ *   4. Rigs: parameters and controller settings (look, harmonic, blink)
+ *   5. Instances: add, remove, ids
+ *   6. Per-instance inputs and state (single and bulk)
+ *   7. Outputs: zero-copy columns and copies
+ *   8. The tick
+ *   9. Limbs: bone rotations from 33 pose landmarks
+ *
+ * 1. Conventions
+ * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
+ *   fail. On any error nothing already stored changes, and crowd_last_error() names the field.
+ * - Handles are small values; 0 is never valid. A handle from another engine or of a removed
+ *   instance is rejected with CROWD_ERR_HANDLE.
+ * - Ownership: a `const T *` argument stays the caller's; the engine copies what it keeps
+ *   (parameter ids included). Pointers returned by the engine stay valid until the next call
+ *   that adds, removes or reserves instances of that rig, or destroys the engine.
+ * - Threads: an engine is not thread-safe, except crowd_tick_range(), which may run
+ *   concurrently from several threads on disjoint ranges (see 8). The engine starts no thread.
+ * - Time: dt is in seconds, finite, 0 <= dt <= 1. The engine reads no clock.
+ * - Memory: allocation happens only in crowd_engine_create, crowd_rig_create, crowd_reserve and
+ *   crowd_instances_add. The tick allocates nothing, takes no lock and reads no clock.
+ * - Determinism: the same inputs, seed and dt sequence give bit-identical outputs on every SIMD
+ *   target, for every split of instances into ranges and on every rerun.
+ */
+#ifndef CROWD_H
+#define CROWD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CROWD_VERSION_MAJOR 0
+#define CROWD_VERSION_MINOR 1
+#define CROWD_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------------------------
+ * 2. Results and errors. One list gives each code and its meaning.
+ * ---------------------------------------------------------------------------------------- */
+#define CROWD_RESULT_LIST(X)                                                                  \
+    X(CROWD_OK, "ok")                                                                         \
+    X(CROWD_ERR_NULL, "a required pointer is NULL")                                           \
+    X(CROWD_ERR_HANDLE, "the handle is zero, stale or from another engine")                   \
+    X(CROWD_ERR_NOT_FINITE, "a number is NaN or infinite")                                    \
+    X(CROWD_ERR_RANGE, "a value is outside its allowed range")                                \
+    X(CROWD_ERR_UNKNOWN_ID, "no parameter or rig has that id")                                \
+    X(CROWD_ERR_DUPLICATE_ID, "the id is already used")                                       \
+    X(CROWD_ERR_BAD_ENUM, "an enum value is not one of its constants")                        \
+    X(CROWD_ERR_CAPACITY, "the request exceeds the engine's capacity limits")                 \
+    X(CROWD_ERR_OUT_OF_MEMORY, "the allocator returned NULL")                                 \
+    X(CROWD_ERR_UNSUPPORTED, "the SIMD target is not built or the CPU lacks it")              \
+    X(CROWD_ERR_WRONG_RIG, "the instance belongs to another rig than the one the call names") \
+    X(CROWD_ERR_NO_CONTROLLER, "the rig has no such controller")
+
+typedef enum crowd_result {
+#define CROWD_X_ENUM(code, text) code,
+    CROWD_RESULT_LIST(CROWD_X_ENUM)
+#undef CROWD_X_ENUM
+    CROWD_RESULT_COUNT
+} crowd_result;
+
+/* The fixed text of a code ("ok", "a required pointer is NULL", ...). Never NULL. */
+const char *crowd_result_text(crowd_result result);
+
+/* ------------------------------------------------------------------------------------------
+ * 3. Engine
+ * ---------------------------------------------------------------------------------------- */
+typedef struct crowd_engine crowd_engine;
+
+typedef enum crowd_simd {
+    CROWD_SIMD_AUTO = 0, /* the widest target the CPU has (or the environment's CROWD_SIMD) */
+    CROWD_SIMD_SCALAR,   /* width 1: the reference, and the path for range tails */
+    CROWD_SIMD_SSE2,     /* width 4 */
+    CROWD_SIMD_AVX2,     /* width 8, no FMA */
+    CROWD_SIMD_AVX512,   /* width 16, AVX-512F */
+    CROWD_SIMD_COUNT
+} crowd_simd;
+
+/* Hooks for memory: alloc returns memory aligned to `align` (a power of two, at most 64) or
+ * NULL. Both NULL: the C library (aligned_alloc/free). */
+typedef struct crowd_allocator {
+    void *(*alloc)(size_t size, size_t align, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} crowd_allocator;
+
+/* Called with every error an entry point returns, and its message (valid during the call). */
+typedef struct crowd_logger {
+    void (*log)(crowd_result result, const char *message, void *user);
+    void *user;
+} crowd_logger;
+
+/* Zero-initialise, set what you need; 0 means the default shown. */
+typedef struct crowd_engine_desc {
+    uint64_t seed;              /* keys every random draw (default 0) */
+    uint32_t initial_capacity;  /* instances per rig reserved at rig creation (default 0) */
+    crowd_simd simd;            /* default AUTO; CROWD_SIMD=scalar|sse2|avx2|avx512 in the
+                                   environment overrides AUTO (not an explicit choice) */
+    crowd_allocator allocator;  /* default: the C library */
+    crowd_logger logger;        /* default: none */
+} crowd_engine_desc;
+
+/* Creates an engine. Errors: NULL desc/out, CROWD_ERR_BAD_ENUM (simd), CROWD_ERR_UNSUPPORTED
+ * (the requested target is not built or the CPU lacks it), CROWD_ERR_RANGE (an unknown
+ * CROWD_SIMD value in the environment, or only one of alloc/free set), out of memory. */
+crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
+/* NULL-safe. Frees everything the engine allocated. */
+void crowd_engine_destroy(crowd_engine *engine);
+/* The message of the last error of this engine ("" if none), naming the field, e.g.
+ * "crowd_rig_create: desc->parameters[2].min (5) > max (1)". Valid until the next call. */
+const char *crowd_last_error(const crowd_engine *engine);
+
+/* The target the engine's tick runs on. */
+crowd_simd crowd_simd_target(const crowd_engine *engine);
+/* "auto", "scalar", "sse2", "avx2", "avx512"; NULL for an unknown value. */
+const char *crowd_simd_name(crowd_simd simd);
+/* Its lane count (1, 4, 8, 16); 0 for AUTO or an unknown value. */
+uint32_t crowd_simd_width(crowd_simd simd);
+/* True when the target is built into the library and the CPU can run it. */
+bool crowd_simd_supported(crowd_simd simd);
+
+/* ------------------------------------------------------------------------------------------
+ * 4. Rigs. A rig is a model type: its parameter table and controller settings. Instances of
+ *    one rig are stored together, one column per field. Rigs live as long as the engine.
+ * ---------------------------------------------------------------------------------------- */
+typedef struct crowd_rig { uint32_t id; } crowd_rig;
+
+typedef enum crowd_blend {
+    CROWD_BLEND_DEFAULT = 0, /* the controller's default: look and harmonic additive, blink multiply */
+    CROWD_BLEND_OVERRIDE,    /* P = C(P*(1 - w) + v*w) */
+    CROWD_BLEND_ADDITIVE,    /* P = C(P + v*w) */
+    CROWD_BLEND_MULTIPLY,    /* P = C(P*(1 + (v - 1)*w)) */
+    CROWD_BLEND_COUNT
+} crowd_blend;
+
+/* One parameter: min <= max, all finite, default in any place (it is clamped on output).
+ * repeat: the value wraps (a full-turn angle); needs max > min. */
+typedef struct crowd_parameter_desc {
+    const char *id; /* unique within the rig, non-empty */
+    float min, max, default_value;
+    bool repeat;
+} crowd_parameter_desc;
+
+typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
+
+/* Gaze (Cubism LookAt with Unity's Vector3.SmoothDamp). Parameter k receives pos[axis]*factor. */
+typedef struct crowd_look_parameter_desc {
+    const char *id;
+    crowd_axis axis;
+    float factor; /* finite */
+} crowd_look_parameter_desc;
+
+typedef struct crowd_look_desc {
+    const crowd_look_parameter_desc *parameters;
+    uint32_t parameter_count;
+    float damping;    /* smoothTime in seconds, finite, >= 0 (0 acts as 0.0001). Default 0.15 */
+    float max_speed;  /* > 0; +INFINITY for no limit (the default) */
+    crowd_blend blend;
+} crowd_look_desc;
+/* damping 0.15, max_speed +inf, blend additive, no parameters. */
+crowd_look_desc crowd_look_defaults(void);
+
+typedef enum crowd_direction {
+    CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
+} crowd_direction;
+
+/* Harmonic sine (Cubism HarmonicMotion): value = origin + range*sin(2*pi*T/duration). */
+typedef struct crowd_harmonic_parameter_desc {
+    const char *id;
+    uint32_t channel;          /* index into channel_timescales */
+    crowd_direction direction; /* default centric */
+    float origin;              /* NO, fraction of [min, max], default 0.5 */
+    float range;               /* NR, fraction of max - min, default 0.5 */
+    float duration;            /* D, seconds, > 0, default 3 */
+} crowd_harmonic_parameter_desc;
+/* channel 0, centric, origin 0.5, range 0.5, duration 3, with the given id. */
+crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id);
+
+#define CROWD_MAX_CHANNELS 16
+typedef struct crowd_harmonic_desc {
+    const crowd_harmonic_parameter_desc *parameters;
+    uint32_t parameter_count;
+    const float *channel_timescales; /* finite, >= 0, and at most 65536 * the duration of every
+                                        entry on the channel; NULL with count 0 means [1] */
+    uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
+    crowd_blend blend;
+} crowd_harmonic_desc;
+crowd_harmonic_desc crowd_harmonic_defaults(void);
+
+typedef enum crowd_blink_model {
+    CROWD_BLINK_SINE = 0, /* |sin| closing and opening (Cubism's EyeBlink) */
+    CROWD_BLINK_TIMED,    /* linear phases 1.0/0.5/1.5 scaled time (Unity R5 auto blink) */
+    CROWD_BLINK_MODEL_COUNT
+} crowd_blink_model;
+
+/* Automatic eye blink. eye_opening is blended into every blink parameter every tick. */
+typedef struct crowd_blink_desc {
+    const char *const *parameters; /* parameter ids, e.g. ParamEyeLOpen, ParamEyeROpen */
+    uint32_t parameter_count;
+    crowd_blink_model model;
+    crowd_blend blend;   /* default multiply */
+    float mean;          /* mean idle wait, s, finite >= 0. Default 2.5 */
+    float max_deviation; /* s, finite >= 0. Default 2 */
+    float timescale;     /* finite > 0. Default 10 */
+} crowd_blink_desc;
+crowd_blink_desc crowd_blink_defaults(void);
+
+/* Limb bases from pose landmarks (section 9 has the fields). */
+typedef enum crowd_pose_frame {
+    CROWD_FRAME_MEDIAPIPE_WORLD = 0, /* metres, +y down, -z toward the camera: y is negated on input */
+    CROWD_FRAME_ENGINE,              /* already +y up */
+    CROWD_FRAME_COUNT
+} crowd_pose_frame;
+
+typedef enum crowd_axis_fix {
+    CROWD_AXIS_FIX_Y_ALONG_BONE = 0, /* AngleAxis(90 deg, +x) on arm and leg bones: local +y on the bone */
+    CROWD_AXIS_FIX_Z_ALONG_BONE,     /* identity everywhere: local +z on the bone */
+    CROWD_AXIS_FIX_CUSTOM,           /* custom_fix[bone] */
+    CROWD_AXIS_FIX_CALIBRATED,       /* from bind_landmarks + bind_rotations */
+    CROWD_AXIS_FIX_COUNT
+} crowd_axis_fix;
+
+typedef enum crowd_limb_fallback {
+    CROWD_FALLBACK_ROOT = 0, /* a straight limb's side axis is fallback_sign * (root * +x) */
+    CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before) */
+    CROWD_FALLBACK_COUNT
+} crowd_limb_fallback;
+
+typedef enum crowd_limb {
+    CROWD_LIMB_LEFT_ARM = 0, CROWD_LIMB_RIGHT_ARM, CROWD_LIMB_LEFT_LEG, CROWD_LIMB_RIGHT_LEG,
+    CROWD_LIMB_COUNT
+} crowd_limb;
+
+typedef enum crowd_bone {
+    CROWD_BONE_HIPS = 0, CROWD_BONE_CHEST, CROWD_BONE_HEAD,
+    CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_LEFT_LOWER_ARM, CROWD_BONE_LEFT_HAND,
+    CROWD_BONE_RIGHT_UPPER_ARM, CROWD_BONE_RIGHT_LOWER_ARM, CROWD_BONE_RIGHT_HAND,
+    CROWD_BONE_LEFT_UPPER_LEG, CROWD_BONE_LEFT_LOWER_LEG, CROWD_BONE_LEFT_FOOT,
+    CROWD_BONE_RIGHT_UPPER_LEG, CROWD_BONE_RIGHT_LOWER_LEG, CROWD_BONE_RIGHT_FOOT,
+    CROWD_BONE_COUNT
+} crowd_bone;
+
+#define CROWD_LANDMARK_COUNT 33
+/* A unit quaternion (x, y, z, w), Hamilton product, A*B applies B first. */
+typedef struct crowd_quat { float x, y, z, w; } crowd_quat;
+
+typedef struct crowd_limbs_desc {
+    crowd_pose_frame frame;
+    crowd_axis_fix axis_fix;
+    const crowd_quat *custom_fix;     /* [CROWD_BONE_COUNT], unit, for CUSTOM */
+    const float *bind_landmarks;      /* [33*4] x, y, z, visibility in `frame`, for CALIBRATED */
+    const crowd_quat *bind_rotations; /* [CROWD_BONE_COUNT] unit world rotations, for CALIBRATED */
+    crowd_limb_fallback fallback;
+    float fallback_sign[CROWD_LIMB_COUNT]; /* +1 or -1 each. Default +1 legs, -1 arms */
+    float visibility_threshold;  /* in [0, 1]; 0 turns the hold off. Default 0.5 */
+    float rest_half_life;        /* s, > 0: a held bone eases toward rest. Default 0.5 */
+    bool smoothing;              /* One Euro filter on every landmark coordinate. Default off */
+    float min_cutoff, beta, d_cutoff; /* Hz, >0; >=0; Hz, >0. Default 0.1, 40, 1 (MediaPipe world) */
+} crowd_limbs_desc;
+/* frame mediapipe_world, y_along_bone, fallback root with signs -1 arms / +1 legs, threshold
+ * 0.5, half-life 0.5 s, smoothing off with 0.1 / 40 / 1. */
+crowd_limbs_desc crowd_limbs_defaults(void);
+
+typedef struct crowd_rig_desc {
+    const char *name; /* optional, for messages; copied */
+    const crowd_parameter_desc *parameters;
+    uint32_t parameter_count;
+    const crowd_look_desc *look;         /* NULL: no gaze controller */
+    const crowd_harmonic_desc *harmonic; /* NULL: no harmonic controller */
+    const crowd_blink_desc *blink;       /* NULL: no blink controller */
+    const crowd_limbs_desc *limbs;       /* NULL: no limbs */
+} crowd_rig_desc;
+
+/* Validates everything (see the field comments) and creates the rig. */
+crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig);
+/* The index of a parameter id in the rig's table (the order of desc->parameters). */
+crowd_result crowd_rig_parameter_index(const crowd_engine *engine, crowd_rig rig,
+                                       const char *id, uint32_t *out_index);
+/* Parameter count, instance count. 0 for an invalid rig. */
+uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig);
+uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
+/* Makes room for `capacity` instances of the rig (rounded up to 16). */
+crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
+
+/* ------------------------------------------------------------------------------------------
+ * 5. Instances
+ * ---------------------------------------------------------------------------------------- */
+typedef struct crowd_instance { uint64_t id; } crowd_instance;
+
+typedef enum crowd_blink_start {
+    CROWD_BLINK_START_RANDOM = 0, /* the first idle wait is drawn: no crowd-wide unison */
+    CROWD_BLINK_START_CUBISM,     /* sine: T = 0, the first blink starts on tick 1 (as Cubism);
+                                     timed: a drawn wait (as Unity) */
+    CROWD_BLINK_START_COUNT
+} crowd_blink_start;
+
+typedef enum crowd_harmonic_phase {
+    CROWD_HARMONIC_PHASE_ZERO = 0, /* T = 0 (as Cubism) */
+    CROWD_HARMONIC_PHASE_RANDOM,   /* T uniform in [0, duration) */
+    CROWD_HARMONIC_PHASE_COUNT
+} crowd_harmonic_phase;
+
+typedef struct crowd_add_desc {
+    crowd_rig rig;
+    uint32_t count;
+    crowd_blink_start blink_start;
+    crowd_harmonic_phase harmonic_phase;
+} crowd_add_desc;
+
+/* Adds count instances (all state at its start values, base = default). out_handles (may be
+ * NULL) receives count handles. Each instance gets a 64-bit id, never reused in the engine's
+ * life, that keys its random draws. */
+crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add_desc *desc,
+                                 crowd_instance *out_handles);
+/* Removes instances; the last rows move into the holes (handles stay valid). All handles are
+ * checked (and must be distinct) before anything is removed. */
+crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
+                                    uint32_t count);
+/* The instance's stable id, rig and current row in the rig's columns. */
+crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
+                                 uint64_t *out_id, crowd_rig *out_rig, uint32_t *out_row);
+/* Draws count numbers uniform in [0, 1) (24 bits) from the instance's own generator (keyed by
+ * seed, instance id and draw index), advancing it: for a host's per-instance randomness that
+ * must stay deterministic (e.g. target jitter). */
+crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance,
+                                   uint32_t count, float *out_values);
+
+/* ------------------------------------------------------------------------------------------
+ * 6. Per-instance inputs and state. A field has a width (floats per instance) and, for
+ *    indexed fields, an index (parameter index or harmonic entry index).
+ *    Writable fields validate each value; readable ones are every field.
+ * ---------------------------------------------------------------------------------------- */
+typedef enum crowd_field {
+    /* inputs (read and write) */
+    CROWD_FIELD_BASE = 0,          /* [1] base value of parameter `index`, finite */
+    CROWD_FIELD_LOOK_TARGET,       /* [3] target in model-local coordinates, finite */
+    CROWD_FIELD_LOOK_ACTIVE,       /* [1] 0 or 1 (default 0) */
+    CROWD_FIELD_LOOK_CENTER,       /* [3] finite (default 0,0,0) */
+    CROWD_FIELD_LOOK_DAMPING,      /* [1] finite >= 0 (default: the rig's) */
+    CROWD_FIELD_LOOK_WEIGHT,       /* [1] in [0, 1] (default 1) */
+    CROWD_FIELD_HARMONIC_WEIGHT,   /* [1] in [0, 1] (default 1) */
+    CROWD_FIELD_BLINK_WEIGHT,      /* [1] in [0, 1] (default 1) */
+    CROWD_FIELD_BLINK_MANUAL,      /* [1] eye opening in [0, 1] (pauses the auto blink), or -1:
+                                      automatic again (default -1) */
+    CROWD_FIELD_HARMONIC_PHASE,    /* [1] T of harmonic entry `index`, finite, >= 0 */
+    CROWD_FIELD_HARMONIC_RANGE,    /* [1] the instance's NR of entry `index`, finite >= 0 */
+    /* state (read; writable to restore or stage a state) */
+    CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, finite */
+    CROWD_FIELD_LOOK_VELOCITY,     /* [3] finite */
+    CROWD_FIELD_BLINK_OPENING,     /* [1] the controller's eye_opening, finite, <= 1 (the timed
+                                      model's closing frame may dip below 0: the blend clamps) */
+    CROWD_FIELD_BLINK_PHASE,       /* [1] sine: 0 idling, 1 closing, 2 opening;
+                                      timed: 0 idling, 1 closing, 2 closed, 3 opening */
+    CROWD_FIELD_BLINK_CLOCK,       /* [1] sine: T; timed: idle -> next_blink, else u. finite */
+    CROWD_FIELD_BLINK_LAST,        /* [1] sine: last |sin| value, finite */
+    /* limbs (section 9) */
+    CROWD_FIELD_POSE,              /* [132] 33 landmarks x, y, z, visibility in the rig's frame;
+                                      finite, visibility in [0, 1] */
+    CROWD_FIELD_ROOT,              /* [4] root rotation, unit quaternion (default identity) */
+    /* outputs (read only) */
+    CROWD_FIELD_OUTPUT,            /* [1] output value of parameter `index` after the tick */
+    CROWD_FIELD_BONE_WORLD,        /* [4] world rotation of bone `index` (crowd_bone), w >= 0 */
+    CROWD_FIELD_BONE_LOCAL,        /* [4] rotation of bone `index` relative to its parent */
+    CROWD_FIELD_COUNT
+} crowd_field;
+
+/* Floats per instance of the field (1 or 3); 0 for an unknown field. */
+uint32_t crowd_field_width(crowd_field field);
+/* "base", "look_target", ... (the enum's name in lower case without the prefix). */
+const char *crowd_field_name(crowd_field field);
+
+/* Writes values[i*width .. i*width+width) to handles[i]. All handles and values are checked
+ * before anything is written. A handle may repeat; the last value wins. */
+crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
+                                 const crowd_instance *handles, uint32_t count,
+                                 const float *values);
+/* Reads the field of each handle into values (count*width floats). */
+crowd_result crowd_instances_get(const crowd_engine *engine, crowd_field field, uint32_t index,
+                                 const crowd_instance *handles, uint32_t count, float *values);
+
+/* Single-instance forms of the above. */
+crowd_result crowd_set(crowd_engine *engine, crowd_instance instance, crowd_field field,
+                       uint32_t index, const float *values);
+crowd_result crowd_get(const crowd_engine *engine, crowd_instance instance, crowd_field field,
+                       uint32_t index, float *values);
+crowd_result crowd_set_look_target(crowd_engine *engine, crowd_instance instance,
+                                   float x, float y, float z, bool active);
+/* Starts a blink on the next tick for idling instances (sets the idle wait to 0). */
+crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles, uint32_t count);
+
+/* ------------------------------------------------------------------------------------------
+ * 7. Outputs. Rows are the rig's storage order: crowd_rig_handles() gives the handle of each
+ *    row. Columns hold crowd_rig_instance_count() values (capacity padded beyond).
+ * ---------------------------------------------------------------------------------------- */
+/* The column of one component of a field: rows 0..count-1 in storage order. Reading any field
+ * and writing a writable one between ticks is zero-copy (e.g. CROWD_FIELD_BASE from the host's
+ * own animation, CROWD_FIELD_POSE from a pose tracker). What is written here is not checked:
+ * keep it within the field's rules. component < crowd_field_width(field). */
+crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
+                              uint32_t component, float **out_values, uint32_t *out_count);
+/* The handle of each row. */
+crowd_result crowd_rig_handles(const crowd_engine *engine, crowd_rig rig,
+                               const crowd_instance **out_handles, uint32_t *out_count);
+/* Copies every output parameter of one instance (the rig's parameter order). */
+crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instance,
+                               float *out_values, uint32_t capacity);
+
+/* ------------------------------------------------------------------------------------------
+ * 8. The tick. For every instance: out = base, then blink (400), harmonic (600) and look (700)
+ *    blend into out in that order.
+ * ---------------------------------------------------------------------------------------- */
+/* Advances every instance of every rig by dt (0 <= dt <= 1, finite). */
+crowd_result crowd_tick(crowd_engine *engine, float dt);
+/* Advances rows [first, first + count) of one rig. Calls on disjoint ranges may run at the
+ * same time from different threads, with no other call on the engine in between; such calls
+ * only read the engine and write their own rows. A split into ranges gives the same bytes as
+ * one call (ranges starting at a multiple of crowd_simd_width() run fastest). On error the
+ * message is recorded only when no other call runs concurrently. */
+crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
+                              uint32_t count);
+
+/* ------------------------------------------------------------------------------------------
+ * 9. Limbs. For a rig with limbs, each tick (after the parameter controllers) solves 15 bones
+ *    from the instance's 33 landmarks (CROWD_FIELD_POSE) and root (CROWD_FIELD_ROOT):
+ *    limbs by cross products and LookRotation, torso and head from hips, shoulders, ears and
+ *    nose, then the axis fix; world and local rotations are written to CROWD_FIELD_BONE_WORLD
+ *    and CROWD_FIELD_BONE_LOCAL. Names of bones for files: crowd_bone_name().
+ * ---------------------------------------------------------------------------------------- */
+/* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
+const char *crowd_bone_name(crowd_bone bone);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CROWD_H */

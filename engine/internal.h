@@ -1,0 +1,109 @@
+/* Engine internals shared by the engine sources (and tests that look inside). */
+#ifndef CROWDI_INTERNAL_H
+#define CROWDI_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "crowd.h"
+#include "dispatch.h"
+#include "kernels/kernel_table.h"
+
+#define CROWDI_LANES 16          /* capacity is padded to this many rows */
+#define CROWDI_ALIGN 64          /* every column starts on a cache line */
+#define CROWDI_MAX_ROWS (1u << 30)
+#define CROWDI_MAX_RIGS 65535u
+
+/* A rig: its settings (uniform across instances) and its table of columns. */
+typedef struct crowdi_rig {
+    char *name;
+    uint32_t param_count;
+    crowdi_param *params;
+    char **param_ids;
+    float *param_default;
+
+    /* controller settings; entries as the kernels read them */
+    bool has_look, has_harm, has_blink;
+    uint32_t look_blend, look_count;
+    float look_damping, look_max_speed;
+    crowdi_look_entry *look;
+    uint32_t harm_blend, harm_count, channel_count;
+    crowdi_harm_entry *harm;
+    float *harm_range; /* NR each instance starts with */
+    float timescales[CROWD_MAX_CHANNELS];
+    uint32_t blink_blend, blink_model, blink_count;
+    float blink_mean, blink_max_deviation, blink_timescale;
+    uint32_t *blink_param;
+    bool has_limbs;
+    crowdi_rig_view limbs; /* the limb settings, filled by crowdi_limbs_build (columns unset) */
+
+    /* storage: column_count columns of `capacity` 4-byte values in one block */
+    uint32_t count, capacity, column_count;
+    void *block;
+    uint32_t *init_bits;     /* [column_count] value a new row starts with */
+    float **columns;         /* [column_count] */
+    crowd_instance *handles; /* [capacity] the handle of each row */
+    uint32_t col_base, col_out, col_look, col_harm_T, col_harm_NR, col_harm_weight, col_blink,
+        col_rkey, col_draws, col_pose, col_root, col_world, col_local, col_side, col_filter;
+
+    float **base_ptrs, **out_ptrs, **harm_T_ptrs, **harm_NR_ptrs; /* arrays the view points at */
+    crowdi_rig_view view;
+} crowdi_rig;
+
+typedef struct crowdi_slot {
+    uint64_t id;       /* the stable instance id */
+    uint32_t generation;
+    uint32_t rig;      /* index into engine->rigs; UINT32_MAX when free */
+    uint32_t row;
+    uint32_t next_free;
+} crowdi_slot;
+
+struct crowd_engine {
+    crowd_allocator allocator;
+    crowd_logger logger;
+    uint64_t seed;
+    uint32_t initial_capacity;
+    uint32_t tag; /* 16 bits in every handle: tells this engine's handles from another's */
+    crowd_simd simd;
+    const crowdi_kernels *kernels, *tail_kernels;
+
+    crowdi_rig **rigs;
+    uint32_t rig_count, rig_capacity;
+
+    crowdi_slot *slots;
+    uint32_t slot_count, slot_capacity, free_slot;
+    uint64_t next_instance_id;
+
+    char error[512];
+};
+
+/* errors: record the message (printf-style, starting with the function name) and log it */
+crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define CROWDI_CHECK(engine, cond, code, ...) \
+    do { if (!(cond)) return crowdi_fail((engine), (code), __VA_ARGS__); } while (0)
+
+void *crowdi_alloc(const crowd_engine *engine, size_t size);
+void crowdi_free(const crowd_engine *engine, void *ptr);
+char *crowdi_strdup(const crowd_engine *engine, const char *s);
+
+static inline bool crowdi_finite(float x) { return x - x == 0.0f; }
+
+/* handles */
+crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig);
+uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig); /* UINT32_MAX if invalid */
+crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
+const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
+
+/* limbs (limbs.c) */
+crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *desc);
+crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *desc, crowdi_rig *rig);
+
+/* storage */
+crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);
+crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *rig, uint32_t capacity);
+void crowdi_rig_free(crowd_engine *engine, crowdi_rig *rig);
+
+#endif

@@ -1,0 +1,99 @@
+/* What crosses the dispatch: a rig's column pointers and uniform settings, counts and dt.
+ * Plain C types only: this header is shared by files built with different SIMD flags. */
+#ifndef CROWDI_KERNEL_TABLE_H
+#define CROWDI_KERNEL_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Blend modes as the kernels see them (crowd_blend minus the DEFAULT choice). */
+enum { CROWDI_BLEND_OVERRIDE = 1, CROWDI_BLEND_ADDITIVE = 2, CROWDI_BLEND_MULTIPLY = 3 };
+enum { CROWDI_DIR_CENTRIC = 0, CROWDI_DIR_LEFT = 1, CROWDI_DIR_RIGHT = 2 };
+enum { CROWDI_BLINK_SINE = 0, CROWDI_BLINK_TIMED = 1 };
+
+/* Gaze columns, in this order. */
+enum {
+    CROWDI_LOOK_POS_X, CROWDI_LOOK_POS_Y, CROWDI_LOOK_POS_Z,
+    CROWDI_LOOK_VEL_X, CROWDI_LOOK_VEL_Y, CROWDI_LOOK_VEL_Z,
+    CROWDI_LOOK_TARGET_X, CROWDI_LOOK_TARGET_Y, CROWDI_LOOK_TARGET_Z,
+    CROWDI_LOOK_CENTER_X, CROWDI_LOOK_CENTER_Y, CROWDI_LOOK_CENTER_Z,
+    CROWDI_LOOK_ACTIVE, CROWDI_LOOK_DAMPING, CROWDI_LOOK_WEIGHT,
+    CROWDI_LOOK_NCOLS
+};
+/* Blink columns. CLOCK: sine T; timed next_blink while idling, else u. PHASE as a float. */
+enum {
+    CROWDI_BLINK_CLOCK, CROWDI_BLINK_PHASE, CROWDI_BLINK_LAST, CROWDI_BLINK_OPENING,
+    CROWDI_BLINK_MANUAL, CROWDI_BLINK_WEIGHT,
+    CROWDI_BLINK_NCOLS
+};
+
+#define CROWDI_LANDMARKS 33
+#define CROWDI_BONES 15
+
+typedef struct crowdi_param {
+    float min, max, size; /* size = max - min */
+    uint32_t repeat;
+} crowdi_param;
+
+typedef struct crowdi_look_entry {
+    uint32_t param, axis;
+    float factor;
+} crowdi_look_entry;
+
+typedef struct crowdi_harm_entry {
+    uint32_t param, channel, direction;
+    float origin; /* NO */
+    float duration;
+} crowdi_harm_entry;
+
+typedef struct crowdi_rig_view {
+    uint32_t param_count;
+    const crowdi_param *params;
+    float *const *base; /* [param_count] columns */
+    float *const *out;
+
+    uint32_t look_enabled, look_blend, look_count;
+    float look_max_speed;
+    const crowdi_look_entry *look;
+    float *look_col[CROWDI_LOOK_NCOLS];
+
+    uint32_t harm_enabled, harm_blend, harm_count;
+    const crowdi_harm_entry *harm;
+    const float *timescales;
+    float *const *harm_T;  /* [harm_count] columns */
+    float *const *harm_NR; /* [harm_count] columns */
+    float *harm_weight;
+
+    uint32_t blink_enabled, blink_blend, blink_model, blink_count;
+    float blink_mean, blink_max_deviation, blink_timescale;
+    const uint32_t *blink_param;
+    float *blink_col[CROWDI_BLINK_NCOLS];
+    /* limbs: column groups of stride rows each. pose: 4 per landmark (x, y, z, visibility);
+     * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous);
+     * filter: 99 filtered coordinates, 99 derivatives, 1 "has a first sample" flag */
+    uint32_t limbs_enabled, limb_flip_y, limb_fallback_previous, limb_smoothing;
+    float limb_sign[4], limb_visibility_threshold, limb_half_life, limb_min_cutoff, limb_beta, limb_d_cutoff;
+    float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4];
+    int limb_deps[CROWDI_BONES][4]; /* landmarks a bone depends on, -1 ends the list */
+    size_t limb_stride;
+    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter;
+
+    uint32_t *rkey;  /* per instance: the random key from seed and instance id */
+    uint32_t *draws; /* per instance: draws used so far */
+} crowdi_rig_view;
+
+typedef struct crowdi_kernels {
+    const char *name;
+    uint32_t width;
+    /* Rows [first, first + count) of one rig; count is a multiple of width. */
+    void (*tick)(const crowdi_rig_view *view, float dt, uint32_t first, uint32_t count);
+    void (*sin_array)(const float *in, float *out, size_t n);
+    void (*cos_array)(const float *in, float *out, size_t n);
+} crowdi_kernels;
+
+extern const crowdi_kernels crowdi_kernels_scalar;
+extern const crowdi_kernels crowdi_kernels_sse2;
+extern const crowdi_kernels crowdi_kernels_avx2;
+extern const crowdi_kernels crowdi_kernels_avx512;
+
+#endif

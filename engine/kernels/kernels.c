@@ -1,0 +1,26 @@
+/* One kernel source, compiled once per SIMD target (CV_TARGET_* and that target's flags);
+ * each build defines that target's entry in the dispatch table. */
+#include "stages.h"
+#include "math_kernels.h"
+
+#if defined(CV_TARGET_AVX512)
+#define CROWDI_TABLE crowdi_kernels_avx512
+#elif defined(CV_TARGET_AVX2)
+#define CROWDI_TABLE crowdi_kernels_avx2
+#elif defined(CV_TARGET_SSE2)
+#define CROWDI_TABLE crowdi_kernels_sse2
+#else
+#define CROWDI_TABLE crowdi_kernels_scalar
+#endif
+
+static void tick(const crowdi_rig_view *view, float dt, uint32_t first, uint32_t count) {
+    cvk_tick(view, dt, first, count);
+}
+
+const crowdi_kernels CROWDI_TABLE = {
+    .name = CV_TARGET_NAME,
+    .width = CV_W,
+    .tick = tick,
+    .sin_array = cvk_sin_array,
+    .cos_array = cvk_cos_array,
+};

@@ -1,0 +1,290 @@
+/* Limb bases from 33 pose landmarks (SPEC §5) on one block of CV_W rows, on cv_ types.
+ * Degenerate cases (zero directions, LookRotation's parallel forward and up, straight
+ * limbs, low visibility) are masks and selects, so every lane runs the same instructions. */
+#ifndef CROWDI_LIMBS_H
+#define CROWDI_LIMBS_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "cv.h"
+#include "kernel_table.h"
+
+typedef struct { cv_f x, y, z; } cvk_v3;
+typedef struct { cv_f x, y, z, w; } cvk_q;
+
+static inline cvk_v3 cvk_v3_sub(cvk_v3 a, cvk_v3 b) { return (cvk_v3){cv_sub(a.x, b.x), cv_sub(a.y, b.y), cv_sub(a.z, b.z)}; }
+static inline cvk_v3 cvk_v3_scale(cvk_v3 a, cv_f s) { return (cvk_v3){cv_mul(a.x, s), cv_mul(a.y, s), cv_mul(a.z, s)}; }
+static inline cvk_v3 cvk_v3_div(cvk_v3 a, cv_f s) { return (cvk_v3){cv_div(a.x, s), cv_div(a.y, s), cv_div(a.z, s)}; }
+/* (a + b)/2, the midpoint of two landmarks */
+static inline cvk_v3 cvk_v3_mid(cvk_v3 a, cvk_v3 b) {
+    const cv_f h = cv_set1(0.5f);
+    return (cvk_v3){cv_mul(cv_add(a.x, b.x), h), cv_mul(cv_add(a.y, b.y), h), cv_mul(cv_add(a.z, b.z), h)};
+}
+static inline cv_f cvk_v3_dot(cvk_v3 a, cvk_v3 b) {
+    return cv_add(cv_add(cv_mul(a.x, b.x), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
+}
+/* SPEC §5: cross(l, r) = (l.y*r.z - l.z*r.y, l.z*r.x - l.x*r.z, l.x*r.y - l.y*r.x) */
+static inline cvk_v3 cvk_v3_cross(cvk_v3 l, cvk_v3 r) {
+    return (cvk_v3){cv_sub(cv_mul(l.y, r.z), cv_mul(l.z, r.y)), cv_sub(cv_mul(l.z, r.x), cv_mul(l.x, r.z)),
+                    cv_sub(cv_mul(l.x, r.y), cv_mul(l.y, r.x))};
+}
+static inline cvk_v3 cvk_v3_select(cv_m m, cvk_v3 a, cvk_v3 b) {
+    return (cvk_v3){cv_select(m, a.x, b.x), cv_select(m, a.y, b.y), cv_select(m, a.z, b.z)};
+}
+/* v/|v|, or the zero vector when |v| <= 1e-5 */
+static inline cvk_v3 cvk_v3_normalized(cvk_v3 v) {
+    cv_f len = cv_sqrt(cvk_v3_dot(v, v));
+    cv_m ok = cv_gt(len, cv_set1(1e-5f));
+    cv_f safe = cv_select(ok, len, cv_set1(1.0f));
+    return cvk_v3_select(ok, cvk_v3_div(v, safe), (cvk_v3){cv_zero(), cv_zero(), cv_zero()});
+}
+
+static inline cvk_q cvk_q_set1(const float q[4]) {
+    return (cvk_q){cv_set1(q[0]), cv_set1(q[1]), cv_set1(q[2]), cv_set1(q[3])};
+}
+static inline cvk_q cvk_q_select(cv_m m, cvk_q a, cvk_q b) {
+    return (cvk_q){cv_select(m, a.x, b.x), cv_select(m, a.y, b.y), cv_select(m, a.z, b.z), cv_select(m, a.w, b.w)};
+}
+/* Hamilton product a*b (applies b first) */
+static inline cvk_q cvk_q_mul(cvk_q a, cvk_q b) {
+    cvk_q r;
+    r.x = cv_sub(cv_add(cv_add(cv_mul(a.w, b.x), cv_mul(a.x, b.w)), cv_mul(a.y, b.z)), cv_mul(a.z, b.y));
+    r.y = cv_add(cv_add(cv_sub(cv_mul(a.w, b.y), cv_mul(a.x, b.z)), cv_mul(a.y, b.w)), cv_mul(a.z, b.x));
+    r.z = cv_add(cv_sub(cv_add(cv_mul(a.w, b.z), cv_mul(a.x, b.y)), cv_mul(a.y, b.x)), cv_mul(a.z, b.w));
+    r.w = cv_sub(cv_sub(cv_sub(cv_mul(a.w, b.w), cv_mul(a.x, b.x)), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
+    return r;
+}
+static inline cvk_q cvk_q_conj(cvk_q a) { return (cvk_q){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z), a.w}; }
+/* unit length and w >= 0 (q and -q are the same rotation) */
+static inline cvk_q cvk_q_canonical(cvk_q q) {
+    cv_f n = cv_sqrt(cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w)));
+    cv_f s = cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n);
+    return (cvk_q){cv_div(q.x, s), cv_div(q.y, s), cv_div(q.z, s), cv_div(q.w, s)};
+}
+/* rotate v by unit q */
+static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
+    cvk_v3 u = {q.x, q.y, q.z};
+    cvk_v3 t = cvk_v3_cross(u, v);
+    t = (cvk_v3){cv_add(t.x, t.x), cv_add(t.y, t.y), cv_add(t.z, t.z)};
+    cvk_v3 c = cvk_v3_cross(u, t);
+    return (cvk_v3){cv_add(cv_add(v.x, cv_mul(q.w, t.x)), c.x), cv_add(cv_add(v.y, cv_mul(q.w, t.y)), c.y),
+                    cv_add(cv_add(v.z, cv_mul(q.w, t.z)), c.z)};
+}
+
+/* The rotation whose matrix columns are x, y, z (orthonormal), by the largest of the four
+ * candidates (Shepperd); one sqrt per lane whatever the case. */
+static inline cvk_q cvk_q_from_basis(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
+    const cv_f one = cv_set1(1.0f), quarter = cv_set1(0.25f);
+    cv_f m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
+    cv_f trace = cv_add(cv_add(m00, m11), m22);
+    cv_m c0 = cv_gt(trace, cv_zero());
+    cv_m c1 = cv_mandnot(cv_mand(cv_gt(m00, m11), cv_gt(m00, m22)), c0);
+    cv_m c2 = cv_mandnot(cv_mandnot(cv_gt(m11, m22), c0), c1);
+    cv_m c3 = cv_mnot(cv_mor(cv_mor(c0, c1), c2));
+    /* t = 1 + (+-m00) + (+-m11) + (+-m22) with the case's signs */
+    cv_f s00 = cv_select(cv_mor(c0, c1), m00, cv_neg(m00));
+    cv_f s11 = cv_select(cv_mor(c0, c2), m11, cv_neg(m11));
+    cv_f s22 = cv_select(cv_mor(c0, c3), m22, cv_neg(m22));
+    cv_f t = cv_add(cv_add(cv_add(one, s00), s11), s22);
+    cv_f s = cv_mul(cv_sqrt(cv_max(t, cv_set1(1e-30f))), cv_set1(2.0f));
+    cv_f big = cv_mul(quarter, s);
+    cv_f a = cv_div(cv_sub(m21, m12), s), b = cv_div(cv_sub(m02, m20), s), c = cv_div(cv_sub(m10, m01), s);
+    cv_f d = cv_div(cv_add(m01, m10), s), e = cv_div(cv_add(m02, m20), s), f = cv_div(cv_add(m12, m21), s);
+    cvk_q q0 = {a, b, c, big}, q1 = {big, d, e, a}, q2 = {d, big, f, b}, q3 = {e, f, big, c};
+    return cvk_q_select(c0, q0, cvk_q_select(c1, q1, cvk_q_select(c2, q2, q3)));
+}
+
+/* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases. */
+static inline cvk_q cvk_look_rotation(cvk_v3 forward, cvk_v3 up) {
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
+    cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
+    cv_m no_forward = cv_lt(flen, tiny);
+    cvk_v3 z = cvk_v3_div(forward, cv_select(no_forward, one, flen));
+    cvk_v3 x = cvk_v3_cross(up, z);
+    cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
+    cv_m parallel = cv_lt(xlen, tiny);
+    x = cvk_v3_div(x, cv_select(parallel, one, xlen));
+    cvk_v3 y = cvk_v3_cross(z, x);
+    cvk_q basis = cvk_q_from_basis(x, y, z);
+    /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z), normalised; 180 deg about +x
+     * when z is (0,0,-1) */
+    cv_f aw = cv_add(one, z.z);
+    cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
+    cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+                                        cv_select(opposite, zero, aw)});
+    cvk_q r = cvk_q_select(parallel, arc, basis);
+    return cvk_q_select(no_forward, (cvk_q){zero, zero, zero, one}, r);
+}
+
+/* ---- columns ---- */
+static inline cvk_q cvk_load_q(const float *col0, size_t stride, size_t i) {
+    return (cvk_q){cv_loadu(col0 + i), cv_loadu(col0 + stride + i), cv_loadu(col0 + 2 * stride + i),
+                   cv_loadu(col0 + 3 * stride + i)};
+}
+static inline void cvk_store_q(float *col0, size_t stride, size_t i, cvk_q q) {
+    cv_storeu(col0 + i, q.x);
+    cv_storeu(col0 + stride + i, q.y);
+    cv_storeu(col0 + 2 * stride + i, q.z);
+    cv_storeu(col0 + 3 * stride + i, q.w);
+}
+
+/* The landmarks the bones use (the face but nose and ears, thumbs and nothing else are left
+ * out: no output depends on them, so they are neither loaded nor filtered). */
+static const int cvk_used_landmarks[] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                         23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+#define CVK_USED_LANDMARKS ((int)(sizeof cvk_used_landmarks / sizeof cvk_used_landmarks[0]))
+
+/* One Euro filter (Casiez et al.; MediaPipe's OneEuroFilter) on one coordinate:
+ * alpha(cutoff) = 1/(1 + tau/dt), tau = 1/(2*pi*cutoff); first sample passes through. */
+static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float dt, float alpha_d, float *xhat_col, float *dxhat_col,
+                                size_t i, cv_f x, cv_m first) {
+    const cv_f one = cv_set1(1.0f);
+    cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i);
+    cv_f dx = cv_div(cv_sub(x, prev), cv_set1(dt));
+    cv_f ad = cv_set1(alpha_d);
+    cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
+    cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
+    cv_f tau = cv_div(one, cv_mul(cv_set1(6.2831855f), cutoff));
+    cv_f a = cv_div(one, cv_add(one, cv_div(tau, cv_set1(dt))));
+    cv_f xf = cv_add(cv_mul(a, x), cv_mul(cv_sub(one, a), prev));
+    xf = cv_select(first, x, xf);
+    edx = cv_select(first, cv_zero(), edx);
+    cv_storeu(xhat_col + i, xf);
+    cv_storeu(dxhat_col + i, edx);
+    return xf;
+}
+
+/* A limb bone pair (upper, lower) from joints a, b, c; side fallback by the rig's mode. */
+static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3 a, cvk_v3 b, cvk_v3 c,
+                            cvk_v3 right, cvk_q *upper, cvk_q *lower) {
+    cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
+    cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
+    cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
+    cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
+    cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
+    if (v->limb_fallback_previous) {
+        const size_t st = v->limb_stride;
+        float *col = v->limb_side + (size_t)(3 * limb) * st;
+        cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+        cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
+        fallback = cvk_v3_select(has_prev, prev, fallback);
+        cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
+        cv_storeu(col + i, keep.x);
+        cv_storeu(col + st + i, keep.y);
+        cv_storeu(col + 2 * st + i, keep.z);
+    }
+    side = cvk_v3_select(straight, fallback, side);
+    *upper = cvk_look_rotation(upper_dir, cvk_v3_cross(upper_dir, side));
+    *lower = cvk_look_rotation(lower_dir, cvk_v3_cross(lower_dir, side));
+}
+
+/* A hand: forward from the wrist to the midpoint of index and pinky, side from index to pinky. */
+static inline cvk_q cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky) {
+    cvk_v3 dir = cvk_v3_normalized(cvk_v3_sub(cvk_v3_mid(index, pinky), wrist));
+    cvk_v3 side = cvk_v3_sub(pinky, index);
+    return cvk_look_rotation(dir, cvk_v3_cross(dir, side));
+}
+
+/* Parents along the hierarchy (crowd_bone order); -1 is the root. */
+static const int cvk_bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
+
+static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    cvk_v3 lm[CROWDI_LANDMARKS];
+    cv_f vis[CROWDI_LANDMARKS];
+
+    cv_m first = cv_mfalse();
+    float alpha_d = 0.0f;
+    float *const filter_ready = v->limb_filter + (size_t)(2 * 3 * CROWDI_LANDMARKS) * st;
+    if (v->limb_smoothing) {
+        first = cv_eq(cv_loadu(filter_ready + i), zero);
+        if (dt > 0.0f) alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
+    }
+    for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
+        int k = cvk_used_landmarks[u];
+        const float *col = v->limb_pose + (size_t)(4 * k) * st;
+        cv_f y = cv_loadu(col + st + i);
+        cv_f p[3] = {cv_loadu(col + i), v->limb_flip_y ? cv_neg(y) : y, cv_loadu(col + 2 * st + i)};
+        if (v->limb_smoothing) {
+            for (int c = 0; c < 3; c++) {
+                float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
+                float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                if (dt > 0.0f) {
+                    p[c] = cvk_one_euro(v, dt, alpha_d, xhat, dxhat, i, p[c], first);
+                } else { /* dt = 0 adds no information: the filtered value stands */
+                    p[c] = cv_select(first, p[c], cv_loadu(xhat + i));
+                    cv_storeu(xhat + i, p[c]);
+                }
+            }
+        }
+        lm[k] = (cvk_v3){p[0], p[1], p[2]};
+        vis[k] = cv_loadu(col + 3 * st + i);
+    }
+    if (v->limb_smoothing) cv_storeu(filter_ready + i, one);
+
+    cvk_q root = cvk_load_q(v->limb_root, st, i);
+    cvk_v3 right = cvk_q_rotate(root, (cvk_v3){one, zero, zero});
+
+    /* bases before the axis fix, crowd_bone order */
+    cvk_q basis[CROWDI_BONES];
+    cvk_v3 hip_mid = cvk_v3_mid(lm[23], lm[24]), shoulder_mid = cvk_v3_mid(lm[11], lm[12]);
+    cvk_v3 up = cvk_v3_sub(shoulder_mid, hip_mid);
+    cvk_v3 hips_right = cvk_v3_sub(lm[24], lm[23]), chest_right = cvk_v3_sub(lm[12], lm[11]);
+    basis[0] = cvk_look_rotation(cvk_v3_cross(hips_right, up), up);
+    basis[1] = cvk_look_rotation(cvk_v3_cross(chest_right, up), up);
+    cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
+    cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
+    basis[2] = cvk_look_rotation(head_fwd, cvk_v3_cross(head_fwd, head_right));
+    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, &basis[3], &basis[4]);
+    basis[5] = cvk_hand(lm[15], lm[19], lm[17]);
+    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, &basis[6], &basis[7]);
+    basis[8] = cvk_hand(lm[16], lm[20], lm[18]);
+    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, &basis[9], &basis[10]);
+    basis[11] = cvk_look_rotation(cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
+    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, &basis[12], &basis[13]);
+    basis[14] = cvk_look_rotation(cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
+
+    /* visibility: a bone that depends on a landmark below the threshold holds its local
+     * rotation and eases toward rest (nlerp by 1 - 0.5^(dt/half_life), uniform per tick) */
+    const bool hold = v->limb_visibility_threshold > 0.0f;
+    const float ease = hold ? 1.0f - exp2f(-dt / v->limb_half_life) : 0.0f;
+    cv_m seen[CROWDI_LANDMARKS];
+    if (hold)
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
+            int k = cvk_used_landmarks[u];
+            seen[k] = cv_ge(vis[k], cv_set1(v->limb_visibility_threshold));
+        }
+    cvk_q world[CROWDI_BONES];
+    for (int b = 0; b < CROWDI_BONES; b++) {
+        cvk_q parent = cvk_bone_parent[b] < 0 ? root : world[cvk_bone_parent[b]];
+        cvk_q w = cvk_q_canonical(cvk_q_mul(basis[b], cvk_q_set1(v->limb_fix[b])));
+        cvk_q local = cvk_q_canonical(cvk_q_mul(cvk_q_conj(parent), w));
+        if (hold) {
+            cv_m ok = cv_mtrue();
+            for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
+            if (!cv_all(ok)) {
+                cvk_q prev = cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i);
+                cvk_q rest = cvk_q_set1(v->limb_rest_local[b]);
+                /* nlerp on the near hemisphere */
+                cv_f dot = cv_add(cv_add(cv_add(cv_mul(prev.x, rest.x), cv_mul(prev.y, rest.y)), cv_mul(prev.z, rest.z)),
+                                  cv_mul(prev.w, rest.w));
+                cv_f sgn = cv_select(cv_lt(dot, zero), cv_set1(-1.0f), one);
+                cv_f t = cv_set1(ease), s = cv_sub(one, t);
+                cvk_q eased = cvk_q_canonical((cvk_q){
+                    cv_add(cv_mul(prev.x, s), cv_mul(cv_mul(rest.x, sgn), t)),
+                    cv_add(cv_mul(prev.y, s), cv_mul(cv_mul(rest.y, sgn), t)),
+                    cv_add(cv_mul(prev.z, s), cv_mul(cv_mul(rest.z, sgn), t)),
+                    cv_add(cv_mul(prev.w, s), cv_mul(cv_mul(rest.w, sgn), t))});
+                local = cvk_q_select(ok, local, eased);
+                w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
+            }
+        }
+        world[b] = w;
+        cvk_store_q(v->limb_world + (size_t)(4 * b) * st, st, i, w);
+        cvk_store_q(v->limb_local + (size_t)(4 * b) * st, st, i, local);
+    }
+}
+
+#endif

@@ -1,0 +1,295 @@
+/* The tick's stages on one block of CV_W rows, written once on cv_ types and compiled per
+ * target. Each formula follows SPEC §1-4 operation by operation: same float32 operations in
+ * the same order, no fusing, so every width gives the same bits. Per-lane decisions are
+ * masks and selects; rig-level settings are plain branches (uniform across lanes). */
+#ifndef CROWDI_STAGES_H
+#define CROWDI_STAGES_H
+
+#include <math.h>
+
+#include "cv.h"
+#include "cv_math.h"
+#include "kernel_table.h"
+#include "limbs.h"
+
+/* ---- randomness (the vector twin of random.h) ---- */
+static inline cv_i cvk_mix32(cv_i x) {
+    x = cv_ixor(x, cv_isrl(x, 16));
+    x = cv_imul(x, cv_iset1(0x7feb352dU));
+    x = cv_ixor(x, cv_isrl(x, 15));
+    x = cv_imul(x, cv_iset1(0x846ca68bU));
+    x = cv_ixor(x, cv_isrl(x, 16));
+    return x;
+}
+
+static inline cv_f cvk_draw(cv_i key, cv_i index) {
+    cv_i h = cvk_mix32(cv_iadd(key, cvk_mix32(index)));
+    return cv_mul(cv_i2f(cv_isrl(h, 8)), cv_set1(0x1p-24f));
+}
+
+/* ---- C(x) of SPEC §1 ---- */
+/* x < min ? min : (x > max ? max : x), written so that a NaN (only possible from a base the
+ * caller wrote through the zero-copy column) becomes min. */
+static inline cv_f cvk_clamp(cv_f x, const crowdi_param *p) {
+    cv_f lo = cv_set1(p->min), hi = cv_set1(p->max);
+    x = cv_select(cv_ge(x, lo), x, lo);
+    return cv_select(cv_gt(x, hi), hi, x);
+}
+
+static inline float cvk_wrap1(float x, const crowdi_param *p) {
+    if (x > p->max) x = p->min + fmodf(x - p->max, p->size);
+    if (x < p->min) x = p->max - fmodf(p->min - x, p->size);
+    return x != x ? p->min : x;
+}
+
+/* Repeat parameters wrap with fmod, which is exact in IEEE arithmetic; lanes out of range are
+ * rare, so they go through libm's fmodf one by one. */
+static inline cv_f cvk_wrap(cv_f x, const crowdi_param *p) {
+    cv_m out = cv_mor(cv_mor(cv_gt(x, cv_set1(p->max)), cv_lt(x, cv_set1(p->min))), cv_neq(x, x));
+    if (!cv_any(out)) return x;
+    float lanes[CV_W];
+    cv_storeu(lanes, x);
+    for (int k = 0; k < CV_W; k++) lanes[k] = cvk_wrap1(lanes[k], p);
+    return cv_loadu(lanes);
+}
+
+/* ---- blends of SPEC §1, into column col at row i ---- */
+static inline void cvk_blend(float *col, size_t i, cv_f v, cv_f w, uint32_t mode,
+                             const crowdi_param *p) {
+    const cv_f one = cv_set1(1.0f);
+    cv_f x = cv_loadu(col + i);
+    if (mode == CROWDI_BLEND_OVERRIDE)
+        x = cv_add(cv_mul(x, cv_sub(one, w)), cv_mul(v, w));
+    else if (mode == CROWDI_BLEND_ADDITIVE)
+        x = cv_add(x, cv_mul(v, w));
+    else /* multiply, literally: 1 + (v - 1)*w is not always v */
+        x = cv_mul(x, cv_add(one, cv_mul(cv_sub(v, one), w)));
+    x = p->repeat ? cvk_wrap(x, p) : cvk_clamp(x, p);
+    cv_storeu(col + i, x);
+}
+
+/* ---- blink (SPEC §4) ---- */
+static inline cv_f cvk_next_wait(const crowdi_rig_view *v, size_t i, cv_m need) {
+    cv_i draws = cv_iloadu(v->draws + i);
+    cv_f u = cvk_draw(cv_iloadu(v->rkey + i), draws);
+    cv_istoreu(v->draws + i, cv_iselect(need, cv_iadd(draws, cv_iset1(1)), draws));
+    float dev = v->blink_max_deviation;
+    return cv_sub(cv_add(cv_set1(v->blink_mean), cv_mul(u, cv_set1(2.0f * dev))), cv_set1(dev));
+}
+
+/* Returns eye_opening for the block, state advanced for the lanes not under manual control. */
+static inline cv_f cvk_blink_sine(const crowdi_rig_view *v, float dt, size_t i, cv_m run) {
+    float *const *c = v->blink_col;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    cv_f T = cv_loadu(c[CROWDI_BLINK_CLOCK] + i), phase = cv_loadu(c[CROWDI_BLINK_PHASE] + i);
+    cv_f last = cv_loadu(c[CROWDI_BLINK_LAST] + i), eye = cv_loadu(c[CROWDI_BLINK_OPENING] + i);
+
+    cv_m idle = cv_mand(run, cv_eq(phase, zero));
+    T = cv_select(idle, cv_sub(T, cv_set1(dt)), T);
+    cv_m start = cv_mand(idle, cv_lt(T, zero));
+    T = cv_select(start, cv_set1(-1.5707964f), T);
+    last = cv_select(start, one, last);
+    phase = cv_select(start, one, phase);
+    cv_m moving = cv_mand(run, cv_mor(cv_mnot(idle), start));
+
+    cv_f T2 = cv_add(T, cv_set1(dt * v->blink_timescale));
+    cv_f value = cv_abs(cv_sin(T2));
+    cv_m to_open = cv_mand(moving, cv_mand(cv_eq(phase, one), cv_gt(value, last)));
+    cv_m to_idle = cv_mand(moving, cv_mand(cv_eq(phase, cv_set1(2.0f)), cv_lt(value, last)));
+    value = cv_select(to_idle, one, value);
+    phase = cv_select(to_open, cv_set1(2.0f), cv_select(to_idle, zero, phase));
+    T = cv_select(moving, T2, T);
+    if (cv_any(to_idle)) T = cv_select(to_idle, cvk_next_wait(v, i, to_idle), T);
+    eye = cv_select(moving, value, eye);
+    last = cv_select(moving, value, last);
+
+    cv_storeu(c[CROWDI_BLINK_CLOCK] + i, T);
+    cv_storeu(c[CROWDI_BLINK_PHASE] + i, phase);
+    cv_storeu(c[CROWDI_BLINK_LAST] + i, last);
+    return eye;
+}
+
+static inline cv_f cvk_blink_timed(const crowdi_rig_view *v, float dt, size_t i, cv_m run) {
+    float *const *c = v->blink_col;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), two = cv_set1(2.0f), three = cv_set1(3.0f);
+    cv_f clock = cv_loadu(c[CROWDI_BLINK_CLOCK] + i), phase = cv_loadu(c[CROWDI_BLINK_PHASE] + i);
+    cv_f eye = cv_loadu(c[CROWDI_BLINK_OPENING] + i);
+
+    cv_m idle = cv_mand(run, cv_eq(phase, zero));
+    cv_m closing = cv_mand(run, cv_eq(phase, one));
+    cv_m closed = cv_mand(run, cv_eq(phase, two));
+    cv_m opening = cv_mand(run, cv_eq(phase, three));
+
+    /* idling */
+    cv_f next = cv_sub(clock, cv_set1(dt));
+    cv_m start = cv_mand(idle, cv_lt(next, zero));
+    cv_f new_clock = cv_select(start, zero, next);
+    cv_f new_phase = cv_select(start, one, phase);
+    cv_f out = one;
+
+    /* the running phases share u = u + dt*timescale */
+    cv_f u = cv_add(clock, cv_set1(dt * v->blink_timescale));
+    cv_f t_close = cv_div(u, one), t_closed = cv_div(u, cv_set1(0.5f));
+    cv_f t_open = cv_div(u, cv_set1(1.5f));
+    cv_m close_done = cv_mand(closing, cv_ge(t_close, one));
+    cv_m closed_done = cv_mand(closed, cv_ge(t_closed, one));
+    cv_m open_done = cv_mand(opening, cv_ge(t_open, one));
+
+    cv_m running = cv_mor(closing, cv_mor(closed, opening));
+    new_clock = cv_select(running, u, new_clock);
+    new_clock = cv_select(cv_mor(close_done, closed_done), zero, new_clock);
+    new_phase = cv_select(close_done, two, cv_select(closed_done, three, new_phase));
+    new_phase = cv_select(open_done, zero, new_phase);
+    out = cv_select(closing, cv_sub(one, t_close), out);
+    out = cv_select(closed, zero, out);
+    out = cv_select(opening, cv_select(open_done, one, t_open), out);
+    if (cv_any(open_done)) new_clock = cv_select(open_done, cvk_next_wait(v, i, open_done), new_clock);
+
+    cv_storeu(c[CROWDI_BLINK_CLOCK] + i, cv_select(run, new_clock, clock));
+    cv_storeu(c[CROWDI_BLINK_PHASE] + i, cv_select(run, new_phase, phase));
+    return cv_select(run, out, eye);
+}
+
+static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i) {
+    float *const *c = v->blink_col;
+    cv_f manual = cv_loadu(c[CROWDI_BLINK_MANUAL] + i);
+    cv_m is_manual = cv_ge(manual, cv_zero());
+    cv_m run = cv_mnot(is_manual);
+    cv_f eye = v->blink_model == CROWDI_BLINK_SINE ? cvk_blink_sine(v, dt, i, run)
+                                                   : cvk_blink_timed(v, dt, i, run);
+    eye = cv_select(is_manual, manual, eye);
+    cv_storeu(c[CROWDI_BLINK_OPENING] + i, eye);
+    cv_f w = cv_loadu(c[CROWDI_BLINK_WEIGHT] + i);
+    for (uint32_t k = 0; k < v->blink_count; k++) {
+        uint32_t p = v->blink_param[k];
+        cvk_blend(v->out[p], i, eye, w, v->blink_blend, &v->params[p]);
+    }
+}
+
+/* ---- harmonic sines (SPEC §3) ---- */
+/* Reduces T into (0, D] by repeated subtraction, exactly as Cubism does. Rig validation bounds
+ * timescale/duration, so a tick needs at most 65537 rounds (one or two in practice). */
+static inline cv_f cvk_wrap_period(cv_f T, float duration) {
+    const cv_f D = cv_set1(duration);
+    for (cv_m over = cv_gt(T, D); cv_any(over); over = cv_gt(T, D)) T = cv_select(over, cv_sub(T, D), T);
+    return T;
+}
+
+static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i) {
+    cv_f w = cv_loadu(v->harm_weight + i);
+    for (uint32_t h = 0; h < v->harm_count; h++) {
+        const crowdi_harm_entry *e = &v->harm[h];
+        const crowdi_param *p = &v->params[e->param];
+        const float min = p->min, max = p->max, VR = p->size;
+        cv_f T = cv_loadu(v->harm_T[h] + i);
+        T = cv_add(T, cv_set1(dt * v->timescales[e->channel]));
+        T = cvk_wrap_period(T, e->duration);
+
+        const float origin0 = min + e->origin * VR;
+        cv_f NR = cv_loadu(v->harm_NR[h] + i);
+        cv_f range = cv_mul(NR, cv_set1(VR));
+        cv_f origin = cv_set1(origin0);
+        if (e->direction == CROWDI_DIR_LEFT) {
+            cv_m fits = cv_ge(cv_sub(origin, range), cv_set1(min));
+            cv_f r1 = cv_div(range, cv_set1(2.0f));
+            const float r2 = (origin0 - min) / 2.0f;
+            range = cv_select(fits, r1, cv_set1(r2));
+            origin = cv_select(fits, cv_sub(origin, r1), cv_set1(min + r2));
+            NR = cv_select(fits, NR, cv_set1((r2 * 2.0f) / VR));
+        } else if (e->direction == CROWDI_DIR_RIGHT) {
+            cv_m fits = cv_le(cv_add(origin, range), cv_set1(max));
+            cv_f r1 = cv_div(range, cv_set1(2.0f));
+            const float r2 = (max - origin0) / 2.0f;
+            range = cv_select(fits, r1, cv_set1(r2));
+            origin = cv_select(fits, cv_add(origin, r1), cv_set1(max - r2));
+            NR = cv_select(fits, NR, cv_set1((r2 * 2.0f) / VR));
+        }
+        cv_m below = cv_lt(cv_sub(origin, range), cv_set1(min));
+        cv_m above = cv_mandnot(cv_gt(cv_add(origin, range), cv_set1(max)), below);
+        cv_f rA = cv_sub(origin, cv_set1(min)), rB = cv_sub(cv_set1(max), origin);
+        range = cv_select(below, rA, cv_select(above, rB, range));
+        NR = cv_select(below, cv_div(rA, cv_set1(VR)), cv_select(above, cv_div(rB, cv_set1(VR)), NR));
+
+        cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e->duration));
+        cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));
+        cv_storeu(v->harm_T[h] + i, T);
+        cv_storeu(v->harm_NR[h] + i, NR);
+        cvk_blend(v->out[e->param], i, value, w, v->harm_blend, p);
+    }
+}
+
+/* ---- gaze (SPEC §2): Unity's Vector3.SmoothDamp with its freeze ---- */
+static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i) {
+    float *const *c = v->look_col;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), vdt = cv_set1(dt);
+    cv_f pos[3], vel[3], goal[3];
+    cv_m active = cv_gt(cv_loadu(c[CROWDI_LOOK_ACTIVE] + i), zero);
+    for (int a = 0; a < 3; a++) {
+        pos[a] = cv_loadu(c[CROWDI_LOOK_POS_X + a] + i);
+        vel[a] = cv_loadu(c[CROWDI_LOOK_VEL_X + a] + i);
+        cv_f t = cv_sub(cv_loadu(c[CROWDI_LOOK_TARGET_X + a] + i), cv_loadu(c[CROWDI_LOOK_CENTER_X + a] + i));
+        goal[a] = cv_select(active, t, zero);
+    }
+    cv_f d[3];
+    for (int a = 0; a < 3; a++) d[a] = cv_sub(pos[a], goal[a]);
+    cv_f dist2 = cv_add(cv_add(cv_mul(d[0], d[0]), cv_mul(d[1], d[1])), cv_mul(d[2], d[2]));
+    cv_m update = cv_ge(dist2, cv_set1(1e-5f * 1e-5f));
+
+    if (cv_any(update)) {
+        cv_f st = cv_max(cv_set1(0.0001f), cv_loadu(c[CROWDI_LOOK_DAMPING] + i));
+        cv_f omega = cv_div(cv_set1(2.0f), st);
+        cv_f x = cv_mul(omega, vdt);
+        cv_f e = cv_div(one, cv_add(cv_add(cv_add(one, x), cv_mul(cv_mul(cv_set1(0.48f), x), x)),
+                                    cv_mul(cv_mul(cv_mul(cv_set1(0.235f), x), x), x)));
+        cv_f ch[3];
+        for (int a = 0; a < 3; a++) ch[a] = cv_sub(pos[a], goal[a]);
+        if (v->look_max_speed < INFINITY) {
+            cv_f maxC = cv_mul(cv_set1(v->look_max_speed), st);
+            cv_f sum = cv_add(cv_add(cv_mul(ch[0], ch[0]), cv_mul(ch[1], ch[1])), cv_mul(ch[2], ch[2]));
+            cv_m limit = cv_gt(sum, cv_mul(maxC, maxC));
+            if (cv_any(limit)) {
+                cv_f mag = cv_sqrt(sum);
+                for (int a = 0; a < 3; a++)
+                    ch[a] = cv_select(limit, cv_mul(cv_div(ch[a], mag), maxC), ch[a]);
+            }
+        }
+        cv_f out[3], nvel[3];
+        for (int a = 0; a < 3; a++) {
+            cv_f tgt = cv_sub(pos[a], ch[a]);
+            cv_f temp = cv_mul(cv_add(vel[a], cv_mul(omega, ch[a])), vdt);
+            nvel[a] = cv_mul(cv_sub(vel[a], cv_mul(omega, temp)), e);
+            out[a] = cv_add(tgt, cv_mul(cv_add(ch[a], temp), e));
+        }
+        cv_f dot = zero;
+        for (int a = 0; a < 3; a++)
+            dot = cv_add(dot, cv_mul(cv_sub(goal[a], pos[a]), cv_sub(out[a], goal[a])));
+        cv_m overshoot = cv_gt(dot, zero);
+        for (int a = 0; a < 3; a++) {
+            out[a] = cv_select(overshoot, goal[a], out[a]);
+            nvel[a] = cv_select(overshoot, zero, nvel[a]);
+            pos[a] = cv_select(update, out[a], pos[a]);
+            vel[a] = cv_select(update, nvel[a], vel[a]);
+            cv_storeu(c[CROWDI_LOOK_POS_X + a] + i, pos[a]);
+            cv_storeu(c[CROWDI_LOOK_VEL_X + a] + i, vel[a]);
+        }
+    }
+    cv_f w = cv_loadu(c[CROWDI_LOOK_WEIGHT] + i);
+    for (uint32_t k = 0; k < v->look_count; k++) {
+        const crowdi_look_entry *e = &v->look[k];
+        cvk_blend(v->out[e->param], i, cv_mul(pos[e->axis], cv_set1(e->factor)), w, v->look_blend,
+                  &v->params[e->param]);
+    }
+}
+
+/* ---- the fused pass over rows [first, first + count), count a multiple of CV_W ---- */
+static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, uint32_t count) {
+    for (size_t i = first; i < (size_t)first + count; i += CV_W) {
+        for (uint32_t p = 0; p < v->param_count; p++) cv_storeu(v->out[p] + i, cv_loadu(v->base[p] + i));
+        if (v->blink_enabled) cvk_blink(v, dt, i);
+        if (v->harm_enabled) cvk_harmonic(v, dt, i);
+        if (v->look_enabled) cvk_look(v, dt, i);
+        if (v->limbs_enabled) cvk_limbs(v, dt, i);
+    }
+}
+
+#endif

@@ -1,0 +1,215 @@
+/* Limb settings: validation, axis fixes (presets, custom, calibrated from a bind pose), the
+ * landmarks each bone depends on, and bone names. The solving itself is kernels/limbs.h. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const bone_names[CROWD_BONE_COUNT] = {
+    "hips", "chest", "head", "left_upper_arm", "left_lower_arm", "left_hand", "right_upper_arm",
+    "right_lower_arm", "right_hand", "left_upper_leg", "left_lower_leg", "left_foot",
+    "right_upper_leg", "right_lower_leg", "right_foot"};
+
+const char *crowd_bone_name(crowd_bone bone) {
+    return (unsigned)bone < CROWD_BONE_COUNT ? bone_names[bone] : NULL;
+}
+
+crowd_limbs_desc crowd_limbs_defaults(void) {
+    return (crowd_limbs_desc){
+        .frame = CROWD_FRAME_MEDIAPIPE_WORLD, .axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE,
+        .fallback = CROWD_FALLBACK_ROOT, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
+        .visibility_threshold = 0.5f, .rest_half_life = 0.5f, .smoothing = false,
+        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f};
+}
+
+/* The landmarks each bone reads (MediaPipe Pose numbering), -1 ending the list. */
+static const int bone_deps[CROWDI_BONES][4] = {
+    {11, 12, 23, 24}, {11, 12, 23, 24}, {0, 7, 8, -1},
+    {11, 13, 15, -1}, {11, 13, 15, -1}, {15, 17, 19, -1},
+    {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1},
+    {23, 25, 27, -1}, {23, 25, 27, -1}, {27, 29, 31, -1},
+    {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
+static const int bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
+
+static bool is_limb_bone(int b) { return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13; }
+
+static bool unit_quat(const crowd_quat *q) {
+    float n = q->x * q->x + q->y * q->y + q->z * q->z + q->w * q->w;
+    return crowdi_finite(n) && fabsf(n - 1.0f) <= 1e-4f;
+}
+
+static void quat_mul(const float a[4], const float b[4], float r[4]) {
+    r[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    r[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    r[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    r[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    float n = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    if (r[3] < 0) n = -n;
+    for (int k = 0; k < 4; k++) r[k] /= n;
+}
+
+/* ---- degenerate bind poses ---- */
+typedef struct { double x, y, z; } d3;
+static d3 lmk(const float *lm, int k, bool flip) {
+    return (d3){lm[4 * k], flip ? -lm[4 * k + 1] : lm[4 * k + 1], lm[4 * k + 2]};
+}
+static d3 dsub(d3 a, d3 b) { return (d3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static d3 dmid(d3 a, d3 b) { return (d3){(a.x + b.x) / 2, (a.y + b.y) / 2, (a.z + b.z) / 2}; }
+static d3 dcross(d3 l, d3 r) { return (d3){l.y * r.z - l.z * r.y, l.z * r.x - l.x * r.z, l.x * r.y - l.y * r.x}; }
+static double dlen(d3 a) { return sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
+static d3 dnorm(d3 a) { double l = dlen(a); return l > 1e-5 ? (d3){a.x / l, a.y / l, a.z / l} : (d3){0, 0, 0}; }
+
+/* Does LookRotation(forward, up) reach its well-defined branch, with a margin? */
+static bool well_defined(d3 forward, d3 up) {
+    double f = dlen(forward);
+    if (f < 1e-4) return false;
+    d3 z = {forward.x / f, forward.y / f, forward.z / f};
+    return dlen(dcross(up, z)) >= 1e-4;
+}
+
+static int degenerate_bone(const float *lm, bool flip, const float sign[4]) {
+    d3 p[CROWDI_LANDMARKS];
+    for (int k = 0; k < CROWDI_LANDMARKS; k++) p[k] = lmk(lm, k, flip);
+    d3 up = dsub(dmid(p[11], p[12]), dmid(p[23], p[24]));
+    if (!well_defined(dcross(dsub(p[24], p[23]), up), up)) return 0;
+    if (!well_defined(dcross(dsub(p[12], p[11]), up), up)) return 1;
+    d3 fwd = dsub(p[0], dmid(p[7], p[8]));
+    if (!well_defined(fwd, dcross(fwd, dsub(p[8], p[7])))) return 2;
+    static const int limb[4][4] = {{11, 13, 15, 3}, {12, 14, 16, 6}, {23, 25, 27, 9}, {24, 26, 28, 12}};
+    for (int l = 0; l < 4; l++) {
+        d3 ud = dnorm(dsub(p[limb[l][1]], p[limb[l][0]])), ld = dnorm(dsub(p[limb[l][2]], p[limb[l][1]]));
+        d3 side = dcross(ud, ld);
+        if (side.x * side.x + side.y * side.y + side.z * side.z < 1e-4) side = (d3){sign[l], 0, 0};
+        if (!well_defined(ud, dcross(ud, side))) return limb[l][3];
+        if (!well_defined(ld, dcross(ld, side))) return limb[l][3] + 1;
+    }
+    static const int hand[2][4] = {{15, 19, 17, 5}, {16, 20, 18, 8}};
+    for (int h = 0; h < 2; h++) {
+        d3 dir = dnorm(dsub(dmid(p[hand[h][1]], p[hand[h][2]]), p[hand[h][0]]));
+        if (!well_defined(dir, dcross(dir, dsub(p[hand[h][2]], p[hand[h][1]])))) return hand[h][3];
+    }
+    if (!well_defined(dsub(p[31], p[29]), dsub(p[27], p[29]))) return 11;
+    if (!well_defined(dsub(p[32], p[30]), dsub(p[28], p[30]))) return 14;
+    return -1;
+}
+
+#define LIMB_CHECK(cond, code, ...) \
+    do { if (!(cond)) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__); } while (0)
+
+crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *d) {
+    LIMB_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
+    LIMB_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
+    LIMB_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++)
+        LIMB_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
+                   "desc->limbs->fallback_sign[%d] (%g) must be +1 or -1", l, (double)d->fallback_sign[l]);
+    LIMB_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
+    LIMB_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
+               "desc->limbs->visibility_threshold (%g) must be in [0, 1]", (double)d->visibility_threshold);
+    LIMB_CHECK(crowdi_finite(d->rest_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->rest_half_life is not finite");
+    LIMB_CHECK(d->rest_half_life > 0, CROWD_ERR_RANGE, "desc->limbs->rest_half_life (%g) must be > 0", (double)d->rest_half_life);
+    if (d->smoothing) {
+        LIMB_CHECK(crowdi_finite(d->min_cutoff) && crowdi_finite(d->beta) && crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE,
+                   "desc->limbs->min_cutoff, beta and d_cutoff must be finite");
+        LIMB_CHECK(d->min_cutoff > 0, CROWD_ERR_RANGE, "desc->limbs->min_cutoff (%g) must be > 0", (double)d->min_cutoff);
+        LIMB_CHECK(d->beta >= 0, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be >= 0", (double)d->beta);
+        LIMB_CHECK(d->d_cutoff > 0, CROWD_ERR_RANGE, "desc->limbs->d_cutoff (%g) must be > 0", (double)d->d_cutoff);
+    }
+    if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
+        LIMB_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
+        for (int b = 0; b < CROWD_BONE_COUNT; b++)
+            LIMB_CHECK(unit_quat(&d->custom_fix[b]), CROWD_ERR_RANGE, "desc->limbs->custom_fix[%d] (%s) is not a unit quaternion",
+                       b, bone_names[b]);
+    }
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        LIMB_CHECK(d->bind_landmarks, CROWD_ERR_NULL, "desc->limbs->bind_landmarks is NULL with axis_fix calibrated");
+        LIMB_CHECK(d->bind_rotations, CROWD_ERR_NULL, "desc->limbs->bind_rotations is NULL with axis_fix calibrated");
+        for (int k = 0; k < 4 * CROWDI_LANDMARKS; k++)
+            LIMB_CHECK(crowdi_finite(d->bind_landmarks[k]), CROWD_ERR_NOT_FINITE,
+                       "desc->limbs->bind_landmarks[%d] (landmark %d) is not finite", k, k / 4);
+        for (int b = 0; b < CROWD_BONE_COUNT; b++)
+            LIMB_CHECK(unit_quat(&d->bind_rotations[b]), CROWD_ERR_RANGE,
+                       "desc->limbs->bind_rotations[%d] (%s) is not a unit quaternion", b, bone_names[b]);
+        int bad = degenerate_bone(d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, d->fallback_sign);
+        LIMB_CHECK(bad < 0, CROWD_ERR_RANGE,
+                   "desc->limbs->bind_landmarks: bone %s is degenerate in the bind pose (coincident landmarks, or a "
+                   "straight limb parallel to the root's right axis: bend it slightly or use an A-pose)",
+                   bad >= 0 ? bone_names[bad] : "");
+    }
+    return CROWD_OK;
+}
+
+/* Solves the bind landmarks with identity fixes through the scalar kernel (the very code the
+ * tick runs), so that fix = inverse(basis) * bind reproduces the bind rotations. */
+static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
+    float pose[4 * CROWDI_LANDMARKS], root[4] = {0, 0, 0, 1}, world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
+    for (int k = 0; k < CROWDI_LANDMARKS; k++) {
+        for (int c = 0; c < 3; c++) pose[4 * k + c] = d->bind_landmarks[4 * k + c];
+        pose[4 * k + 3] = 1.0f;
+    }
+    crowdi_rig_view tmp = *v;
+    tmp.param_count = 0;
+    tmp.look_enabled = tmp.harm_enabled = tmp.blink_enabled = 0;
+    tmp.limbs_enabled = 1;
+    tmp.limb_fallback_previous = 0;
+    tmp.limb_smoothing = 0;
+    tmp.limb_visibility_threshold = 0.0f;
+    for (int b = 0; b < CROWDI_BONES; b++) {
+        static const float identity[4] = {0, 0, 0, 1};
+        memcpy(tmp.limb_fix[b], identity, sizeof identity);
+    }
+    /* stride 1: column k of a group is element k */
+    tmp.limb_stride = 1;
+    tmp.limb_pose = pose;
+    tmp.limb_root = root;
+    tmp.limb_world = world;
+    tmp.limb_local = local;
+    crowdi_kernels_for(CROWD_SIMD_SCALAR)->tick(&tmp, 0.0f, 0, 1);
+    for (int b = 0; b < CROWDI_BONES; b++) {
+        const float basis_inv[4] = {-world[4 * b], -world[4 * b + 1], -world[4 * b + 2], world[4 * b + 3]};
+        const crowd_quat *q = &d->bind_rotations[b];
+        const float bind[4] = {q->x, q->y, q->z, q->w};
+        quat_mul(basis_inv, bind, v->limb_fix[b]);
+        int parent = bone_parent[b];
+        if (parent < 0) {
+            memcpy(v->limb_rest_local[b], bind, sizeof bind);
+        } else {
+            const crowd_quat *pq = &d->bind_rotations[parent];
+            const float parent_inv[4] = {-pq->x, -pq->y, -pq->z, pq->w};
+            quat_mul(parent_inv, bind, v->limb_rest_local[b]);
+        }
+        if (v->limb_rest_local[b][3] < 0)
+            for (int c = 0; c < 4; c++) v->limb_rest_local[b][c] = -v->limb_rest_local[b][c];
+    }
+}
+
+crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d, crowdi_rig *r) {
+    (void)engine;
+    crowdi_rig_view *v = &r->limbs;
+    r->has_limbs = true;
+    v->limbs_enabled = 1;
+    v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
+    v->limb_fallback_previous = d->fallback == CROWD_FALLBACK_PREVIOUS;
+    v->limb_smoothing = d->smoothing;
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) v->limb_sign[l] = d->fallback_sign[l];
+    v->limb_visibility_threshold = d->visibility_threshold;
+    v->limb_half_life = d->rest_half_life;
+    v->limb_min_cutoff = d->min_cutoff;
+    v->limb_beta = d->beta;
+    v->limb_d_cutoff = d->d_cutoff;
+    memcpy(v->limb_deps, bone_deps, sizeof bone_deps);
+    for (int b = 0; b < CROWDI_BONES; b++) {
+        static const float identity[4] = {0, 0, 0, 1}, y_along[4] = {0.70710677f, 0, 0, 0.70710677f};
+        const float *fix = identity;
+        if (d->axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE && is_limb_bone(b)) fix = y_along;
+        memcpy(v->limb_fix[b], fix, sizeof v->limb_fix[b]);
+        if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
+            const crowd_quat *q = &d->custom_fix[b];
+            const float custom[4] = {q->x, q->y, q->z, q->w};
+            memcpy(v->limb_fix[b], custom, sizeof custom);
+        }
+        memcpy(v->limb_rest_local[b], identity, sizeof identity);
+    }
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) calibrate(d, v);
+    return CROWD_OK;
+}

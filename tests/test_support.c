@@ -1,0 +1,47 @@
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+crowd_simd crowd_test_simd = CROWD_SIMD_SCALAR;
+
+crowd_simd crowd_test_target(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s scalar|sse2|avx2|avx512\n", argv[0]);
+        exit(2);
+    }
+    for (int t = CROWD_SIMD_SCALAR; t < CROWD_SIMD_COUNT; t++) {
+        if (strcmp(argv[1], crowd_simd_name((crowd_simd)t)) != 0) continue;
+        if (!crowd_simd_supported((crowd_simd)t)) {
+            printf("skipped: target %s is not built or the CPU lacks it\n", argv[1]);
+            exit(77);
+        }
+        crowd_test_simd = (crowd_simd)t;
+        return crowd_test_simd;
+    }
+    fprintf(stderr, "%s: unknown target '%s'\n", argv[0], argv[1]);
+    exit(2);
+}
+
+crowd_engine *crowd_test_engine_on(uint64_t seed, crowd_simd simd) {
+    crowd_engine_desc desc = {.seed = seed, .simd = simd};
+    crowd_engine *engine = NULL;
+    crowd_result res = crowd_engine_create(&desc, &engine);
+    if (res != CROWD_OK) fail_msg("crowd_engine_create: %s", crowd_result_text(res));
+    return engine;
+}
+
+crowd_engine *crowd_test_engine(uint64_t seed) { return crowd_test_engine_on(seed, crowd_test_simd); }
+
+const char *crowd_test_data(const char *relative) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", CROWD_SHARED_DATA, relative);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("skipped: shared data %s is absent\n", path);
+        return NULL;
+    }
+    fclose(f);
+    return path;
+}
