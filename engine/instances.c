@@ -188,7 +188,9 @@ crowd_result crowd_instance_random(crowd_engine *e, crowd_instance h, uint32_t c
     CROWDI_CHECK(e, s, CROWD_ERR_HANDLE, "crowd_instance_random: instance is zero, stale or from another engine");
     CROWDI_CHECK(e, count == 0 || out, CROWD_ERR_NULL, "crowd_instance_random: out_values is NULL");
     crowdi_rig *r = e->rigs[s->rig];
-    for (uint32_t k = 0; k < count; k++) out[k] = next_draw(r, s->row);
+    uint32_t *host_draws = (uint32_t *)(void *)r->columns[r->col_host_draws];
+    uint32_t key = crowdi_host_key(r->view.rkey[s->row]);
+    for (uint32_t k = 0; k < count; k++) out[k] = crowdi_draw(key, host_draws[s->row]++);
     return CROWD_OK;
 }
 
@@ -445,6 +447,17 @@ crowd_result crowd_rig_column(crowd_engine *e, crowd_rig rig, crowd_field f, uin
                  fn, component, field_info[f].name, field_info[f].width);
     *out_values = field_column(r, f, index, component);
     *out_count = r->count;
+    return CROWD_OK;
+}
+
+crowd_result crowd_rig_columns(crowd_engine *e, crowd_rig rig, crowd_field f, uint32_t index, float **out_columns,
+                               uint32_t *out_count) {
+    if (!e) return CROWD_ERR_NULL;
+    float *first;
+    crowd_result res = crowd_rig_column(e, rig, f, index, 0, out_columns ? &first : NULL, out_count);
+    if (res != CROWD_OK) return res;
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    for (uint32_t c = 0; c < field_info[f].width; c++) out_columns[c] = field_column(r, f, index, c);
     return CROWD_OK;
 }
 

@@ -21,6 +21,9 @@ static inline uint32_t crowdi_instance_key(uint64_t seed, uint64_t instance_id) 
     return crowdi_mix32(crowdi_mix32(s ^ (uint32_t)instance_id) ^ (uint32_t)(instance_id >> 32));
 }
 
+/* The host stream (crowd_instance_random) of an instance: its own key, apart from the engine's. */
+static inline uint32_t crowdi_host_key(uint32_t key) { return crowdi_mix32(key ^ 0x68e31da4U); }
+
 static inline float crowdi_draw(uint32_t key, uint32_t index) {
     uint32_t h = crowdi_mix32(key + crowdi_mix32(index));
     return (float)(h >> 8) * 0x1p-24f;

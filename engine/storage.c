@@ -67,6 +67,7 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
     uint32_t n = 0, P = r->param_count, H = r->harm_count;
     r->col_rkey = n++;
     r->col_draws = n++;
+    r->col_host_draws = n++;
     r->col_base = n, n += P;
     r->col_out = n, n += P;
     if (r->has_look) r->col_look = n, n += CROWDI_LOOK_NCOLS;
@@ -130,6 +131,9 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
     if (capacity <= r->capacity) return CROWD_OK;
     if (capacity > CROWDI_MAX_ROWS) return CROWD_ERR_CAPACITY;
     uint32_t cap = (capacity + CROWDI_LANES - 1) / CROWDI_LANES * CROWDI_LANES;
+    /* Columns a multiple of 4 KiB apart would share cache sets and alias in the store
+     * buffer; the tick walks dozens of them side by side. */
+    if ((cap * 4u) % 4096u == 0) cap += CROWDI_LANES;
     size_t column_bytes = (size_t)cap * 4;
     if (r->column_count && column_bytes > SIZE_MAX / r->column_count) return CROWD_ERR_CAPACITY;
     void *block = crowdi_alloc(engine, column_bytes * r->column_count);

@@ -328,9 +328,10 @@ crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *
 /* The instance's stable id, rig and current row in the rig's columns. */
 crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
                                  uint64_t *out_id, crowd_rig *out_rig, uint32_t *out_row);
-/* Draws count numbers uniform in [0, 1) (24 bits) from the instance's own generator (keyed by
- * seed, instance id and draw index), advancing it: for a host's per-instance randomness that
- * must stay deterministic (e.g. target jitter). */
+/* Draws count numbers uniform in [0, 1) (24 bits) from the instance's own host stream (keyed
+ * by seed, instance id and draw index), advancing it: for a host's per-instance randomness that
+ * must stay deterministic (e.g. target jitter). The host stream is separate from the engine's
+ * own draws (blink waits, phases), so drawing here changes no blink. */
 crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance,
                                    uint32_t count, float *out_values);
 
@@ -373,7 +374,7 @@ typedef enum crowd_field {
     CROWD_FIELD_COUNT
 } crowd_field;
 
-/* Floats per instance of the field (1 or 3); 0 for an unknown field. */
+/* Floats per instance of the field (1, 3, 4 or 132); 0 for an unknown field. */
 uint32_t crowd_field_width(crowd_field field);
 /* "base", "look_target", ... (the enum's name in lower case without the prefix). */
 const char *crowd_field_name(crowd_field field);
@@ -407,6 +408,10 @@ crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles
  * keep it within the field's rules. component < crowd_field_width(field). */
 crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                               uint32_t component, float **out_values, uint32_t *out_count);
+/* Every component's column at once: out_columns receives crowd_field_width(field) pointers
+ * (e.g. 132 for CROWD_FIELD_POSE: landmark k's x, y, z, visibility at 4k .. 4k+3). */
+crowd_result crowd_rig_columns(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
+                               float **out_columns, uint32_t *out_count);
 /* The handle of each row. */
 crowd_result crowd_rig_handles(const crowd_engine *engine, crowd_rig rig,
                                const crowd_instance **out_handles, uint32_t *out_count);

@@ -55,10 +55,13 @@ static inline cvk_q cvk_q_mul(cvk_q a, cvk_q b) {
     r.w = cv_sub(cv_sub(cv_sub(cv_mul(a.w, b.w), cv_mul(a.x, b.x)), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
     return r;
 }
+static inline cv_f cvk_q_norm2(cvk_q q) {
+    return cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w));
+}
 static inline cvk_q cvk_q_conj(cvk_q a) { return (cvk_q){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z), a.w}; }
 /* unit length and w >= 0 (q and -q are the same rotation) */
 static inline cvk_q cvk_q_canonical(cvk_q q) {
-    cv_f n = cv_sqrt(cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w)));
+    cv_f n = cv_sqrt(cvk_q_norm2(q));
     cv_f s = cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n);
     return (cvk_q){cv_div(q.x, s), cv_div(q.y, s), cv_div(q.z, s), cv_div(q.w, s)};
 }
@@ -280,6 +283,13 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
                 local = cvk_q_select(ok, local, eased);
                 w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
             }
+        }
+        /* Landmarks so far apart that the products overflow give no rotation: hold the bone
+         * (never a NaN out of accepted input) */
+        cv_m sane = cv_mand(cv_gt(cvk_q_norm2(w), cv_set1(0.5f)), cv_gt(cvk_q_norm2(local), cv_set1(0.5f)));
+        if (!cv_all(sane)) {
+            w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
+            local = cvk_q_select(sane, local, cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i));
         }
         world[b] = w;
         cvk_store_q(v->limb_world + (size_t)(4 * b) * st, st, i, w);

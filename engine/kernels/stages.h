@@ -28,12 +28,10 @@ static inline cv_f cvk_draw(cv_i key, cv_i index) {
 }
 
 /* ---- C(x) of SPEC §1 ---- */
-/* x < min ? min : (x > max ? max : x), written so that a NaN (only possible from a base the
- * caller wrote through the zero-copy column) becomes min. */
+/* x < min ? min : (x > max ? max : x): with cv_max(a, b) = a > b ? a : b and cv_min alike,
+ * operand order gives exactly SPEC's choice, signed zeros included. */
 static inline cv_f cvk_clamp(cv_f x, const crowdi_param *p) {
-    cv_f lo = cv_set1(p->min), hi = cv_set1(p->max);
-    x = cv_select(cv_ge(x, lo), x, lo);
-    return cv_select(cv_gt(x, hi), hi, x);
+    return cv_min(cv_set1(p->max), cv_max(cv_set1(p->min), x));
 }
 
 static inline float cvk_wrap1(float x, const crowdi_param *p) {
@@ -92,6 +90,10 @@ static inline cv_f cvk_blink_sine(const crowdi_rig_view *v, float dt, size_t i, 
     phase = cv_select(start, one, phase);
     cv_m moving = cv_mand(run, cv_mor(cv_mnot(idle), start));
 
+    if (!cv_any(moving)) { /* the whole block idles: eye_opening unchanged */
+        cv_storeu(c[CROWDI_BLINK_CLOCK] + i, T);
+        return eye;
+    }
     cv_f T2 = cv_add(T, cv_set1(dt * v->blink_timescale));
     cv_f value = cv_abs(cv_sin(T2));
     cv_m to_open = cv_mand(moving, cv_mand(cv_eq(phase, one), cv_gt(value, last)));
@@ -191,14 +193,14 @@ static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i) {
         cv_f origin = cv_set1(origin0);
         if (e->direction == CROWDI_DIR_LEFT) {
             cv_m fits = cv_ge(cv_sub(origin, range), cv_set1(min));
-            cv_f r1 = cv_div(range, cv_set1(2.0f));
+            cv_f r1 = cv_mul(range, cv_set1(0.5f)); /* == range/2 exactly */
             const float r2 = (origin0 - min) / 2.0f;
             range = cv_select(fits, r1, cv_set1(r2));
             origin = cv_select(fits, cv_sub(origin, r1), cv_set1(min + r2));
             NR = cv_select(fits, NR, cv_set1((r2 * 2.0f) / VR));
         } else if (e->direction == CROWDI_DIR_RIGHT) {
             cv_m fits = cv_le(cv_add(origin, range), cv_set1(max));
-            cv_f r1 = cv_div(range, cv_set1(2.0f));
+            cv_f r1 = cv_mul(range, cv_set1(0.5f));
             const float r2 = (max - origin0) / 2.0f;
             range = cv_select(fits, r1, cv_set1(r2));
             origin = cv_select(fits, cv_add(origin, r1), cv_set1(max - r2));
@@ -206,9 +208,11 @@ static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i) {
         }
         cv_m below = cv_lt(cv_sub(origin, range), cv_set1(min));
         cv_m above = cv_mandnot(cv_gt(cv_add(origin, range), cv_set1(max)), below);
-        cv_f rA = cv_sub(origin, cv_set1(min)), rB = cv_sub(cv_set1(max), origin);
-        range = cv_select(below, rA, cv_select(above, rB, range));
-        NR = cv_select(below, cv_div(rA, cv_set1(VR)), cv_select(above, cv_div(rB, cv_set1(VR)), NR));
+        if (cv_any(cv_mor(below, above))) {
+            cv_f rA = cv_sub(origin, cv_set1(min)), rB = cv_sub(cv_set1(max), origin);
+            range = cv_select(below, rA, cv_select(above, rB, range));
+            NR = cv_select(below, cv_div(rA, cv_set1(VR)), cv_select(above, cv_div(rB, cv_set1(VR)), NR));
+        }
 
         cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e->duration));
         cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));

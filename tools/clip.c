@@ -1,0 +1,233 @@
+#include "clip.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+#define CLIP_COLUMNS (2 + CLIP_FLOATS)
+
+void clip_column_name(uint32_t column, char *buf, size_t size) {
+    static const char *const parts[4] = {"x", "y", "z", "vis"};
+    if (column == 0) snprintf(buf, size, "frame");
+    else if (column == 1) snprintf(buf, size, "t_s");
+    else snprintf(buf, size, "lm%u_%s", (column - 2) / 4, parts[(column - 2) % 4]);
+}
+
+int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count) {
+    memset(clip, 0, sizeof *clip);
+    clip->path = tool_strdup(name);
+    clip->t_s = tool_calloc(row_count, sizeof *clip->t_s);
+    clip->landmarks = tool_calloc((size_t)row_count * CLIP_FLOATS, sizeof *clip->landmarks);
+    clip->line = tool_calloc(row_count, sizeof *clip->line);
+    if (!clip->path || !clip->t_s || !clip->landmarks || !clip->line) {
+        clip_free(clip);
+        return TOOL_FAILED;
+    }
+    clip->row_count = row_count;
+    return TOOL_OK;
+}
+
+void clip_free(pose_clip *clip) {
+    if (!clip) return;
+    free(clip->path);
+    free(clip->t_s);
+    free(clip->landmarks);
+    free(clip->line);
+    memset(clip, 0, sizeof *clip);
+}
+
+/* One line of the text: [start, end) without the newline and a trailing '\r'. */
+typedef struct csv_line {
+    const char *start, *end, *next;
+} csv_line;
+
+static bool next_line(const char *text, size_t size, size_t *pos, csv_line *out) {
+    if (*pos >= size) return false;
+    const char *start = text + *pos, *stop = text + size;
+    const char *nl = memchr(start, '\n', (size_t)(stop - start));
+    const char *end = nl ? nl : stop;
+    out->start = start;
+    out->next = nl ? nl + 1 : stop;
+    if (end > start && end[-1] == '\r') end--;
+    out->end = end;
+    *pos = (size_t)(out->next - text);
+    return true;
+}
+
+/* "crowd: FILE:LINE:COLUMN: message" */
+static int bad(const char *path, uint32_t line, size_t column, const char *fmt, ...) TOOL_PRINTF(4, 5);
+static int bad(const char *path, uint32_t line, size_t column, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return tool_error(TOOL_BAD_INPUT, "%s:%u:%zu: %s", path, line, column, msg);
+}
+
+static int check_header(const char *path, const csv_line *l) {
+    const char *p = l->start;
+    char want[32];
+    for (uint32_t col = 0; col < CLIP_COLUMNS; col++) {
+        clip_column_name(col, want, sizeof want);
+        size_t column = (size_t)(p - l->start) + 1;
+        const char *comma = memchr(p, ',', (size_t)(l->end - p));
+        const char *fend = comma ? comma : l->end;
+        char got[64];
+        size_t n = (size_t)(fend - p) < sizeof got - 1 ? (size_t)(fend - p) : sizeof got - 1;
+        memcpy(got, p, n);
+        got[n] = 0;
+        if (p > l->end)
+            return bad(path, 1, column,
+                       "header: has %u columns, expected 134 (frame, t_s, then x, y, z, vis of 33 landmarks); "
+                       "missing \"%s\"",
+                       col, want);
+        if (strcmp(got, want) != 0)
+            return bad(path, 1, column, "header: column \"%s\" where \"%s\" belongs (a pose clip has 33 landmarks)",
+                       got, want);
+        p = comma ? comma + 1 : l->end + 1;
+    }
+    if (p <= l->end)
+        return bad(path, 1, (size_t)(p - l->start) + 1,
+                   "header: extra columns after lm32_vis (a pose clip has exactly 33 landmarks)");
+    return TOOL_OK;
+}
+
+static int parse_row(const char *path, uint32_t line, const csv_line *l, double *t_s, float *lm, double prev_t,
+                     bool first) {
+    const char *p = l->start;
+    char name[32];
+    for (uint32_t col = 0; col < CLIP_COLUMNS; col++) {
+        clip_column_name(col, name, sizeof name);
+        size_t column = (size_t)(p - l->start) + 1;
+        if (p > l->end) return bad(path, line, column, "row has %u fields, expected 134; %s is missing", col, name);
+        const char *comma = memchr(p, ',', (size_t)(l->end - p));
+        const char *fend = comma ? comma : l->end;
+        char field[96];
+        size_t n = (size_t)(fend - p);
+        if (n == 0) return bad(path, line, column, "%s: empty field", name);
+        if (n >= sizeof field) return bad(path, line, column, "%s: field too long to be a number", name);
+        memcpy(field, p, n);
+        field[n] = 0;
+        char *end;
+        errno = 0;
+        double d = strtod(field, &end);
+        if (*end || end == field || field[0] == ' ' || field[0] == '\t')
+            return bad(path, line, column, "%s: \"%s\" is not a number", name, field);
+        if (!isfinite(d)) return bad(path, line, column, "%s: \"%s\" is not a finite number", name, field);
+        if (col == 1) {
+            if (!first && d < prev_t)
+                return bad(path, line, column, "t_s: %s is less than the previous row's %.9g (t_s is non-decreasing)",
+                           field, prev_t);
+            *t_s = d;
+        } else if (col >= 2) {
+            float f = (float)d;
+            if (!isfinite(f)) return bad(path, line, column, "%s: %s is outside the float32 range", name, field);
+            if ((col - 2) % 4 == 3 && !(f >= 0.0f && f <= 1.0f))
+                return bad(path, line, column, "%s: visibility %s is outside [0, 1]", name, field);
+            lm[col - 2] = f;
+        }
+        p = comma ? comma + 1 : l->end + 1;
+    }
+    if (p <= l->end)
+        return bad(path, line, (size_t)(p - l->start) + 1, "row has more than 134 fields");
+    return TOOL_OK;
+}
+
+int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip) {
+    memset(clip, 0, sizeof *clip);
+    size_t pos = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a UTF-8 byte order mark */
+    csv_line l;
+    if (!next_line(text, size, &pos, &l) || l.end == l.start)
+        return tool_error(TOOL_BAD_INPUT, "%s:1:1: header: the file is empty; expected frame,t_s,lm0_x,...,lm32_vis",
+                          path);
+    int st = check_header(path, &l);
+    if (st != TOOL_OK) return st;
+    /* count the rows (lines up to the last non-empty one) */
+    uint32_t rows = 0, line = 1, last = 1;
+    size_t scan = pos;
+    csv_line r;
+    while (next_line(text, size, &scan, &r)) {
+        line++;
+        if (r.end != r.start) last = line;
+    }
+    rows = last - 1;
+    if (rows == 0) return tool_error(TOOL_BAD_INPUT, "%s:2:1: the clip has a header but no rows", path);
+    if ((st = clip_alloc(clip, path, rows)) != TOOL_OK) return st;
+    for (uint32_t k = 0; k < rows; k++) {
+        next_line(text, size, &pos, &l);
+        line = k + 2;
+        if (l.end == l.start) {
+            clip_free(clip);
+            return tool_error(TOOL_BAD_INPUT, "%s:%u:1: empty line inside the clip", path, line);
+        }
+        st = parse_row(path, line, &l, &clip->t_s[k], &clip->landmarks[(size_t)k * CLIP_FLOATS],
+                       k ? clip->t_s[k - 1] : 0.0, k == 0);
+        if (st != TOOL_OK) {
+            clip_free(clip);
+            return st;
+        }
+        clip->line[k] = line;
+    }
+    return TOOL_OK;
+}
+
+int clip_load(const char *path, pose_clip *clip) {
+    memset(clip, 0, sizeof *clip);
+    FILE *f = fopen(path, "rb");
+    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the pose clip: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t size = 0, cap = 0;
+    int st = TOOL_OK;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            char *t = tool_realloc(text, cap, 1);
+            if (!t) {
+                st = TOOL_FAILED;
+                break;
+            }
+            text = t;
+        }
+        size_t got = fread(text + size, 1, cap - size, f);
+        size += got;
+        if (got == 0) break;
+    }
+    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the pose clip", path);
+    fclose(f);
+    if (st == TOOL_OK) st = clip_parse(path, text, size, clip);
+    free(text);
+    return st;
+}
+
+double clip_period(const pose_clip *clip) {
+    uint32_t n = clip->row_count;
+    if (n < 2) return 0.0;
+    double span = clip->t_s[n - 1] - clip->t_s[0], last = clip->t_s[n - 1] - clip->t_s[n - 2];
+    return span + last;
+}
+
+uint32_t clip_row_at(const pose_clip *clip, double tau, bool loop) {
+    uint32_t n = clip->row_count;
+    if (loop) {
+        double period = clip_period(clip);
+        if (period > 0) {
+            tau = fmod(tau, period);
+            if (tau < 0) tau += period;
+        }
+    }
+    double t = clip->t_s[0] + tau;
+    /* the last row with t_s <= t (binary search; rows are non-decreasing) */
+    uint32_t lo = 0, hi = n; /* invariant: t_s[lo] <= t or lo == 0; answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (clip->t_s[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}

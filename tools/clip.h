@@ -1,0 +1,45 @@
+/* Pose clips (SPEC §7): CSV, header
+ *   frame,t_s,lm0_x,lm0_y,lm0_z,lm0_vis,...,lm32_x,lm32_y,lm32_z,lm32_vis
+ * one row per frame, 33 landmarks, t_s non-decreasing, every number finite, visibility in
+ * [0, 1]. Errors name the file, line, column and field.
+ *
+ * Stepping: a clip holds each row from its t_s until the next row's; time tau counts from the
+ * first row's t_s. Looped, the clip's period is (last t_s - first t_s) plus the last row's
+ * interval (last t_s - the one before), so the last row holds as long as the one before it,
+ * then the first row comes back. Not looped, the last row holds forever. */
+#ifndef CROWD_TOOLS_CLIP_H
+#define CROWD_TOOLS_CLIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crowd.h"
+
+#define CLIP_FLOATS (CROWD_LANDMARK_COUNT * 4) /* x, y, z, visibility per landmark */
+
+typedef struct pose_clip {
+    char *path;          /* for messages */
+    uint32_t row_count;  /* >= 1 */
+    double *t_s;         /* [row_count] as read (double) */
+    float *landmarks;    /* [row_count * CLIP_FLOATS], each rounded once from double */
+    uint32_t *line;      /* [row_count] the line each row came from (0: built in code) */
+} pose_clip;
+
+/* Reads a clip. TOOL_OK, TOOL_BAD_INPUT (a message naming file, line, column and field was
+ * printed) or TOOL_FAILED. On error *clip is left empty. */
+int clip_load(const char *path, pose_clip *clip);
+/* Parses a clip held in memory (path only names it in messages). */
+int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip);
+/* Allocates an empty clip of row_count rows (t_s and landmarks zero). */
+int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count);
+void clip_free(pose_clip *clip);
+
+/* The looping period in seconds (0 when every row has the same t_s). */
+double clip_period(const pose_clip *clip);
+/* The row in effect tau >= 0 seconds after the clip's start. */
+uint32_t clip_row_at(const pose_clip *clip, double tau, bool loop);
+
+/* The column names of the header, in order ("frame", "t_s", "lm0_x", ...): name of column k. */
+void clip_column_name(uint32_t column, char *buf, size_t size);
+
+#endif

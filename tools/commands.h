@@ -1,0 +1,36 @@
+/* The commands of the crowd program. Each takes the arguments after its name (argv[0] is the
+ * command) and returns the exit status (diag.h). */
+#ifndef CROWD_TOOLS_COMMANDS_H
+#define CROWD_TOOLS_COMMANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "crowd.h"
+#include "scene.h"
+
+int cmd_run(int argc, char **argv);
+int cmd_pose(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+
+/* Options shared by run and render: the scene, its overrides and how to tick it. */
+typedef struct scene_options {
+    const char *scene_path; /* NULL: the built-in default crowd */
+    bool has_frames, has_dt, has_seed;
+    uint32_t frames;
+    float dt;
+    uint64_t seed;
+    uint32_t threads;
+    crowd_simd simd;
+    bool quiet;
+} scene_options;
+
+/* Parses one of the options shared by run and render (--frames --dt --seed --threads --simd
+ * --quiet) at a->i. 1: taken; 0: not one of them; -1: a bad value (printed). */
+int scene_option(tool_args *a, scene_options *o);
+/* Loads the scene (or builds the default crowd) and applies the overrides. */
+int scene_options_load(const scene_options *o, scene *s);
+
+#endif

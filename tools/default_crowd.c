@@ -1,0 +1,202 @@
+#include "default_crowd.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "diag.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- the walk cycle ---- */
+#define WALK_FPS 30
+#define WALK_ROWS 33 /* 33 rows at 30 fps: a 1.1 s loop */
+
+typedef struct v3 {
+    double x, y, z;
+} v3;
+
+static v3 v(double x, double y, double z) { return (v3){x, y, z}; }
+static v3 add(v3 a, v3 b) { return v(a.x + b.x, a.y + b.y, a.z + b.z); }
+static v3 mul(v3 a, double s) { return v(a.x * s, a.y * s, a.z * s); }
+/* about +y by angle a (radians) */
+static v3 rot_y(v3 p, double a) { return v(p.x * cos(a) + p.z * sin(a), p.y, -p.x * sin(a) + p.z * cos(a)); }
+/* a direction in the sagittal plane, angle a from straight down toward +z (forward) */
+static v3 swing(double a) { return v(0, -cos(a), sin(a)); }
+/* perpendicular to swing(a), pointing forward-up */
+static v3 swing_front(double a) { return v(0, sin(a), cos(a)); }
+
+static void put(float *row, int landmark, v3 p) {
+    row[landmark * 4 + 0] = (float)p.x;
+    row[landmark * 4 + 1] = (float)p.y;
+    row[landmark * 4 + 2] = (float)p.z;
+    row[landmark * 4 + 3] = 1.0f;
+}
+
+/* hip, knee, ankle, heel, foot index; ph: the leg's phase angle (0: thigh passing vertical going forward) */
+static void leg(float *row, v3 hip, double ph, int knee_i, int ankle_i, int heel_i, int toe_i) {
+    double thigh = 0.42 * sin(ph);                             /* + forward */
+    double knee = 0.12 + 0.55 * pow(0.5 + 0.5 * sin(ph + 1.2), 2.0); /* bends most in the swing */
+    v3 k = add(hip, mul(swing(thigh), 0.42));
+    v3 a = add(k, mul(swing(thigh - knee), 0.42));
+    double pitch = 0.35 * (thigh - knee); /* the foot follows the shin a little */
+    v3 heel = add(a, v(0, -0.055 * cos(pitch) - 0.05 * sin(pitch), -0.05 * cos(pitch) + 0.055 * sin(pitch)));
+    v3 toe = add(a, v(0, -0.07 * cos(pitch) + 0.15 * sin(pitch), 0.15 * cos(pitch) + 0.07 * sin(pitch)));
+    put(row, knee_i, k);
+    put(row, ankle_i, a);
+    put(row, heel_i, heel);
+    put(row, toe_i, toe);
+}
+
+/* shoulder, elbow, wrist and the hand points; out: +1 right (+x), -1 left */
+static void arm(float *row, v3 shoulder, double ph, double out, int elbow_i, int wrist_i, int pinky_i, int index_i,
+                int thumb_i) {
+    double upper = 0.32 * sin(ph), bend = 0.3 + 0.25 * (0.5 + 0.5 * sin(ph));
+    v3 ud = add(swing(upper), v(0.12 * out, 0, 0));
+    double n = sqrt(ud.x * ud.x + ud.y * ud.y + ud.z * ud.z);
+    v3 e = add(shoulder, mul(ud, 0.29 / n));
+    v3 ld = swing(upper + bend), front = swing_front(upper + bend);
+    v3 w = add(e, mul(ld, 0.26));
+    put(row, elbow_i, e);
+    put(row, wrist_i, w);
+    put(row, index_i, add(add(w, mul(ld, 0.085)), mul(front, 0.025)));
+    put(row, pinky_i, add(add(w, mul(ld, 0.075)), mul(front, -0.025)));
+    put(row, thumb_i, add(add(w, mul(ld, 0.04)), add(mul(front, 0.04), v(-0.01 * out, 0, 0))));
+}
+
+static void walk_row(double phase, float *row) {
+    double w = 2.0 * PI * phase;
+    double bob = 0.018 * cos(2.0 * w);
+    double hip_twist = -0.07 * sin(w), chest_twist = 0.09 * sin(w);
+    /* torso: hips around the origin, shoulders above, turned against each other */
+    v3 hip_l = rot_y(v(-0.1, bob, 0), hip_twist), hip_r = rot_y(v(0.1, bob, 0), hip_twist);
+    v3 sh_l = rot_y(v(-0.18, 0.5 + bob, 0), chest_twist), sh_r = rot_y(v(0.18, 0.5 + bob, 0), chest_twist);
+    put(row, 23, hip_l);
+    put(row, 24, hip_r);
+    put(row, 11, sh_l);
+    put(row, 12, sh_r);
+    /* head: the face points +z; a little nod with the steps */
+    v3 hc = v(0, 0.69 + bob, 0.02);
+    double turn = 0.3 * chest_twist;
+    static const struct {
+        int landmark;
+        double x, y, z;
+    } face[] = {
+        {0, 0, -0.01, 0.10},       {1, -0.015, 0.03, 0.085}, {2, -0.035, 0.03, 0.08},
+        {3, -0.055, 0.03, 0.07},   {4, 0.015, 0.03, 0.085},  {5, 0.035, 0.03, 0.08},
+        {6, 0.055, 0.03, 0.07},    {7, -0.075, 0.01, 0.0},   {8, 0.075, 0.01, 0.0},
+        {9, -0.025, -0.05, 0.085}, {10, 0.025, -0.05, 0.085},
+    };
+    for (size_t k = 0; k < sizeof face / sizeof face[0]; k++)
+        put(row, face[k].landmark, add(hc, rot_y(v(face[k].x, face[k].y, face[k].z), turn)));
+    /* legs in antiphase; each arm swings with the opposite leg */
+    leg(row, hip_l, w, 25, 27, 29, 31);
+    leg(row, hip_r, w + PI, 26, 28, 30, 32);
+    arm(row, sh_l, w + PI, -1.0, 13, 15, 17, 19, 21);
+    arm(row, sh_r, w, 1.0, 14, 16, 18, 20, 22);
+}
+
+int default_walk_clip(pose_clip *clip) {
+    int st = clip_alloc(clip, "(built-in walk)", WALK_ROWS);
+    if (st != TOOL_OK) return st;
+    for (uint32_t k = 0; k < WALK_ROWS; k++) {
+        clip->t_s[k] = (double)k / WALK_FPS;
+        walk_row((double)k / WALK_ROWS, &clip->landmarks[(size_t)k * CLIP_FLOATS]);
+    }
+    return TOOL_OK;
+}
+
+/* ---- the scene ---- */
+static const crowd_parameter_desc face_parameters[] = {
+    {"ParamAngleX", -30, 30, 0, false},     {"ParamAngleY", -30, 30, 0, false},
+    {"ParamAngleZ", -30, 30, 0, false},     {"ParamEyeBallX", -1, 1, 0, false},
+    {"ParamEyeBallY", -1, 1, 0, false},     {"ParamBodyAngleX", -10, 10, 0, false},
+    {"ParamBodyAngleY", -10, 10, 0, false}, {"ParamBodyAngleZ", -10, 10, 0, false},
+    {"ParamBreath", 0, 1, 0, false},        {"ParamEyeLOpen", 0, 1, 1, false},
+    {"ParamEyeROpen", 0, 1, 1, false},      {"ParamMouthOpenY", 0, 1, 0, false},
+};
+#define FACE_PARAMETERS (uint32_t)(sizeof face_parameters / sizeof face_parameters[0])
+
+static const crowd_look_parameter_desc face_look[] = {
+    {"ParamAngleX", CROWD_AXIS_X, 30},    {"ParamAngleY", CROWD_AXIS_Y, 30},
+    {"ParamEyeBallX", CROWD_AXIS_X, 1},   {"ParamEyeBallY", CROWD_AXIS_Y, 1},
+    {"ParamBodyAngleX", CROWD_AXIS_X, 10},
+};
+
+static const char *const face_blink[] = {"ParamEyeLOpen", "ParamEyeROpen"};
+
+/* where two groups look: keys every 1.5 s, with pauses */
+static const scene_key keys_a[] = {
+    {0.0f, true, {-0.8f, 0.3f, 0}}, {1.5f, true, {0.9f, -0.2f, 0}}, {3.0f, false, {0}},
+    {4.0f, true, {0.2f, 0.8f, 0}},  {5.5f, true, {-0.6f, -0.5f, 0}}, {7.0f, true, {0.7f, 0.4f, 0}},
+    {8.5f, false, {0}},
+};
+static const scene_key keys_b[] = {
+    {0.75f, true, {0.5f, 0.5f, 0}}, {2.25f, true, {-0.9f, 0.1f, 0}}, {3.75f, true, {0.0f, -0.6f, 0}},
+    {5.25f, false, {0}},            {6.0f, true, {0.8f, 0.6f, 0}},   {7.5f, true, {-0.4f, 0.2f, 0}},
+    {9.0f, true, {0.3f, -0.3f, 0}},
+};
+
+int default_crowd_scene(scene *s) {
+    scene_init(s, "(default crowd)");
+    s->rigs = scene_alloc(s, 1, sizeof *s->rigs);
+    s->groups = scene_alloc(s, 2, sizeof *s->groups);
+    if (!s->rigs || !s->groups) return TOOL_FAILED;
+    s->rig_count = 1;
+    scene_rig *r = &s->rigs[0];
+    r->name = "face";
+    r->parameters = face_parameters;
+    r->parameter_count = FACE_PARAMETERS;
+
+    r->look = crowd_look_defaults();
+    r->look_parameters = face_look;
+    r->look.parameter_count = (uint32_t)(sizeof face_look / sizeof face_look[0]);
+
+    r->harmonic = crowd_harmonic_defaults();
+    crowd_harmonic_parameter_desc *hps = scene_alloc(s, 3, sizeof *hps);
+    if (!hps) return TOOL_FAILED;
+    r->harmonic_parameters = hps;
+    hps[0] = crowd_harmonic_parameter_defaults("ParamBreath");
+    hps[0].duration = 3.2345f;
+    hps[1] = crowd_harmonic_parameter_defaults("ParamAngleZ");
+    hps[1].channel = 1;
+    hps[1].range = 0.15f;
+    hps[1].duration = 5.1f;
+    hps[2] = crowd_harmonic_parameter_defaults("ParamBodyAngleZ");
+    hps[2].channel = 1;
+    hps[2].range = 0.2f;
+    hps[2].duration = 4.2f;
+    r->harmonic.parameter_count = 3;
+    r->channel_timescales[0] = 1.0f;
+    r->channel_timescales[1] = 0.8f;
+    r->harmonic.channel_count = 2;
+
+    r->blink = crowd_blink_defaults();
+    r->blink_parameters = face_blink;
+    r->blink.parameter_count = 2;
+
+    r->limbs = crowd_limbs_defaults();
+    r->limbs.frame = CROWD_FRAME_ENGINE;
+    scene_rig_link(r, true, true, true, true);
+
+    pose_clip walk;
+    int st = default_walk_clip(&walk);
+    if (st != TOOL_OK) return st;
+    const pose_clip *clip = scene_adopt_clip(s, &walk);
+    if (!clip) return TOOL_FAILED;
+
+    s->group_count = 2;
+    for (uint32_t g = 0; g < 2; g++) {
+        scene_group *grp = &s->groups[g];
+        grp->rig = 0;
+        grp->count = DEFAULT_CROWD_INSTANCES / 2;
+        grp->keys = g == 0 ? keys_a : keys_b;
+        grp->key_count = g == 0 ? (uint32_t)(sizeof keys_a / sizeof keys_a[0]) : (uint32_t)(sizeof keys_b / sizeof keys_b[0]);
+        grp->jitter = g == 0 ? 0.25f : 0.35f;
+        grp->harmonic_phase = CROWD_HARMONIC_PHASE_RANDOM;
+        grp->blink_start = CROWD_BLINK_START_RANDOM;
+        grp->clip = clip;
+        grp->pose_offset = SCENE_OFFSET_RANDOM;
+        grp->pose_loop = true;
+    }
+    return TOOL_OK;
+}

@@ -1,0 +1,64 @@
+#include "model3.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "diag.h"
+
+int model3_group(scene *s, const char *path, const char *name, bool *found, const char ***out_ids,
+                 uint32_t *out_count) {
+    *found = false;
+    *out_ids = NULL;
+    *out_count = 0;
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root) {
+        if (err.line < 0) return tool_error(TOOL_BAD_INPUT, "%s: %s", path, err.text);
+        return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    }
+    int st = TOOL_OK;
+    json_t *groups = json_object_get(root, "Groups");
+    if (!json_is_object(root)) {
+        st = tool_error(TOOL_BAD_INPUT, "%s: expected a JSON object (a .model3.json)", path);
+    } else if (groups && !json_is_array(groups)) {
+        st = tool_error(TOOL_BAD_INPUT, "%s: Groups: expected an array", path);
+    } else if (groups) {
+        size_t g;
+        json_t *group;
+        json_array_foreach(groups, g, group) {
+            json_t *gname = json_object_get(group, "Name"), *target = json_object_get(group, "Target");
+            if (!json_is_object(group) || !json_is_string(gname)) {
+                st = tool_error(TOOL_BAD_INPUT, "%s: Groups[%zu]: expected an object with a string Name", path, g);
+                break;
+            }
+            if (strcmp(json_string_value(gname), name) != 0) continue;
+            if (target && !(json_is_string(target) && strcmp(json_string_value(target), "Parameter") == 0)) continue;
+            json_t *ids = json_object_get(group, "Ids");
+            if (!json_is_array(ids)) {
+                st = tool_error(TOOL_BAD_INPUT, "%s: Groups[%zu].Ids: expected an array of parameter ids", path, g);
+                break;
+            }
+            size_t n = json_array_size(ids);
+            const char **out = scene_alloc(s, n, sizeof *out);
+            if (!out) {
+                st = TOOL_FAILED;
+                break;
+            }
+            for (size_t k = 0; k < n && st == TOOL_OK; k++) {
+                json_t *id = json_array_get(ids, k);
+                if (!json_is_string(id) || !json_string_value(id)[0])
+                    st = tool_error(TOOL_BAD_INPUT, "%s: Groups[%zu].Ids[%zu]: expected a non-empty string", path, g, k);
+                else if (!(out[k] = scene_strdup(s, json_string_value(id))))
+                    st = TOOL_FAILED;
+            }
+            if (st == TOOL_OK) {
+                *found = true;
+                *out_ids = out;
+                *out_count = (uint32_t)n;
+            }
+            break;
+        }
+    }
+    json_decref(root);
+    return st;
+}

@@ -1,0 +1,135 @@
+/* crowd pose CLIP: one instance (root identity) through a pose clip, one tick per row with dt
+ * the difference of t_s (computed in double, rounded to float32 once; 0 on the first row), and
+ * its 15 bone rotations (world, or local with --local) as a bones trace; frame k is the clip's
+ * k-th row, counted from 1; the instance column is 0. */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "clip.h"
+#include "commands.h"
+#include "diag.h"
+#include "trace.h"
+
+static const char pose_usage[] =
+    "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
+    "                  [--fallback root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
+    "                  [--local] [--bones FILE]\n"
+    "Solves one instance (root identity) through the pose clip CLIP (CSV, SPEC section 7), one tick\n"
+    "per row with dt the difference of t_s (0 on the first row), and writes its bone rotations\n"
+    "(world, or local with --local) as frame,instance,bone,qx,qy,qz,qw to FILE or standard output.\n"
+    "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
+
+static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
+                      const char **bones_path) {
+    static const char *const frames[] = {"mediapipe_world", "engine"};
+    static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
+    static const char *const fallbacks[] = {"root", "previous"};
+    static const char *const smoothings[] = {"off", "one_euro"};
+    tool_args a = {argc, argv, 1, "pose"};
+    for (; a.i < argc; a.i++) {
+        const char *v;
+        int m, k = 0, st = TOOL_OK;
+        if ((m = args_value(&a, "--frame", &v)) != 0) {
+            if (m < 0 || (st = parse_choice(&a, "--frame", v, frames, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
+            limbs->frame = (crowd_pose_frame)k;
+        } else if ((m = args_value(&a, "--axis-fix", &v)) != 0) {
+            if (m < 0 || (st = parse_choice(&a, "--axis-fix", v, fixes, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
+            limbs->axis_fix = (crowd_axis_fix)k;
+        } else if ((m = args_value(&a, "--fallback", &v)) != 0) {
+            if (m < 0 || (st = parse_choice(&a, "--fallback", v, fallbacks, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
+            limbs->fallback = (crowd_limb_fallback)k;
+        } else if ((m = args_value(&a, "--visibility-threshold", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--visibility-threshold", v, 0.0f, 1.0f, &limbs->visibility_threshold) != TOOL_OK)
+                return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--smoothing", &v)) != 0) {
+            if (m < 0 || (st = parse_choice(&a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
+            limbs->smoothing = k == 1;
+        } else if ((m = args_value(&a, "--bones", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *bones_path = v;
+        } else if ((m = args_flag(&a, "--local")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *local = true;
+        } else if (args_flag(&a, "--help") > 0 || args_flag(&a, "-h") > 0) {
+            fputs(pose_usage, stdout);
+            return -1;
+        } else if ((argv[a.i][0] == '-' && argv[a.i][1] != 0) || *clip_path) {
+            return args_unexpected(&a);
+        } else {
+            *clip_path = argv[a.i];
+        }
+    }
+    if (!*clip_path) {
+        fputs(pose_usage, stderr);
+        return tool_error(TOOL_BAD_INPUT, "pose: a pose clip is required");
+    }
+    return TOOL_OK;
+}
+
+/* Ticks through the clip and writes the trace. */
+static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, bool local, trace_file *out) {
+    crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
+    crowd_result res;
+    for (uint32_t k = 0; k < clip->row_count; k++) {
+        if (tool_interrupted) return tool_error(TOOL_FAILED, "interrupted");
+        double step = k ? clip->t_s[k] - clip->t_s[k - 1] : 0.0;
+        float dt = (float)step;
+        if (!(dt <= 1.0f))
+            return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
+                              clip->path, clip->line[k], step);
+        res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, &clip->landmarks[(size_t)k * CLIP_FLOATS]);
+        if (res != CROWD_OK) {
+            char what[512];
+            snprintf(what, sizeof what, "%s:%u: crowd_set (pose)", clip->path, clip->line[k]);
+            return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
+        }
+        if ((res = crowd_tick(engine, dt)) != CROWD_OK) return tool_engine_error(TOOL_FAILED, engine, res, "crowd_tick");
+        for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+            float q[4];
+            if ((res = crowd_get(engine, inst, field, b, q)) != CROWD_OK)
+                return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+            trace_bone(out, k + 1, 0, crowd_bone_name((crowd_bone)b), q);
+        }
+    }
+    return TOOL_OK;
+}
+
+int cmd_pose(int argc, char **argv) {
+    const char *clip_path = NULL, *bones_path = "-";
+    crowd_limbs_desc limbs = crowd_limbs_defaults();
+    bool local = false;
+    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path);
+    if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
+
+    pose_clip clip;
+    if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
+    crowd_engine *engine = NULL;
+    crowd_engine_desc desc = {0};
+    crowd_result res = crowd_engine_create(&desc, &engine);
+    if (res != CROWD_OK) {
+        clip_free(&clip);
+        return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
+    }
+    crowd_rig_desc rd = {.name = "pose", .limbs = &limbs};
+    crowd_rig rig;
+    crowd_instance inst;
+    crowd_add_desc add = {.count = 1};
+    if ((res = crowd_rig_create(engine, &rd, &rig)) != CROWD_OK) {
+        st = tool_engine_error(TOOL_BAD_INPUT, engine, res, "pose: the limbs settings");
+    } else {
+        add.rig = rig;
+        if ((res = crowd_instances_add(engine, &add, &inst)) != CROWD_OK)
+            st = tool_engine_error(TOOL_FAILED, engine, res, "crowd_instances_add");
+    }
+    trace_file out = {0};
+    if (st == TOOL_OK) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
+    if (st == TOOL_OK) {
+        st = solve(engine, inst, &clip, local, &out);
+    }
+    if (st == TOOL_OK) st = trace_finish(&out);
+    trace_abort(&out);
+    crowd_engine_destroy(engine);
+    clip_free(&clip);
+    return st;
+}

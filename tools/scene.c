@@ -1,0 +1,85 @@
+#include "scene.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+void scene_init(scene *s, const char *path) {
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->seed = 0;
+    s->dt = 0.0166666675f;
+    s->frames = 600;
+}
+
+void scene_free(scene *s) {
+    if (!s) return;
+    for (size_t k = 0; k < s->clip_count; k++) clip_free(s->clips[k]);
+    for (size_t k = 0; k < s->owned_count; k++) free(s->owned[k]);
+    free(s->owned);
+    memset(s, 0, sizeof *s);
+}
+
+static void *own(scene *s, void *p) {
+    if (!p) return NULL;
+    if (s->owned_count == s->owned_capacity) {
+        size_t cap = s->owned_capacity ? s->owned_capacity * 2 : 64;
+        void **owned = tool_realloc(s->owned, cap, sizeof *owned);
+        if (!owned) {
+            free(p);
+            return NULL;
+        }
+        s->owned = owned;
+        s->owned_capacity = cap;
+    }
+    s->owned[s->owned_count++] = p;
+    return p;
+}
+
+void *scene_alloc(scene *s, size_t count, size_t size) { return own(s, tool_calloc(count, size)); }
+
+char *scene_strdup(scene *s, const char *str) { return own(s, tool_strdup(str)); }
+
+const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip) {
+    pose_clip **clips = scene_alloc(s, s->clip_count + 1, sizeof *clips);
+    pose_clip *copy = scene_alloc(s, 1, sizeof *copy);
+    if (!clips || !copy) {
+        clip_free(clip);
+        return NULL;
+    }
+    if (s->clip_count) memcpy(clips, s->clips, s->clip_count * sizeof *clips);
+    *copy = *clip;
+    memset(clip, 0, sizeof *clip);
+    clips[s->clip_count++] = copy;
+    s->clips = clips; /* the old array stays owned until scene_free: small, few clips */
+    return copy;
+}
+
+int scene_rig_index(const scene *s, const char *name) {
+    for (uint32_t r = 0; r < s->rig_count; r++)
+        if (strcmp(s->rigs[r].name, name) == 0) return (int)r;
+    return -1;
+}
+
+int scene_parameter_index(const scene_rig *rig, const char *id) {
+    for (uint32_t p = 0; p < rig->parameter_count; p++)
+        if (strcmp(rig->parameters[p].id, id) == 0) return (int)p;
+    return -1;
+}
+
+void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool limbs) {
+    r->look.parameters = r->look_parameters;
+    r->harmonic.parameters = r->harmonic_parameters;
+    r->harmonic.channel_timescales = r->channel_timescales;
+    r->blink.parameters = r->blink_parameters;
+    r->rig_desc = (crowd_rig_desc){
+        .name = r->name,
+        .parameters = r->parameters,
+        .parameter_count = r->parameter_count,
+        .look = look ? &r->look : NULL,
+        .harmonic = harmonic ? &r->harmonic : NULL,
+        .blink = blink ? &r->blink : NULL,
+        .limbs = limbs ? &r->limbs : NULL,
+    };
+}

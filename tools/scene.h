@@ -1,0 +1,92 @@
+/* A scene in memory: rigs (engine descs ready to pass to crowd_rig_create) and groups of
+ * instances with their look keys, phases, blink starts and pose clips. Filled by the JSON
+ * reader (scene_load) or in code (default_crowd_scene). SPEC §7 gives the file format. */
+#ifndef CROWD_TOOLS_SCENE_H
+#define CROWD_TOOLS_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clip.h"
+#include "crowd.h"
+
+typedef struct scene_rig {
+    const char *name;
+    const crowd_parameter_desc *parameters; /* ids owned by the scene (or static) */
+    uint32_t parameter_count;
+    /* A controller is present when its pointer in rig_desc is set. */
+    crowd_look_desc look;
+    const crowd_look_parameter_desc *look_parameters;
+    crowd_harmonic_desc harmonic;
+    const crowd_harmonic_parameter_desc *harmonic_parameters;
+    float channel_timescales[CROWD_MAX_CHANNELS];
+    crowd_blink_desc blink;
+    const char *const *blink_parameters;
+    crowd_limbs_desc limbs;
+    const char *model3; /* the resolved path of the .model3.json, or NULL */
+    crowd_rig_desc rig_desc; /* points at the fields above */
+} scene_rig;
+
+/* A look key: from time t (seconds) on, the target is `target` (active) or none. */
+typedef struct scene_key {
+    float t;
+    bool active;
+    float target[3];
+} scene_key;
+
+typedef enum scene_pose_offset { SCENE_OFFSET_ZERO = 0, SCENE_OFFSET_RANDOM } scene_pose_offset;
+
+typedef struct scene_group {
+    uint32_t rig; /* index into scene.rigs */
+    uint32_t count;
+    float center[3];
+    float jitter;
+    const scene_key *keys;
+    uint32_t key_count;
+    crowd_harmonic_phase harmonic_phase;
+    crowd_blink_start blink_start;
+    const pose_clip *clip; /* NULL: no pose (owned by the scene) */
+    scene_pose_offset pose_offset;
+    bool pose_loop;
+} scene_group;
+
+typedef struct scene {
+    const char *path; /* the file, or a name for a built-in scene */
+    uint64_t seed;
+    float dt;
+    uint32_t frames;
+    scene_rig *rigs;
+    uint32_t rig_count;
+    scene_group *groups;
+    uint32_t group_count;
+    /* everything the scene owns: strings, arrays, clips */
+    void **owned;
+    size_t owned_count, owned_capacity;
+    pose_clip **clips;
+    size_t clip_count;
+} scene;
+
+/* Defaults of SPEC §7 (seed 0, dt 0.0166666675, frames 600, nothing else). */
+void scene_init(scene *s, const char *path);
+void scene_free(scene *s);
+/* Memory owned by the scene (freed by scene_free): zeroed, or a copy of a string. NULL and a
+ * printed message when out of memory. */
+void *scene_alloc(scene *s, size_t count, size_t size);
+char *scene_strdup(scene *s, const char *str);
+/* Takes a loaded clip into the scene's ownership (the struct is copied; *clip is emptied). */
+const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip);
+
+/* The rig called name, or -1. */
+int scene_rig_index(const scene *s, const char *name);
+/* The index of a parameter id in the rig, or -1. */
+int scene_parameter_index(const scene_rig *rig, const char *id);
+/* Fills rig_desc from the fields (call after changing which controllers are present). */
+void scene_rig_link(scene_rig *rig, bool look, bool harmonic, bool blink, bool limbs);
+
+/* Reads a scene file (JSON, SPEC §7). TOOL_OK, or TOOL_BAD_INPUT with a message naming the
+ * file, and the field path or line and column; TOOL_FAILED on other failures. */
+int scene_load(const char *path, scene *s);
+int scene_parse(const char *path, const char *text, size_t size, scene *s);
+
+#endif

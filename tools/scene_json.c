@@ -1,0 +1,778 @@
+/* The scene reader: JSON (SPEC §7) into a scene. Every field has its default; an unknown field
+ * is an error naming its path (rigs[0].look.dampng); numbers are read as double, rounded to
+ * float32 once and range-checked; syntax errors give jansson's line and column. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "model3.h"
+#include "scene.h"
+
+#define MAX_COUNT (1u << 30)   /* instances per group: the engine's row limit */
+#define MAX_FRAMES 2147483647u
+
+typedef struct jctx {
+    const char *file;
+    char dir[4096]; /* the scene's folder ("" for the current one), ending in '/' */
+    scene *s;
+    char path[1024];
+    size_t len;
+} jctx;
+
+/* ---- the field path: "rigs[0].look.damping" ---- */
+static size_t push_key(jctx *c, const char *key) {
+    size_t old = c->len;
+    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "%s%s", c->len ? "." : "", key);
+    if (n > 0) c->len = strlen(c->path);
+    return old;
+}
+
+static size_t push_index(jctx *c, size_t index) {
+    size_t old = c->len;
+    int n = snprintf(c->path + c->len, sizeof c->path - c->len, "[%zu]", index);
+    if (n > 0) c->len = strlen(c->path);
+    return old;
+}
+
+static void pop(jctx *c, size_t old) {
+    c->len = old;
+    c->path[old] = 0;
+}
+
+/* "crowd: FILE: PATH: message" */
+static int fail(jctx *c, const char *fmt, ...) TOOL_PRINTF(2, 3);
+static int fail(jctx *c, const char *fmt, ...) {
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->len) return tool_error(TOOL_BAD_INPUT, "%s: %s: %s", c->file, c->path, msg);
+    return tool_error(TOOL_BAD_INPUT, "%s: %s", c->file, msg);
+}
+
+static const char *type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: case JSON_REAL: return "a number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* ---- unknown fields ---- */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b), row[64];
+    if (la >= 63 || lb >= 63) return 99;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* obj must be an object holding only the listed keys (a NULL-terminated list). */
+static int check_object(jctx *c, const json_t *obj, const char *const *keys) {
+    if (!json_is_object(obj)) return fail(c, "expected an object, got %s", type_name(obj));
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        const char *best = NULL;
+        size_t best_d = 3;
+        bool known = false;
+        for (const char *const *k = keys; *k; k++) {
+            if (strcmp(*k, key) == 0) known = true;
+            size_t d = edit_distance(*k, key);
+            if (d < best_d) best_d = d, best = *k;
+        }
+        if (known) continue;
+        size_t old = push_key(c, key);
+        int st = best ? fail(c, "unknown field (did you mean '%s'?)", best) : fail(c, "unknown field");
+        pop(c, old);
+        return st;
+    }
+    return TOOL_OK;
+}
+
+/* ---- typed getters: each leaves *out alone when the key is absent ---- */
+static int as_float(jctx *c, const json_t *v, float *out) {
+    if (!json_is_number(v)) return fail(c, "expected a number, got %s", type_name(v));
+    double d = json_number_value(v);
+    float f = (float)d;
+    if (!isfinite(f)) return fail(c, "%g is outside the float32 range", d);
+    *out = f;
+    return TOOL_OK;
+}
+
+/* lo/hi bounds; lo_open: the bound itself is excluded */
+static int get_float(jctx *c, const json_t *obj, const char *key, float lo, bool lo_open, float hi, float *out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    float f = 0;
+    int st = as_float(c, v, &f);
+    if (st == TOOL_OK && (lo_open ? !(f > lo) : !(f >= lo)))
+        st = fail(c, "%.9g is out of range: must be %s %.9g", (double)f, lo_open ? ">" : ">=", (double)lo);
+    else if (st == TOOL_OK && !(f <= hi))
+        st = fail(c, "%.9g is out of range: must be <= %.9g", (double)f, (double)hi);
+    if (st == TOOL_OK) *out = f;
+    pop(c, old);
+    return st;
+}
+
+static int as_integer(jctx *c, const json_t *v, double lo, double hi, double *out) {
+    if (!json_is_number(v)) return fail(c, "expected an integer, got %s", type_name(v));
+    double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
+    if (d != floor(d)) return fail(c, "%.17g is not an integer", d);
+    if (d < lo || d > hi) return fail(c, "%.17g is out of range [%.17g, %.17g]", d, lo, hi);
+    *out = d;
+    return TOOL_OK;
+}
+
+static int get_u32(jctx *c, const json_t *obj, const char *key, uint32_t lo, uint32_t hi, uint32_t *out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    double d;
+    int st = as_integer(c, v, lo, hi, &d);
+    if (st == TOOL_OK) *out = (uint32_t)d;
+    pop(c, old);
+    return st;
+}
+
+static int get_bool(jctx *c, const json_t *obj, const char *key, bool *out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    if (!json_is_boolean(v)) {
+        size_t old = push_key(c, key);
+        int st = fail(c, "expected true or false, got %s", type_name(v));
+        pop(c, old);
+        return st;
+    }
+    *out = json_is_true(v);
+    return TOOL_OK;
+}
+
+/* A non-empty string; *out points into the JSON (copy it to keep it). */
+static int get_string(jctx *c, const json_t *obj, const char *key, const char **out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    int st = TOOL_OK;
+    if (!json_is_string(v)) st = fail(c, "expected a string, got %s", type_name(v));
+    else if (!json_string_value(v)[0]) st = fail(c, "is empty");
+    else *out = json_string_value(v);
+    pop(c, old);
+    return st;
+}
+
+static int get_required_string(jctx *c, const json_t *obj, const char *key, const char **out) {
+    *out = NULL;
+    int st = get_string(c, obj, key, out);
+    if (st == TOOL_OK && !*out) {
+        size_t old = push_key(c, key);
+        st = fail(c, "is required");
+        pop(c, old);
+    }
+    return st;
+}
+
+static int get_enum(jctx *c, const json_t *obj, const char *key, const char *const *names, int count, int *out) {
+    const char *str = NULL;
+    int st = get_string(c, obj, key, &str);
+    if (st != TOOL_OK || !str) return st;
+    for (int k = 0; k < count; k++)
+        if (strcmp(str, names[k]) == 0) {
+            *out = k;
+            return TOOL_OK;
+        }
+    char want[256] = "";
+    for (int k = 0; k < count; k++) {
+        strncat(want, "\"", sizeof want - strlen(want) - 1);
+        strncat(want, names[k], sizeof want - strlen(want) - 1);
+        strncat(want, k + 1 < count ? "\", " : "\"", sizeof want - strlen(want) - 1);
+    }
+    size_t old = push_key(c, key);
+    st = fail(c, "\"%s\" is not one of %s", str, want);
+    pop(c, old);
+    return st;
+}
+
+static int get_vec3(jctx *c, const json_t *obj, const char *key, float out[3]) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    int st = TOOL_OK;
+    if (!json_is_array(v) || json_array_size(v) != 3) {
+        st = fail(c, "expected an array of 3 numbers [x, y, z]");
+    } else {
+        float tmp[3];
+        for (size_t k = 0; k < 3 && st == TOOL_OK; k++) {
+            size_t o = push_index(c, k);
+            st = as_float(c, json_array_get(v, k), &tmp[k]);
+            pop(c, o);
+        }
+        if (st == TOOL_OK) memcpy(out, tmp, sizeof tmp);
+    }
+    pop(c, old);
+    return st;
+}
+
+/* An array field: *out is NULL when absent; an error when not an array. */
+static int get_array(jctx *c, const json_t *obj, const char *key, const json_t **out) {
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) return TOOL_OK;
+    if (!json_is_array(v)) {
+        size_t old = push_key(c, key);
+        int st = fail(c, "expected an array, got %s", type_name(v));
+        pop(c, old);
+        return st;
+    }
+    *out = v;
+    return TOOL_OK;
+}
+
+/* An object field: *out is NULL when absent or null. */
+static int get_object(jctx *c, const json_t *obj, const char *key, const json_t **out) {
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v || json_is_null(v)) return TOOL_OK;
+    if (!json_is_object(v)) {
+        size_t old = push_key(c, key);
+        int st = fail(c, "expected an object, got %s", type_name(v));
+        pop(c, old);
+        return st;
+    }
+    *out = v;
+    return TOOL_OK;
+}
+
+/* A path in the scene relative to the scene's folder. */
+static char *resolve(jctx *c, const char *path) {
+    if (path[0] == '/' || !c->dir[0]) return scene_strdup(c->s, path);
+    size_t n = strlen(c->dir) + strlen(path) + 1;
+    char *full = scene_alloc(c->s, n, 1);
+    if (full) snprintf(full, n, "%s%s", c->dir, path);
+    return full;
+}
+
+#define TRY(expr) do { int st_ = (expr); if (st_ != TOOL_OK) return st_; } while (0)
+
+static const char *const blend_names[] = {"override", "additive", "multiply"};
+
+static int get_blend(jctx *c, const json_t *obj, crowd_blend *out) {
+    int k = -1;
+    TRY(get_enum(c, obj, "blend", blend_names, 3, &k));
+    if (k >= 0) *out = (crowd_blend)(CROWD_BLEND_OVERRIDE + k);
+    return TOOL_OK;
+}
+
+/* A parameter id used by a controller: must name one of the rig's parameters. */
+static int check_param_id(jctx *c, const scene_rig *rig, const char *id) {
+    if (scene_parameter_index(rig, id) >= 0) return TOOL_OK;
+    return fail(c, "\"%s\" is not a parameter of rig \"%s\"", id, rig->name);
+}
+
+/* ---- rigs ---- */
+static int read_parameters(jctx *c, const json_t *jrig, scene_rig *rig) {
+    static const char *const keys[] = {"id", "min", "max", "default", "repeat", NULL};
+    const json_t *arr;
+    TRY(get_array(c, jrig, "parameters", &arr));
+    if (!arr) return TOOL_OK;
+    size_t n = json_array_size(arr), o0 = push_key(c, "parameters");
+    if (n > 65536) return fail(c, "has %zu entries; at most 65536", n);
+    crowd_parameter_desc *params = scene_alloc(c->s, n, sizeof *params);
+    if (!params) return TOOL_FAILED;
+    rig->parameters = params;
+    for (size_t p = 0; p < n; p++) {
+        const json_t *jp = json_array_get(arr, p);
+        size_t o1 = push_index(c, p);
+        crowd_parameter_desc *d = &params[p];
+        *d = (crowd_parameter_desc){.min = -30, .max = 30, .default_value = 0, .repeat = false};
+        const char *id;
+        TRY(check_object(c, jp, keys));
+        TRY(get_required_string(c, jp, "id", &id));
+        for (size_t q = 0; q < p; q++)
+            if (strcmp(rig->parameters[q].id, id) == 0) {
+                size_t o2 = push_key(c, "id");
+                int st = fail(c, "\"%s\" repeats parameters[%zu].id (ids are unique in a rig)", id, q);
+                pop(c, o2);
+                return st;
+            }
+        if (!(d->id = scene_strdup(c->s, id))) return TOOL_FAILED;
+        TRY(get_float(c, jp, "min", -INFINITY, false, INFINITY, &d->min));
+        TRY(get_float(c, jp, "max", -INFINITY, false, INFINITY, &d->max));
+        TRY(get_float(c, jp, "default", -INFINITY, false, INFINITY, &d->default_value));
+        TRY(get_bool(c, jp, "repeat", &d->repeat));
+        if (d->min > d->max) return fail(c, "min (%.9g) > max (%.9g)", (double)d->min, (double)d->max);
+        if (d->repeat && !(d->max > d->min))
+            return fail(c, "repeat needs max > min (min %.9g, max %.9g)", (double)d->min, (double)d->max);
+        if (!isfinite(d->max - d->min)) return fail(c, "max - min overflows float32");
+        pop(c, o1);
+        rig->parameter_count = (uint32_t)(p + 1);
+    }
+    pop(c, o0);
+    return TOOL_OK;
+}
+
+static int read_look(jctx *c, const json_t *jl, scene_rig *rig) {
+    static const char *const keys[] = {"damping", "max_speed", "blend", "parameters", NULL};
+    static const char *const pkeys[] = {"id", "axis", "factor", NULL};
+    static const char *const axes[] = {"x", "y", "z"};
+    TRY(check_object(c, jl, keys));
+    rig->look = crowd_look_defaults();
+    TRY(get_float(c, jl, "damping", 0, false, INFINITY, &rig->look.damping));
+    const json_t *ms = json_object_get(jl, "max_speed");
+    if (ms && !json_is_null(ms)) TRY(get_float(c, jl, "max_speed", 0, true, INFINITY, &rig->look.max_speed));
+    TRY(get_blend(c, jl, &rig->look.blend));
+    const json_t *arr;
+    TRY(get_array(c, jl, "parameters", &arr));
+    size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    crowd_look_parameter_desc *lps = scene_alloc(c->s, n, sizeof *lps);
+    if (!lps) return TOOL_FAILED;
+    rig->look_parameters = lps;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *jp = json_array_get(arr, k);
+        size_t o1 = push_index(c, k);
+        crowd_look_parameter_desc *d = &lps[k];
+        *d = (crowd_look_parameter_desc){.axis = CROWD_AXIS_X, .factor = 30};
+        const char *id;
+        int axis = -1;
+        TRY(check_object(c, jp, pkeys));
+        TRY(get_required_string(c, jp, "id", &id));
+        size_t o2 = push_key(c, "id");
+        TRY(check_param_id(c, rig, id));
+        pop(c, o2);
+        if (!(d->id = scene_strdup(c->s, id))) return TOOL_FAILED;
+        TRY(get_enum(c, jp, "axis", axes, 3, &axis));
+        if (axis >= 0) d->axis = (crowd_axis)axis;
+        TRY(get_float(c, jp, "factor", -INFINITY, false, INFINITY, &d->factor));
+        pop(c, o1);
+    }
+    pop(c, o0);
+    rig->look.parameter_count = (uint32_t)n;
+    return TOOL_OK;
+}
+
+static int read_harmonic(jctx *c, const json_t *jh, scene_rig *rig) {
+    static const char *const keys[] = {"blend", "channel_timescales", "parameters", NULL};
+    static const char *const pkeys[] = {"id", "channel", "direction", "origin", "range", "duration", NULL};
+    static const char *const directions[] = {"centric", "left", "right"}; /* crowd_direction order */
+    TRY(check_object(c, jh, keys));
+    rig->harmonic = crowd_harmonic_defaults();
+    if (rig->harmonic.blend == CROWD_BLEND_DEFAULT) rig->harmonic.blend = CROWD_BLEND_ADDITIVE;
+    TRY(get_blend(c, jh, &rig->harmonic.blend));
+    const json_t *ts;
+    TRY(get_array(c, jh, "channel_timescales", &ts));
+    rig->channel_timescales[0] = 1.0f;
+    rig->harmonic.channel_count = 1;
+    if (ts) {
+        size_t n = json_array_size(ts), o0 = push_key(c, "channel_timescales");
+        if (n < 1 || n > CROWD_MAX_CHANNELS) return fail(c, "has %zu entries; must have 1 to %d", n, CROWD_MAX_CHANNELS);
+        for (size_t k = 0; k < n; k++) {
+            size_t o1 = push_index(c, k);
+            float f = 0;
+            TRY(as_float(c, json_array_get(ts, k), &f));
+            if (!(f >= 0)) return fail(c, "%.9g is out of range: must be >= 0", (double)f);
+            rig->channel_timescales[k] = f;
+            pop(c, o1);
+        }
+        rig->harmonic.channel_count = (uint32_t)n;
+        pop(c, o0);
+    }
+    const json_t *arr;
+    TRY(get_array(c, jh, "parameters", &arr));
+    size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    crowd_harmonic_parameter_desc *hps = scene_alloc(c->s, n, sizeof *hps);
+    if (!hps) return TOOL_FAILED;
+    rig->harmonic_parameters = hps;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *jp = json_array_get(arr, k);
+        size_t o1 = push_index(c, k);
+        const char *id;
+        int dir = -1;
+        TRY(check_object(c, jp, pkeys));
+        TRY(get_required_string(c, jp, "id", &id));
+        size_t o2 = push_key(c, "id");
+        TRY(check_param_id(c, rig, id));
+        pop(c, o2);
+        const char *own = scene_strdup(c->s, id);
+        if (!own) return TOOL_FAILED;
+        crowd_harmonic_parameter_desc *d = &hps[k];
+        *d = crowd_harmonic_parameter_defaults(own);
+        uint32_t channels = rig->harmonic.channel_count;
+        const json_t *jc = json_object_get(jp, "channel");
+        if (jc) {
+            size_t o3 = push_key(c, "channel");
+            double ch;
+            TRY(as_integer(c, jc, 0, 4294967295.0, &ch));
+            if (ch >= channels)
+                return fail(c, "%.0f is out of range: the rig has %u channel%s (channel_timescales)", ch, channels,
+                            channels == 1 ? "" : "s");
+            d->channel = (uint32_t)ch;
+            pop(c, o3);
+        }
+        TRY(get_enum(c, jp, "direction", directions, 3, &dir));
+        if (dir >= 0) d->direction = (crowd_direction)dir;
+        TRY(get_float(c, jp, "origin", -INFINITY, false, INFINITY, &d->origin));
+        TRY(get_float(c, jp, "range", 0, false, INFINITY, &d->range));
+        TRY(get_float(c, jp, "duration", 0, true, INFINITY, &d->duration));
+        pop(c, o1);
+    }
+    pop(c, o0);
+    rig->harmonic.parameter_count = (uint32_t)n;
+    return TOOL_OK;
+}
+
+/* The EyeBlink group of a rig's model3 file. */
+typedef struct model3_blink {
+    bool found;
+    const char **ids;
+    uint32_t count;
+} model3_blink;
+
+static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_blink *m3) {
+    static const char *const keys[] = {"model", "blend", "parameters", "mean", "max_deviation", "timescale", NULL};
+    static const char *const models[] = {"sine", "timed"}; /* crowd_blink_model order */
+    TRY(check_object(c, jb, keys));
+    rig->blink = crowd_blink_defaults();
+    int model = -1;
+    TRY(get_enum(c, jb, "model", models, 2, &model));
+    if (model >= 0) rig->blink.model = (crowd_blink_model)model;
+    TRY(get_blend(c, jb, &rig->blink.blend));
+    TRY(get_float(c, jb, "mean", 0, false, INFINITY, &rig->blink.mean));
+    TRY(get_float(c, jb, "max_deviation", 0, false, INFINITY, &rig->blink.max_deviation));
+    TRY(get_float(c, jb, "timescale", 0, true, INFINITY, &rig->blink.timescale));
+    const json_t *arr;
+    TRY(get_array(c, jb, "parameters", &arr));
+    if (arr && rig->model3) {
+        size_t o = push_key(c, "parameters");
+        int st = fail(c, "give blink parameters either here or through the rig's model3, not both");
+        pop(c, o);
+        return st;
+    }
+    if (rig->model3) {
+        if (!m3->found) return fail(c, "blink is asked for but %s has no EyeBlink group", rig->model3);
+        for (uint32_t k = 0; k < m3->count; k++)
+            if (scene_parameter_index(rig, m3->ids[k]) < 0)
+                return fail(c, "%s: EyeBlink id \"%s\" is not a parameter of rig \"%s\"", rig->model3, m3->ids[k],
+                            rig->name);
+        rig->blink_parameters = m3->ids;
+        rig->blink.parameter_count = m3->count;
+        return TOOL_OK;
+    }
+    size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    const char **bps = scene_alloc(c->s, n, sizeof *bps);
+    if (!bps) return TOOL_FAILED;
+    rig->blink_parameters = bps;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *jp = json_array_get(arr, k);
+        size_t o1 = push_index(c, k);
+        if (!json_is_string(jp)) return fail(c, "expected a parameter id (a string), got %s", type_name(jp));
+        TRY(check_param_id(c, rig, json_string_value(jp)));
+        if (!(bps[k] = scene_strdup(c->s, json_string_value(jp)))) return TOOL_FAILED;
+        pop(c, o1);
+    }
+    pop(c, o0);
+    rig->blink.parameter_count = (uint32_t)n;
+    return TOOL_OK;
+}
+
+static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
+    static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", NULL};
+    static const char *const frames[] = {"mediapipe_world", "engine"};   /* crowd_pose_frame order */
+    static const char *const fixes[] = {"y_along_bone", "z_along_bone"}; /* crowd_axis_fix order */
+    static const char *const fallbacks[] = {"root", "previous"};         /* crowd_limb_fallback order */
+    static const char *const smoothings[] = {"off", "one_euro"};
+    TRY(check_object(c, jl, keys));
+    rig->limbs = crowd_limbs_defaults();
+    int k = -1;
+    TRY(get_enum(c, jl, "frame", frames, 2, &k));
+    if (k >= 0) rig->limbs.frame = (crowd_pose_frame)k;
+    k = -1;
+    TRY(get_enum(c, jl, "axis_fix", fixes, 2, &k));
+    if (k >= 0) rig->limbs.axis_fix = (crowd_axis_fix)k;
+    k = -1;
+    TRY(get_enum(c, jl, "fallback", fallbacks, 2, &k));
+    if (k >= 0) rig->limbs.fallback = (crowd_limb_fallback)k;
+    TRY(get_float(c, jl, "visibility_threshold", 0, false, 1, &rig->limbs.visibility_threshold));
+    k = -1;
+    TRY(get_enum(c, jl, "smoothing", smoothings, 2, &k));
+    if (k >= 0) rig->limbs.smoothing = k == 1;
+    return TOOL_OK;
+}
+
+static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
+    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "model3", NULL};
+    TRY(check_object(c, jr, keys));
+    const char *name = "hiyori", *model3 = NULL;
+    TRY(get_string(c, jr, "name", &name));
+    if (!(rig->name = scene_strdup(c->s, name))) return TOOL_FAILED;
+    TRY(get_string(c, jr, "model3", &model3));
+    model3_blink m3 = {0};
+    if (model3) {
+        if (!(rig->model3 = resolve(c, model3))) return TOOL_FAILED;
+        size_t o = push_key(c, "model3");
+        int st = model3_group(c->s, rig->model3, "EyeBlink", &m3.found, &m3.ids, &m3.count);
+        if (st != TOOL_OK) {
+            if (st == TOOL_BAD_INPUT) fail(c, "\"%s\" is not a usable .model3.json", model3);
+            return st;
+        }
+        pop(c, o);
+    }
+    TRY(read_parameters(c, jr, rig));
+    const json_t *look, *harmonic, *blink, *limbs;
+    TRY(get_object(c, jr, "look", &look));
+    TRY(get_object(c, jr, "harmonic", &harmonic));
+    TRY(get_object(c, jr, "blink", &blink));
+    TRY(get_object(c, jr, "limbs", &limbs));
+    size_t o;
+    if (look) {
+        o = push_key(c, "look");
+        TRY(read_look(c, look, rig));
+        pop(c, o);
+    }
+    if (harmonic) {
+        o = push_key(c, "harmonic");
+        TRY(read_harmonic(c, harmonic, rig));
+        pop(c, o);
+    }
+    if (blink) {
+        o = push_key(c, "blink");
+        TRY(read_blink(c, blink, rig, &m3));
+        pop(c, o);
+    }
+    if (limbs) {
+        o = push_key(c, "limbs");
+        TRY(read_limbs(c, limbs, rig));
+        pop(c, o);
+    }
+    scene_rig_link(rig, look != NULL, harmonic != NULL, blink != NULL, limbs != NULL);
+    return TOOL_OK;
+}
+
+/* ---- groups ---- */
+static int read_group_look(jctx *c, const json_t *jl, scene_group *g) {
+    static const char *const keys[] = {"center", "jitter", "keys", NULL};
+    static const char *const kkeys[] = {"t", "target", "active", NULL};
+    TRY(check_object(c, jl, keys));
+    TRY(get_vec3(c, jl, "center", g->center));
+    TRY(get_float(c, jl, "jitter", 0, false, INFINITY, &g->jitter));
+    const json_t *arr;
+    TRY(get_array(c, jl, "keys", &arr));
+    size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "keys");
+    scene_key *list = scene_alloc(c->s, n, sizeof *list);
+    if (!list) return TOOL_FAILED;
+    g->keys = list;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *jk = json_array_get(arr, k);
+        size_t o1 = push_index(c, k);
+        scene_key *key = &list[k];
+        TRY(check_object(c, jk, kkeys));
+        key->t = 0;
+        TRY(get_float(c, jk, "t", 0, false, INFINITY, &key->t));
+        if (k > 0 && key->t < list[k - 1].t) {
+            size_t o2 = push_key(c, "t");
+            int st = fail(c, "%.9g is before keys[%zu].t (%.9g): keys are in time order", (double)key->t, k - 1,
+                          (double)list[k - 1].t);
+            pop(c, o2);
+            return st;
+        }
+        bool has_target = json_object_get(jk, "target") != NULL, active = has_target;
+        TRY(get_bool(c, jk, "active", &active));
+        if (active && !has_target) return fail(c, "an active key needs a target [x, y, z]");
+        if (!active && has_target) return fail(c, "a key with \"active\": false takes no target");
+        key->active = active;
+        TRY(get_vec3(c, jk, "target", key->target));
+        pop(c, o1);
+    }
+    pop(c, o0);
+    g->key_count = (uint32_t)n;
+    return TOOL_OK;
+}
+
+static int read_pose(jctx *c, const json_t *jp, scene_group *g) {
+    static const char *const keys[] = {"clip", "offset", "loop", NULL};
+    static const char *const offsets[] = {"zero", "random"};
+    TRY(check_object(c, jp, keys));
+    const char *clip_name;
+    TRY(get_required_string(c, jp, "clip", &clip_name));
+    int k = -1;
+    TRY(get_enum(c, jp, "offset", offsets, 2, &k));
+    g->pose_offset = k == 1 ? SCENE_OFFSET_RANDOM : SCENE_OFFSET_ZERO;
+    g->pose_loop = true;
+    TRY(get_bool(c, jp, "loop", &g->pose_loop));
+    char *path = resolve(c, clip_name);
+    if (!path) return TOOL_FAILED;
+    for (size_t q = 0; q < c->s->clip_count; q++)
+        if (strcmp(c->s->clips[q]->path, path) == 0) { /* already loaded by another group */
+            g->clip = c->s->clips[q];
+            return TOOL_OK;
+        }
+    pose_clip clip;
+    int st = clip_load(path, &clip);
+    if (st != TOOL_OK) {
+        size_t o = push_key(c, "clip");
+        fail(c, "\"%s\" is not a usable pose clip", clip_name);
+        pop(c, o);
+        return st;
+    }
+    if (!(g->clip = scene_adopt_clip(c->s, &clip))) return TOOL_FAILED;
+    return TOOL_OK;
+}
+
+static int read_group(jctx *c, const json_t *jg, scene_group *g) {
+    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", NULL};
+    static const char *const phases[] = {"zero", "random"};      /* crowd_harmonic_phase order */
+    static const char *const starts[] = {"random", "cubism"};    /* crowd_blink_start order */
+    TRY(check_object(c, jg, keys));
+    const char *rig_name = "hiyori";
+    TRY(get_string(c, jg, "rig", &rig_name));
+    int r = scene_rig_index(c->s, rig_name);
+    if (r < 0) {
+        size_t o = push_key(c, "rig");
+        int st = fail(c, "no rig is called \"%s\"", rig_name);
+        pop(c, o);
+        return st;
+    }
+    g->rig = (uint32_t)r;
+    const scene_rig *rig = &c->s->rigs[r];
+    g->count = 1;
+    TRY(get_u32(c, jg, "count", 0, MAX_COUNT, &g->count));
+    int k = -1;
+    TRY(get_enum(c, jg, "harmonic_phase", phases, 2, &k));
+    g->harmonic_phase = k >= 0 ? (crowd_harmonic_phase)k : CROWD_HARMONIC_PHASE_ZERO;
+    k = -1;
+    TRY(get_enum(c, jg, "blink_start", starts, 2, &k));
+    g->blink_start = k >= 0 ? (crowd_blink_start)k : CROWD_BLINK_START_RANDOM;
+    const json_t *look, *pose;
+    TRY(get_object(c, jg, "look", &look));
+    TRY(get_object(c, jg, "pose", &pose));
+    size_t o;
+    if (look) {
+        o = push_key(c, "look");
+        if (!rig->rig_desc.look) return fail(c, "rig \"%s\" has no look controller", rig->name);
+        TRY(read_group_look(c, look, g));
+        pop(c, o);
+    }
+    if (pose) {
+        o = push_key(c, "pose");
+        if (!rig->rig_desc.limbs) return fail(c, "rig \"%s\" has no limbs", rig->name);
+        TRY(read_pose(c, pose, g));
+        pop(c, o);
+    }
+    return TOOL_OK;
+}
+
+/* ---- the document ---- */
+static int read_scene(jctx *c, const json_t *root) {
+    static const char *const keys[] = {"seed", "dt", "frames", "rigs", "groups", NULL};
+    scene *s = c->s;
+    TRY(check_object(c, root, keys));
+    const json_t *seed = json_object_get(root, "seed");
+    if (seed) {
+        size_t o = push_key(c, "seed");
+        if (!json_is_integer(seed) || json_integer_value(seed) < 0)
+            return fail(c, "expected a non-negative integer");
+        s->seed = (uint64_t)json_integer_value(seed);
+        pop(c, o);
+    }
+    TRY(get_float(c, root, "dt", 0, false, 1, &s->dt));
+    TRY(get_u32(c, root, "frames", 0, MAX_FRAMES, &s->frames));
+    const json_t *rigs, *groups;
+    TRY(get_array(c, root, "rigs", &rigs));
+    TRY(get_array(c, root, "groups", &groups));
+    size_t nr = rigs ? json_array_size(rigs) : 0, ng = groups ? json_array_size(groups) : 0;
+    s->rigs = scene_alloc(s, nr, sizeof *s->rigs);
+    s->groups = scene_alloc(s, ng, sizeof *s->groups);
+    if (!s->rigs || !s->groups) return TOOL_FAILED;
+    size_t o0 = push_key(c, "rigs");
+    for (size_t r = 0; r < nr; r++) {
+        size_t o1 = push_index(c, r);
+        TRY(read_rig(c, json_array_get(rigs, r), &s->rigs[r]));
+        for (size_t q = 0; q < r; q++)
+            if (strcmp(s->rigs[q].name, s->rigs[r].name) == 0) {
+                size_t o2 = push_key(c, "name");
+                int st = fail(c, "\"%s\" repeats rigs[%zu].name (rig names are unique)", s->rigs[r].name, q);
+                pop(c, o2);
+                return st;
+            }
+        s->rig_count = (uint32_t)(r + 1);
+        pop(c, o1);
+    }
+    pop(c, o0);
+    o0 = push_key(c, "groups");
+    uint64_t total = 0;
+    for (size_t g = 0; g < ng; g++) {
+        size_t o1 = push_index(c, g);
+        TRY(read_group(c, json_array_get(groups, g), &s->groups[g]));
+        total += s->groups[g].count;
+        if (total > MAX_COUNT) return fail(c, "the scene holds more than %u instances", MAX_COUNT);
+        s->group_count = (uint32_t)(g + 1);
+        pop(c, o1);
+    }
+    pop(c, o0);
+    return TOOL_OK;
+}
+
+int scene_parse(const char *path, const char *text, size_t size, scene *s) {
+    scene_init(s, path);
+    jctx c = {.file = path, .s = s};
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path + 1) < sizeof c.dir) memcpy(c.dir, path, (size_t)(slash - path + 1));
+    json_error_t err;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
+    if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    int st = read_scene(&c, root);
+    json_decref(root);
+    if (st != TOOL_OK) scene_free(s);
+    return st;
+}
+
+int scene_load(const char *path, scene *s) {
+    scene_init(s, path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the scene: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t size = 0, cap = 0;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *t = tool_realloc(text, cap, 1);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return TOOL_FAILED;
+            }
+            text = t;
+        }
+        size_t got = fread(text + size, 1, cap - size, f);
+        size += got;
+        if (got == 0) break;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        free(text);
+        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the scene", path);
+    }
+    int st = scene_parse(path, text, size, s);
+    free(text);
+    return st;
+}

@@ -1,0 +1,45 @@
+#include "simulate.h"
+
+#include "diag.h"
+#include "progress.h"
+#include "ticker.h"
+
+static void write_traces(const world *w, const sim_options *o, uint32_t k) {
+    const scene *s = w->scene;
+    for (uint32_t i = 0; i < w->instance_count; i++) {
+        const scene_rig *sr = &s->rigs[w->rig_of[i]];
+        const world_rig *wr = &w->rigs[w->rig_of[i]];
+        uint32_t row = w->row[i];
+        if (o->parameters)
+            for (uint32_t p = 0; p < sr->parameter_count; p++)
+                trace_parameter(o->parameters, k, i, sr->parameters[p].id, wr->out[p][row]);
+        if (o->bones && wr->limbs)
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+                float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
+                              wr->bone_world[b][3][row]};
+                trace_bone(o->bones, k, i, crowd_bone_name((crowd_bone)b), q);
+            }
+    }
+}
+
+int simulate(world *w, const sim_options *o, double *tick_seconds) {
+    *tick_seconds = 0.0;
+    ticker *t = NULL;
+    int st = ticker_create(&t, w, o->threads);
+    progress pr;
+    progress_start(&pr, o->quiet, o->frames, w->instance_count);
+    for (uint32_t k = 1; st == TOOL_OK && k <= o->frames; k++) {
+        if (tool_interrupted) {
+            st = TOOL_FAILED;
+            break;
+        }
+        world_prepare_frame(w, k, o->dt);
+        st = ticker_tick(t, o->dt, tick_seconds);
+        if (st == TOOL_OK && (o->parameters || o->bones)) write_traces(w, o, k);
+        progress_update(&pr, k);
+    }
+    progress_end(&pr);
+    if (tool_interrupted && st == TOOL_FAILED) tool_error(TOOL_FAILED, "interrupted");
+    ticker_destroy(t);
+    return st;
+}

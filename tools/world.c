@@ -1,0 +1,245 @@
+#include "world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "diag.h"
+
+/* The engine refused something the scene asked for: bad input, named by rig or group. */
+static int rejected(const world *w, crowd_result res, const char *fmt, const char *name, uint32_t index) {
+    char what[512];
+    snprintf(what, sizeof what, fmt, index, name);
+    int st = res == CROWD_ERR_OUT_OF_MEMORY || res == CROWD_ERR_CAPACITY ? TOOL_FAILED : TOOL_BAD_INPUT;
+    char full[640];
+    snprintf(full, sizeof full, "%s: %s", w->scene->path, what);
+    return tool_engine_error(st, w->engine, res, full);
+}
+
+static int engine_failed(const world *w, crowd_result res, const char *what) {
+    return tool_engine_error(TOOL_FAILED, w->engine, res, what);
+}
+
+static int fetch_columns(world *w, uint32_t r) {
+    const scene_rig *sr = &w->scene->rigs[r];
+    world_rig *wr = &w->rigs[r];
+    crowd_result res;
+    uint32_t count;
+    wr->rows = crowd_rig_instance_count(w->engine, wr->rig);
+    if (wr->rows == 0) return TOOL_OK;
+    for (uint32_t p = 0; p < sr->parameter_count; p++)
+        if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_OUTPUT, p, 0, &wr->out[p], &count)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_rig_column (output)");
+    if (sr->rig_desc.look) {
+        for (uint32_t c = 0; c < 3; c++)
+            if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_LOOK_TARGET, 0, c, &wr->look_target[c], &count)) !=
+                CROWD_OK)
+                return engine_failed(w, res, "crowd_rig_column (look_target)");
+        if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_LOOK_ACTIVE, 0, 0, &wr->look_active, &count)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_rig_column (look_active)");
+    }
+    if (wr->limbs) {
+        for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+            for (uint32_t c = 0; c < 4; c++)
+                if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_BONE_WORLD, b, c, &wr->bone_world[b][c],
+                                            &count)) != CROWD_OK)
+                    return engine_failed(w, res, "crowd_rig_column (bone_world)");
+        for (uint32_t c = 0; c < CLIP_FLOATS; c++)
+            if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_POSE, 0, c, &wr->pose[c], &count)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_rig_column (pose)");
+    }
+    return TOOL_OK;
+}
+
+/* Centers, then the draws of world.h's order, for the instances of group g. */
+static int setup_group(world *w, uint32_t g) {
+    const scene_group *sg = &w->scene->groups[g];
+    uint32_t first = w->group_first[g];
+    crowd_result res;
+    if (w->scene->rigs[sg->rig].rig_desc.look && sg->count) {
+        for (uint32_t k = 0; k < sg->key_count; k++)
+            for (uint32_t c = 0; c < 3; c++)
+                if (sg->keys[k].active && !isfinite(fabsf(sg->keys[k].target[c]) + sg->jitter))
+                    return tool_error(TOOL_BAD_INPUT, "%s: groups[%u].look.keys[%u].target: with the jitter it leaves "
+                                      "the float32 range", w->scene->path, g, k);
+        float *center = tool_malloc((size_t)sg->count * 3 * sizeof *center);
+        if (!center) return TOOL_FAILED;
+        for (uint32_t i = 0; i < sg->count; i++) memcpy(&center[i * 3], sg->center, sizeof sg->center);
+        res = crowd_instances_set(w->engine, CROWD_FIELD_LOOK_CENTER, 0, &w->handles[first], sg->count, center);
+        free(center);
+        if (res != CROWD_OK) return rejected(w, res, "groups[%u].look.center (rig \"%s\")", w->scene->rigs[sg->rig].name, g);
+    }
+    for (uint32_t i = first; i < first + sg->count; i++) {
+        if (sg->jitter > 0) {
+            float u[3];
+            if ((res = crowd_instance_random(w->engine, w->handles[i], 3, u)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_random");
+            for (uint32_t c = 0; c < 3; c++) w->jitter[i * 3 + c] = (2.0f * u[c] - 1.0f) * sg->jitter;
+        }
+        if (sg->clip && sg->pose_offset == SCENE_OFFSET_RANDOM) {
+            float u;
+            if ((res = crowd_instance_random(w->engine, w->handles[i], 1, &u)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_random");
+            w->pose_offset[i] = (double)u * clip_period(sg->clip);
+        }
+    }
+    return TOOL_OK;
+}
+
+int world_create(world *w, const scene *s, crowd_simd simd) {
+    memset(w, 0, sizeof *w);
+    w->scene = s;
+    crowd_engine_desc desc = {.seed = s->seed, .simd = simd};
+    crowd_result res = crowd_engine_create(&desc, &w->engine);
+    if (res != CROWD_OK) {
+        w->engine = NULL;
+        int st = res == CROWD_ERR_UNSUPPORTED ? TOOL_BAD_INPUT : TOOL_FAILED;
+        return tool_error(st, "crowd_engine_create (simd %s): %s", crowd_simd_name(simd) ? crowd_simd_name(simd) : "?",
+                          crowd_result_text(res));
+    }
+    uint64_t n = 0; /* at most 2^30: the scene reader's limit */
+    for (uint32_t g = 0; g < s->group_count; g++) n += s->groups[g].count;
+    if (n > (1u << 30)) return tool_error(TOOL_BAD_INPUT, "%s: more than %u instances", s->path, 1u << 30);
+    w->instance_count = (uint32_t)n;
+    w->rigs = tool_calloc(s->rig_count, sizeof *w->rigs);
+    w->handles = tool_calloc(n, sizeof *w->handles);
+    w->row = tool_calloc(n, sizeof *w->row);
+    w->rig_of = tool_calloc(n, sizeof *w->rig_of);
+    w->group_first = tool_calloc(s->group_count + 1, sizeof *w->group_first);
+    w->jitter = tool_calloc(n * 3, sizeof *w->jitter);
+    w->pose_offset = tool_calloc(n, sizeof *w->pose_offset);
+    w->key = tool_calloc(s->group_count, sizeof *w->key);
+    w->clip_row = tool_calloc(n, sizeof *w->clip_row);
+    w->changed = tool_calloc(n, sizeof *w->changed);
+    if (!w->rigs || !w->handles || !w->row || !w->rig_of || !w->group_first || !w->jitter || !w->pose_offset ||
+        !w->key || !w->clip_row || !w->changed)
+        return TOOL_FAILED;
+    for (uint32_t r = 0; r < s->rig_count; r++) {
+        const scene_rig *sr = &s->rigs[r];
+        res = crowd_rig_create(w->engine, &sr->rig_desc, &w->rigs[r].rig);
+        if (res != CROWD_OK) return rejected(w, res, "rigs[%u] (\"%s\")", sr->name, r);
+        w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
+        if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
+    }
+    /* reserve each rig's total first: one allocation per rig */
+    for (uint32_t r = 0; r < s->rig_count; r++) {
+        uint64_t rows = 0;
+        for (uint32_t g = 0; g < s->group_count; g++)
+            if (s->groups[g].rig == r) rows += s->groups[g].count;
+        if (rows && (res = crowd_reserve(w->engine, w->rigs[r].rig, (uint32_t)rows)) != CROWD_OK)
+            return rejected(w, res, "rigs[%u] (\"%s\"): reserving instances", s->rigs[r].name, r);
+    }
+    uint32_t next = 0;
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_group *sg = &s->groups[g];
+        w->group_first[g] = next;
+        w->key[g] = -1;
+        crowd_add_desc add = {.rig = w->rigs[sg->rig].rig, .count = sg->count, .blink_start = sg->blink_start,
+                              .harmonic_phase = sg->harmonic_phase};
+        if ((res = crowd_instances_add(w->engine, &add, &w->handles[next])) != CROWD_OK)
+            return rejected(w, res, "groups[%u] (rig \"%s\")", s->rigs[sg->rig].name, g);
+        for (uint32_t i = next; i < next + sg->count; i++) {
+            w->rig_of[i] = sg->rig;
+            w->clip_row[i] = UINT32_MAX;
+            if ((res = crowd_instance_info(w->engine, w->handles[i], NULL, NULL, &w->row[i])) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_info");
+        }
+        next += sg->count;
+        int st = setup_group(w, g);
+        if (st != TOOL_OK) return st;
+    }
+    w->group_first[s->group_count] = next;
+    for (uint32_t r = 0; r < s->rig_count; r++) {
+        int st = fetch_columns(w, r);
+        if (st != TOOL_OK) return st;
+    }
+    return TOOL_OK;
+}
+
+void world_destroy(world *w) {
+    if (!w) return;
+    crowd_engine_destroy(w->engine);
+    if (w->rigs)
+        for (uint32_t r = 0; r < w->scene->rig_count; r++) free(w->rigs[r].out);
+    free(w->rigs);
+    free(w->handles);
+    free(w->row);
+    free(w->rig_of);
+    free(w->group_first);
+    free(w->jitter);
+    free(w->pose_offset);
+    free(w->key);
+    free(w->clip_row);
+    free(w->changed);
+    memset(w, 0, sizeof *w);
+}
+
+static void apply_key(world *w, uint32_t g, const scene_key *key) {
+    const scene_group *sg = &w->scene->groups[g];
+    world_rig *wr = &w->rigs[sg->rig];
+    for (uint32_t i = w->group_first[g]; i < w->group_first[g + 1]; i++) {
+        uint32_t row = w->row[i];
+        if (key && key->active) {
+            for (uint32_t c = 0; c < 3; c++) wr->look_target[c][row] = key->target[c] + w->jitter[i * 3 + c];
+            wr->look_active[row] = 1.0f;
+        } else {
+            wr->look_active[row] = 0.0f;
+        }
+    }
+}
+
+static void feed_pose(world *w, uint32_t g, double tau) {
+    const scene_group *sg = &w->scene->groups[g];
+    const pose_clip *clip = sg->clip;
+    world_rig *wr = &w->rigs[sg->rig];
+    uint32_t changed = 0;
+    for (uint32_t i = w->group_first[g]; i < w->group_first[g + 1]; i++) {
+        uint32_t r = clip_row_at(clip, tau + w->pose_offset[i], sg->pose_loop);
+        if (r != w->clip_row[i]) {
+            w->clip_row[i] = r;
+            w->changed[changed++] = i;
+        }
+    }
+    if (!changed) return;
+    /* column by column: each column's writes are near each other */
+    for (uint32_t c = 0; c < CLIP_FLOATS; c++) {
+        float *col = wr->pose[c];
+        for (uint32_t k = 0; k < changed; k++) {
+            uint32_t i = w->changed[k];
+            col[w->row[i]] = clip->landmarks[(size_t)w->clip_row[i] * CLIP_FLOATS + c];
+        }
+    }
+}
+
+void world_prepare_frame(world *w, uint32_t k, float dt) {
+    const scene *s = w->scene;
+    double tau = (double)(k - 1) * (double)dt;
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_group *sg = &s->groups[g];
+        if (sg->count == 0) continue;
+        if (s->rigs[sg->rig].rig_desc.look) {
+            int key = -1;
+            while (key + 1 < (int)sg->key_count && (double)sg->keys[key + 1].t <= tau) key++;
+            if (key != w->key[g]) {
+                apply_key(w, g, key >= 0 ? &sg->keys[key] : NULL);
+                w->key[g] = key;
+            }
+        }
+        if (sg->clip) feed_pose(w, g, tau);
+    }
+}
+
+uint64_t world_checksum(const world *w) {
+    uint64_t h = FNV1A64_INIT;
+    for (uint32_t i = 0; i < w->instance_count; i++) {
+        const world_rig *wr = &w->rigs[w->rig_of[i]];
+        uint32_t row = w->row[i], P = w->scene->rigs[w->rig_of[i]].parameter_count;
+        for (uint32_t p = 0; p < P; p++) h = fnv1a64_float(h, wr->out[p][row]);
+        if (wr->limbs)
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+                for (uint32_t c = 0; c < 4; c++) h = fnv1a64_float(h, wr->bone_world[b][c][row]);
+    }
+    return h;
+}

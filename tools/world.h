@@ -1,0 +1,58 @@
+/* A scene built in an engine: its rigs and instances, the per-instance draws (look jitter, pose
+ * offsets), the columns the run loop feeds and reads, and the checksum of the outputs.
+ *
+ * Instance numbers (traces, the checksum): 0, 1, ... in group order, then order within the
+ * group. Per instance, right after its group is added, in this order, from the instance's own
+ * generator (crowd_instance_random): 3 draws u for the look jitter when the group's jitter r is
+ * > 0, offset_c = (2u - 1) * r in float32 for c = x, y, z; then 1 draw u for a random pose
+ * offset, offset = u * period of the clip (seconds, double; see clip.h). */
+#ifndef CROWD_TOOLS_WORLD_H
+#define CROWD_TOOLS_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crowd.h"
+#include "scene.h"
+
+typedef struct world_rig {
+    crowd_rig rig;
+    uint32_t rows;
+    bool limbs;
+    float **out;                              /* [parameter_count] output columns */
+    float *bone_world[CROWD_BONE_COUNT][4];   /* limbs only */
+    float *pose[CLIP_FLOATS];                 /* limbs only */
+    float *look_target[3], *look_active;      /* look only */
+} world_rig;
+
+typedef struct world {
+    const scene *scene;
+    crowd_engine *engine;
+    world_rig *rigs;          /* [scene->rig_count] */
+    uint32_t instance_count;
+    crowd_instance *handles;  /* [instance_count] in instance order */
+    uint32_t *row;            /* [instance_count] the instance's row in its rig */
+    uint32_t *rig_of;         /* [instance_count] the instance's scene rig */
+    uint32_t *group_first;    /* [group_count + 1] first instance of each group */
+    float *jitter;            /* [instance_count * 3] */
+    double *pose_offset;      /* [instance_count] seconds */
+    int *key;                 /* [group_count] look key in effect, -1 before the first */
+    uint32_t *clip_row;       /* [instance_count] clip row last written, UINT32_MAX none */
+    uint32_t *changed;        /* scratch [instance_count] */
+} world;
+
+/* Creates the engine (seed and dt from the scene, the given target), its rigs and instances.
+ * TOOL_BAD_INPUT when the engine rejects the scene (the message names the rig and field). */
+int world_create(world *w, const scene *s, crowd_simd simd);
+void world_destroy(world *w);
+
+/* Before tick k (k = 1, 2, ...): applies the look keys in effect at (k-1)*dt (double, from the
+ * float32 dt) and writes each posed instance's clip row in effect at (k-1)*dt + its offset. */
+void world_prepare_frame(world *w, uint32_t k, float dt);
+
+/* FNV-1a 64 over the bytes (little-endian IEEE binary32) of every instance's output
+ * parameters (the rig's parameter order), then for rigs with limbs its 15 bone world rotations
+ * (x, y, z, w in crowd_bone order), in instance order. */
+uint64_t world_checksum(const world *w);
+
+#endif
