@@ -72,6 +72,7 @@ bool crowd_simd_supported(crowd_simd simd) {
 }
 
 crowd_simd crowd_simd_target(const crowd_engine *engine) { return engine ? engine->simd : CROWD_SIMD_AUTO; }
+uint32_t crowd_engine_threads(const crowd_engine *engine) { return engine ? engine->threads : 0; }
 
 /* ---- engine ---- */
 crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine) {
@@ -80,6 +81,8 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     crowd_engine probe = {.logger = desc->logger};
     CROWDI_CHECK(&probe, (unsigned)desc->simd < CROWD_SIMD_COUNT, CROWD_ERR_BAD_ENUM,
                  "crowd_engine_create: desc->simd (%d) is not a crowd_simd value", (int)desc->simd);
+    CROWDI_CHECK(&probe, desc->threads <= 256, CROWD_ERR_RANGE,
+                 "crowd_engine_create: desc->threads (%u) exceeds 256", desc->threads);
     CROWDI_CHECK(&probe, !desc->allocator.alloc == !desc->allocator.free, CROWD_ERR_RANGE,
                  "crowd_engine_create: desc->allocator needs both alloc and free, or neither");
 
@@ -117,12 +120,21 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     e->tag = (uint32_t)((a >> 6) ^ (a >> 22) ^ (a >> 38)) & 0xffffu;
     if (e->tag == 0) e->tag = 1;
     e->free_slot = UINT32_MAX;
+    e->threads = desc->threads ? desc->threads : 1;
+    crowd_result res = crowdi_pool_start(e, e->threads);
+    if (res != CROWD_OK) {
+        crowd_allocator al = e->allocator;
+        if (al.free) al.free(e, al.user);
+        else free(e);
+        return crowdi_fail(&probe, res, "crowd_engine_create: cannot start %u threads", desc->threads);
+    }
     *out_engine = e;
     return CROWD_OK;
 }
 
 void crowd_engine_destroy(crowd_engine *engine) {
     if (!engine) return;
+    crowdi_pool_stop(engine);
     for (uint32_t r = 0; r < engine->rig_count; r++) crowdi_rig_free(engine, engine->rigs[r]);
     crowdi_free(engine, engine->rigs);
     crowdi_free(engine, engine->slots);
@@ -343,8 +355,9 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         for (uint32_t k = 0; k < b->parameter_count; k++)
             r->blink_param[k] = (uint32_t)find_param(desc, b->parameters[k]);
     }
-    if (desc->limbs) crowdi_limbs_build(engine, desc->limbs, r);
-    crowd_result res = crowdi_rig_layout(engine, r);
+    crowd_result res = desc->limbs ? crowdi_limbs_build(engine, desc->limbs, r) : CROWD_OK;
+    if (res != CROWD_OK) return res;
+    res = crowdi_rig_layout(engine, r);
     if (res != CROWD_OK) return res;
     if (engine->initial_capacity) return crowdi_rig_grow(engine, r, engine->initial_capacity);
     return CROWD_OK;

@@ -32,6 +32,28 @@ static crowd_result check_handles(const crowd_engine *e, const char *fn, const c
     return CROWD_OK;
 }
 
+/* ---- moving rows (handles follow) ---- */
+static void move_row(crowd_engine *e, crowdi_rig *r, uint32_t from, uint32_t to) {
+    if (from == to) return;
+    for (uint32_t c = 0; c < r->column_count; c++) r->columns[c][to] = r->columns[c][from];
+    r->handles[to] = r->handles[from];
+    e->slots[(uint32_t)r->handles[to].id].row = to;
+}
+
+static void swap_rows(crowd_engine *e, crowdi_rig *r, uint32_t a, uint32_t b) {
+    if (a == b) return;
+    for (uint32_t c = 0; c < r->column_count; c++) {
+        float t = r->columns[c][a];
+        r->columns[c][a] = r->columns[c][b];
+        r->columns[c][b] = t;
+    }
+    crowd_instance t = r->handles[a];
+    r->handles[a] = r->handles[b];
+    r->handles[b] = t;
+    e->slots[(uint32_t)r->handles[a].id].row = a;
+    e->slots[(uint32_t)r->handles[b].id].row = b;
+}
+
 /* ---- adding ---- */
 static crowd_result reserve_slots(crowd_engine *e, uint32_t extra) {
     uint64_t need = (uint64_t)e->slot_count + extra;
@@ -116,7 +138,9 @@ crowd_result crowd_instances_add(crowd_engine *e, const crowd_add_desc *d, crowd
         s->next_free = UINT32_MAX;
         r->handles[row] = make_handle(e, slot);
         init_row(e, r, row, s->id, d);
-        if (out_handles) out_handles[k] = r->handles[row];
+        swap_rows(e, r, r->active, row); /* new instances run: keep paused rows last */
+        r->active++;
+        if (out_handles) out_handles[k] = make_handle(e, slot);
     }
     return CROWD_OK;
 }
@@ -158,16 +182,46 @@ crowd_result crowd_instances_remove(crowd_engine *e, const crowd_instance *h, ui
     for (uint32_t i = 0; i < count; i++) {
         uint32_t slot = (uint32_t)h[i].id;
         crowdi_rig *r = e->rigs[e->slots[slot].rig];
-        uint32_t row = e->slots[slot].row, last = r->count - 1;
-        if (row != last) {
-            for (uint32_t c = 0; c < r->column_count; c++) r->columns[c][row] = r->columns[c][last];
-            r->handles[row] = r->handles[last];
-            e->slots[(uint32_t)r->handles[row].id].row = row;
+        uint32_t row = e->slots[slot].row;
+        if (row < r->active) { /* fill from the last running row, then that from the last row */
+            move_row(e, r, r->active - 1, row);
+            move_row(e, r, r->count - 1, r->active - 1);
+            r->active--;
+        } else {
+            move_row(e, r, r->count - 1, row);
         }
         r->count--;
         release_slot(e, slot);
     }
     return CROWD_OK;
+}
+
+crowd_result crowd_instances_pause(crowd_engine *e, const crowd_instance *h, uint32_t count, bool paused) {
+    if (!e) return CROWD_ERR_NULL;
+    crowd_result res = check_handles(e, "crowd_instances_pause", h, count);
+    if (res != CROWD_OK) return res;
+    for (uint32_t i = 0; i < count; i++) {
+        const crowdi_slot *s = crowdi_slot_get(e, h[i]);
+        crowdi_rig *r = e->rigs[s->rig];
+        uint32_t row = s->row;
+        if (paused && row < r->active) swap_rows(e, r, row, --r->active);
+        else if (!paused && row >= r->active) swap_rows(e, r, row, r->active++);
+    }
+    return CROWD_OK;
+}
+
+crowd_result crowd_instance_paused(const crowd_engine *e, crowd_instance h, bool *out_paused) {
+    if (!e) return CROWD_ERR_NULL;
+    const crowdi_slot *s = crowdi_slot_get(e, h);
+    CROWDI_CHECK(e, s, CROWD_ERR_HANDLE, "crowd_instance_paused: instance is zero, stale or from another engine");
+    CROWDI_CHECK(e, out_paused, CROWD_ERR_NULL, "crowd_instance_paused: out_paused is NULL");
+    *out_paused = s->row >= e->rigs[s->rig]->active;
+    return CROWD_OK;
+}
+
+uint32_t crowd_rig_running_count(const crowd_engine *e, crowd_rig rig) {
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    return r ? r->active : 0;
 }
 
 crowd_result crowd_instance_info(const crowd_engine *e, crowd_instance h, uint64_t *out_id,
@@ -308,7 +362,7 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     const char *want = "";
     switch (f) {
     case CROWD_FIELD_LOOK_ACTIVE: ok = v == 0.0f || v == 1.0f; want = "0 or 1"; break;
-    case CROWD_FIELD_LOOK_DAMPING: case CROWD_FIELD_HARMONIC_RANGE: ok = v >= 0; want = ">= 0"; break;
+    case CROWD_FIELD_LOOK_DAMPING: ok = v >= 0; want = ">= 0"; break;
     case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT:
         ok = v >= 0 && v <= 1; want = "in [0, 1]"; break;
     case CROWD_FIELD_BLINK_MANUAL: ok = v == -1.0f || (v >= 0 && v <= 1); want = "in [0, 1], or -1 for automatic"; break;
@@ -499,11 +553,25 @@ static void tick_rows(const crowd_engine *e, const crowdi_rig *r, float dt, uint
     if (count > bulk) e->tail_kernels->tick(&r->view, dt, first + bulk, count - bulk);
 }
 
+/* Slice t of `slices` of every rig's running rows: contiguous, starting on a 16-row boundary. */
+void crowdi_tick_slice(const crowd_engine *e, float dt, uint32_t slice, uint32_t slices) {
+    for (uint32_t k = 0; k < e->rig_count; k++) {
+        const crowdi_rig *r = e->rigs[k];
+        uint32_t per = (r->active + slices - 1) / slices;
+        per = (per + CROWDI_LANES - 1) / CROWDI_LANES * CROWDI_LANES;
+        uint64_t first = (uint64_t)per * slice;
+        if (first >= r->active) continue;
+        uint32_t count = r->active - (uint32_t)first < per ? r->active - (uint32_t)first : per;
+        tick_rows(e, r, dt, (uint32_t)first, count);
+    }
+}
+
 crowd_result crowd_tick(crowd_engine *e, float dt) {
     if (!e) return CROWD_ERR_NULL;
     crowd_result res = check_dt(e, "crowd_tick", dt);
     if (res != CROWD_OK) return res;
-    for (uint32_t k = 0; k < e->rig_count; k++) tick_rows(e, e->rigs[k], dt, 0, e->rigs[k]->count);
+    if (e->pool) crowdi_pool_run(e, dt);
+    else crowdi_tick_slice(e, dt, 0, 1);
     return CROWD_OK;
 }
 
@@ -516,6 +584,8 @@ crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t
     CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
     CROWDI_CHECK(e, first <= r->count && count <= r->count - first, CROWD_ERR_RANGE,
                  "%s: rows [%u, %u + %u) exceed the rig's %u instances", fn, first, first, count, r->count);
-    tick_rows(e, r, dt, first, count);
+    /* paused rows (from crowd_rig_running_count() on) are left as they are */
+    uint32_t end = first + count < r->active ? first + count : r->active;
+    if (first < end) tick_rows(e, r, dt, first, end - first);
     return CROWD_OK;
 }

@@ -35,9 +35,11 @@ typedef struct crowdi_rig {
     uint32_t *blink_param;
     bool has_limbs;
     crowdi_rig_view limbs; /* the limb settings, filled by crowdi_limbs_build (columns unset) */
+    crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
 
-    /* storage: column_count columns of `capacity` 4-byte values in one block */
-    uint32_t count, capacity, column_count;
+    /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
+     * [0, active) run; rows [active, count) are paused and never touched by the tick. */
+    uint32_t count, active, capacity, column_count;
     void *block;
     uint32_t *init_bits;     /* [column_count] value a new row starts with */
     float **columns;         /* [column_count] */
@@ -57,6 +59,9 @@ typedef struct crowdi_slot {
     uint32_t next_free;
 } crowdi_slot;
 
+/* The optional worker pool: threads - 1 workers, the caller's thread being the first. */
+typedef struct crowdi_pool crowdi_pool;
+
 struct crowd_engine {
     crowd_allocator allocator;
     crowd_logger logger;
@@ -65,6 +70,8 @@ struct crowd_engine {
     uint32_t tag; /* 16 bits in every handle: tells this engine's handles from another's */
     crowd_simd simd;
     const crowdi_kernels *kernels, *tail_kernels;
+    uint32_t threads;
+    crowdi_pool *pool;
 
     crowdi_rig **rigs;
     uint32_t rig_count, rig_capacity;
@@ -100,6 +107,13 @@ const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h)
 /* limbs (limbs.c) */
 crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *desc);
 crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *desc, crowdi_rig *rig);
+
+/* threads (pool.c) */
+crowd_result crowdi_pool_start(crowd_engine *engine, uint32_t threads);
+void crowdi_pool_stop(crowd_engine *engine);
+/* Runs crowdi_tick_slice(engine, dt, t, threads) for t = 0..threads-1, t = 0 on this thread. */
+void crowdi_pool_run(crowd_engine *engine, float dt);
+void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
 
 /* storage */
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);

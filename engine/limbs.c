@@ -184,8 +184,27 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
 }
 
 crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d, crowdi_rig *r) {
-    (void)engine;
     crowdi_rig_view *v = &r->limbs;
+    /* keep the desc and its arrays: a snapshot saves the rig as it was asked for */
+    r->limbs_desc = *d;
+    r->limbs_desc.custom_fix = NULL;
+    r->limbs_desc.bind_landmarks = NULL;
+    r->limbs_desc.bind_rotations = NULL;
+    if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
+        crowd_quat *fix = crowdi_alloc(engine, sizeof *fix * CROWD_BONE_COUNT);
+        if (!fix) return CROWD_ERR_OUT_OF_MEMORY;
+        memcpy(fix, d->custom_fix, sizeof *fix * CROWD_BONE_COUNT);
+        r->limbs_desc.custom_fix = fix;
+    }
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        float *lm = crowdi_alloc(engine, sizeof *lm * 4 * CROWDI_LANDMARKS);
+        crowd_quat *rot = crowdi_alloc(engine, sizeof *rot * CROWD_BONE_COUNT);
+        r->limbs_desc.bind_landmarks = lm;
+        r->limbs_desc.bind_rotations = rot;
+        if (!lm || !rot) return CROWD_ERR_OUT_OF_MEMORY;
+        memcpy(lm, d->bind_landmarks, sizeof *lm * 4 * CROWDI_LANDMARKS);
+        memcpy(rot, d->bind_rotations, sizeof *rot * CROWD_BONE_COUNT);
+    }
     r->has_limbs = true;
     v->limbs_enabled = 1;
     v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;

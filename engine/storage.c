@@ -166,7 +166,9 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
         for (uint32_t p = 0; p < r->param_count; p++) crowdi_free(engine, r->param_ids[p]);
     void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->look, r->harm,
                      r->harm_range, r->blink_param, r->block, r->init_bits, r->columns, r->handles,
-                     r->base_ptrs, r->out_ptrs, r->harm_T_ptrs, r->harm_NR_ptrs};
+                     r->base_ptrs, r->out_ptrs, r->harm_T_ptrs, r->harm_NR_ptrs,
+                     (void *)r->limbs_desc.custom_fix, (void *)r->limbs_desc.bind_landmarks,
+                     (void *)r->limbs_desc.bind_rotations};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
     crowdi_free(engine, r);
 }

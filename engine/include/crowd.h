@@ -11,6 +11,7 @@
  *   7. Outputs: zero-copy columns and copies
  *   8. The tick
  *   9. Limbs: bone rotations from 33 pose landmarks
+ *  10. Snapshots: the whole state as bytes
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
@@ -20,8 +21,10 @@
  * - Ownership: a `const T *` argument stays the caller's; the engine copies what it keeps
  *   (parameter ids included). Pointers returned by the engine stay valid until the next call
  *   that adds, removes or reserves instances of that rig, or destroys the engine.
- * - Threads: an engine is not thread-safe, except crowd_tick_range(), which may run
- *   concurrently from several threads on disjoint ranges (see 8). The engine starts no thread.
+ * - Threads: an engine is not thread-safe: call it from one thread at a time, except
+ *   crowd_tick_range(), which may run concurrently from several threads on disjoint ranges of
+ *   rows (see 8) while no other call runs. The engine starts no thread unless
+ *   crowd_engine_desc.threads > 1; then crowd_tick (and nothing else) uses its own pool.
  * - Time: dt is in seconds, finite, 0 <= dt <= 1. The engine reads no clock.
  * - Memory: allocation happens only in crowd_engine_create, crowd_rig_create, crowd_reserve and
  *   crowd_instances_add. The tick allocates nothing, takes no lock and reads no clock.
@@ -59,7 +62,8 @@ extern "C" {
     X(CROWD_ERR_OUT_OF_MEMORY, "the allocator returned NULL")                                 \
     X(CROWD_ERR_UNSUPPORTED, "the SIMD target is not built or the CPU lacks it")              \
     X(CROWD_ERR_WRONG_RIG, "the instance belongs to another rig than the one the call names") \
-    X(CROWD_ERR_NO_CONTROLLER, "the rig has no such controller")
+    X(CROWD_ERR_NO_CONTROLLER, "the rig has no such controller")                             \
+    X(CROWD_ERR_BAD_SNAPSHOT, "the snapshot is truncated, corrupted, oversized or of another version")
 
 typedef enum crowd_result {
 #define CROWD_X_ENUM(code, text) code,
@@ -105,6 +109,11 @@ typedef struct crowd_engine_desc {
     uint32_t initial_capacity;  /* instances per rig reserved at rig creation (default 0) */
     crowd_simd simd;            /* default AUTO; CROWD_SIMD=scalar|sse2|avx2|avx512 in the
                                    environment overrides AUTO (not an explicit choice) */
+    uint32_t threads;           /* 0 or 1: crowd_tick runs on the caller's thread only. N > 1
+                                   (at most 256): N - 1 POSIX threads are started here, and
+                                   crowd_tick splits every rig's running rows into N contiguous
+                                   16-row-aligned slices, the caller ticking the first. The
+                                   bytes are the same for every N. */
     crowd_allocator allocator;  /* default: the C library */
     crowd_logger logger;        /* default: none */
 } crowd_engine_desc;
@@ -119,6 +128,8 @@ void crowd_engine_destroy(crowd_engine *engine);
  * "crowd_rig_create: desc->parameters[2].min (5) > max (1)". Valid until the next call. */
 const char *crowd_last_error(const crowd_engine *engine);
 
+/* Threads crowd_tick uses (1 without a pool). */
+uint32_t crowd_engine_threads(const crowd_engine *engine);
 /* The target the engine's tick runs on. */
 crowd_simd crowd_simd_target(const crowd_engine *engine);
 /* "auto", "scalar", "sse2", "avx2", "avx512"; NULL for an unknown value. */
@@ -325,6 +336,16 @@ crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add_desc *des
  * checked (and must be distinct) before anything is removed. */
 crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
                                     uint32_t count);
+/* Pauses (paused = true) or resumes instances. A paused instance keeps its state and outputs
+ * exactly as they are; the tick does not touch it, and once resumed it continues as if no time
+ * had passed for it. Paused instances are kept in the last rows of their rig, so the tick
+ * skips them at no cost: rows [0, crowd_rig_running_count()) run. Pausing moves rows (handles
+ * stay valid; crowd_rig_handles() tells the new order). */
+crowd_result crowd_instances_pause(crowd_engine *engine, const crowd_instance *handles,
+                                   uint32_t count, bool paused);
+crowd_result crowd_instance_paused(const crowd_engine *engine, crowd_instance instance, bool *out_paused);
+/* Rows of the rig that are not paused (they come first). */
+uint32_t crowd_rig_running_count(const crowd_engine *engine, crowd_rig rig);
 /* The instance's stable id, rig and current row in the rig's columns. */
 crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
                                  uint64_t *out_id, crowd_rig *out_rig, uint32_t *out_row);
@@ -353,7 +374,8 @@ typedef enum crowd_field {
     CROWD_FIELD_BLINK_MANUAL,      /* [1] eye opening in [0, 1] (pauses the auto blink), or -1:
                                       automatic again (default -1) */
     CROWD_FIELD_HARMONIC_PHASE,    /* [1] T of harmonic entry `index`, finite, >= 0 */
-    CROWD_FIELD_HARMONIC_RANGE,    /* [1] the instance's NR of entry `index`, finite >= 0 */
+    CROWD_FIELD_HARMONIC_RANGE,    /* [1] the instance's NR of entry `index`, finite (the clamps
+                                      can store a negative NR when origin lies outside [0, 1]) */
     /* state (read; writable to restore or stage a state) */
     CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, finite */
     CROWD_FIELD_LOOK_VELOCITY,     /* [3] finite */
@@ -423,7 +445,8 @@ crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instan
  * 8. The tick. For every instance: out = base, then blink (400), harmonic (600) and look (700)
  *    blend into out in that order.
  * ---------------------------------------------------------------------------------------- */
-/* Advances every instance of every rig by dt (0 <= dt <= 1, finite). */
+/* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
+ * (threads > 1) it wakes the workers and returns when all slices are done. */
 crowd_result crowd_tick(crowd_engine *engine, float dt);
 /* Advances rows [first, first + count) of one rig. Calls on disjoint ranges may run at the
  * same time from different threads, with no other call on the engine in between; such calls
@@ -442,6 +465,32 @@ crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uin
  * ---------------------------------------------------------------------------------------- */
 /* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
 const char *crowd_bone_name(crowd_bone bone);
+
+/* ------------------------------------------------------------------------------------------
+ * 10. Snapshots. The whole engine state — rigs with their settings, instances with their ids,
+ *     handles and pause state, every controller state, random counters and pose filter state —
+ *     as bytes the caller stores or sends. Loading a snapshot into an engine (fresh or not)
+ *     replaces its state, and the engine then continues bit-identically to the one that saved
+ *     (handles saved with it stay valid in it). The engine's own settings stay: SIMD target,
+ *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
+ *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
+ *
+ *     Format (version 1), every number little-endian:
+ *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes,
+ *               u64 FNV-1a 64 of the payload
+ *       payload u64 seed, u64 next instance id, u32 handle tag, u32 rig count, the rigs
+ *               (name, parameters, controller settings as created, u32 rows, u32 running rows,
+ *               u32 columns, every column's rows as 4-byte values, u64 handle of each row),
+ *               u32 slot count, u32 first free slot, then per slot u64 instance id,
+ *               u32 generation, u32 rig (0xffffffff: free), u32 row, u32 next free slot.
+ * ---------------------------------------------------------------------------------------- */
+/* Bytes crowd_snapshot_save will write now. */
+crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
+/* Writes the snapshot (CROWD_ERR_CAPACITY if capacity is short: nothing written). */
+crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
+                                 size_t *out_written);
+/* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates. */
+crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
 
 #ifdef __cplusplus
 }
