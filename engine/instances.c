@@ -80,7 +80,6 @@ static float next_draw(crowdi_rig *r, uint32_t row) {
  * order: the first blink wait, then one phase per harmonic entry). */
 static void init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, uint64_t id,
                      const crowd_add_desc *d) {
-    for (uint32_t c = 0; c < r->column_count; c++) memcpy(&r->columns[c][row], &r->init_bits[c], 4);
     r->view.rkey[row] = crowdi_instance_key(e->seed, id);
     r->view.draws[row] = 0;
     if (r->has_blink) {
@@ -120,6 +119,11 @@ crowd_result crowd_instances_add(crowd_engine *e, const crowd_add_desc *d, crowd
         if (cap > CROWDI_MAX_ROWS) cap = CROWDI_MAX_ROWS;
         res = crowdi_rig_grow(e, r, (uint32_t)cap);
         CROWDI_CHECK(e, res == CROWD_OK, res, "%s: cannot grow rig \"%s\" to %u instances", fn, r->name, need);
+    }
+    /* column defaults for all new rows at once, column by column */
+    for (uint32_t c = 0; c < r->column_count; c++) {
+        uint32_t *col = (uint32_t *)(void *)r->columns[c], bits = r->init_bits[c];
+        for (uint32_t row = r->count; row < need; row++) col[row] = bits;
     }
     for (uint32_t k = 0; k < d->count; k++) {
         uint32_t slot;

@@ -84,7 +84,7 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->col_world = n, n += 4 * CROWDI_BONES;
         r->col_local = n, n += 4 * CROWDI_BONES;
         if (r->limbs.limb_fallback_previous) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
-        if (r->limbs.limb_smoothing) r->col_filter = n, n += 2 * 3 * CROWDI_LANDMARKS + 1;
+        if (r->limbs.limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
     }
     r->column_count = n;
 

@@ -242,7 +242,10 @@ typedef enum crowd_axis_fix {
 
 typedef enum crowd_limb_fallback {
     CROWD_FALLBACK_ROOT = 0, /* a straight limb's side axis is fallback_sign * (root * +x) */
-    CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before) */
+    CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before),
+                                and a bent limb's side keeps its sign from frame to frame: an
+                                elbow or knee straightening, or bending past straight, never
+                                flips half a turn */
     CROWD_FALLBACK_COUNT
 } crowd_limb_fallback;
 
@@ -272,9 +275,14 @@ typedef struct crowd_limbs_desc {
     const crowd_quat *bind_rotations; /* [CROWD_BONE_COUNT] unit world rotations, for CALIBRATED */
     crowd_limb_fallback fallback;
     float fallback_sign[CROWD_LIMB_COUNT]; /* +1 or -1 each. Default +1 legs, -1 arms */
-    float visibility_threshold;  /* in [0, 1]; 0 turns the hold off. Default 0.5 */
-    float rest_half_life;        /* s, > 0: a held bone eases toward rest. Default 0.5 */
-    bool smoothing;              /* One Euro filter on every landmark coordinate. Default off */
+    float visibility_threshold;  /* in [0, 1]; 0 turns the hold off. Default 0.5. A bone
+                                    reading a landmark below it holds its local rotation and
+                                    eases it (nlerp) toward rest: the bind pose's local rotation
+                                    when calibrated, identity otherwise */
+    float rest_half_life;        /* s, > 0: a held bone eases halfway to rest in this time. Default 0.5 */
+    bool smoothing;              /* One Euro filter (MediaPipe's: the derivative from the last
+                                    raw value) on every coordinate of the landmarks the bones
+                                    read. dt = 0 keeps the filtered values. Default off */
     float min_cutoff, beta, d_cutoff; /* Hz, >0; >=0; Hz, >0. Default 0.1, 40, 1 (MediaPipe world) */
 } crowd_limbs_desc;
 /* frame mediapipe_world, y_along_bone, fallback root with signs -1 arms / +1 legs, threshold

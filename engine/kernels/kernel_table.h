@@ -70,7 +70,8 @@ typedef struct crowdi_rig_view {
     float *blink_col[CROWDI_BLINK_NCOLS];
     /* limbs: column groups of stride rows each. pose: 4 per landmark (x, y, z, visibility);
      * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous);
-     * filter: 99 filtered coordinates, 99 derivatives, 1 "has a first sample" flag */
+     * filter: 99 filtered coordinates, 99 derivatives, 99 last raw values, 1 "has a first
+     * sample" flag */
     uint32_t limbs_enabled, limb_flip_y, limb_fallback_previous, limb_smoothing;
     float limb_sign[4], limb_visibility_threshold, limb_half_life, limb_min_cutoff, limb_beta, limb_d_cutoff;
     float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4];

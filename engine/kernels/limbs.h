@@ -138,13 +138,14 @@ static const int cvk_used_landmarks[] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18
                                          23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 #define CVK_USED_LANDMARKS ((int)(sizeof cvk_used_landmarks / sizeof cvk_used_landmarks[0]))
 
-/* One Euro filter (Casiez et al.; MediaPipe's OneEuroFilter) on one coordinate:
- * alpha(cutoff) = 1/(1 + tau/dt), tau = 1/(2*pi*cutoff); first sample passes through. */
+/* One Euro filter (Casiez et al.) as MediaPipe's OneEuroFilter runs it, on one coordinate:
+ * the derivative from the last raw value, alpha(cutoff) = 1/(1 + tau/dt) with
+ * tau = 1/(2*pi*cutoff), low passes alpha*x + (1 - alpha)*previous; the first sample passes. */
 static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float dt, float alpha_d, float *xhat_col, float *dxhat_col,
-                                size_t i, cv_f x, cv_m first) {
+                                float *raw_col, size_t i, cv_f x, cv_m first) {
     const cv_f one = cv_set1(1.0f);
-    cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i);
-    cv_f dx = cv_div(cv_sub(x, prev), cv_set1(dt));
+    cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i), raw = cv_loadu(raw_col + i);
+    cv_f dx = cv_div(cv_sub(x, raw), cv_set1(dt));
     cv_f ad = cv_set1(alpha_d);
     cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
     cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
@@ -155,6 +156,7 @@ static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float dt, float alpha_
     edx = cv_select(first, cv_zero(), edx);
     cv_storeu(xhat_col + i, xf);
     cv_storeu(dxhat_col + i, edx);
+    cv_storeu(raw_col + i, x);
     return xf;
 }
 
@@ -172,6 +174,10 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3
         cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
         cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
         fallback = cvk_v3_select(has_prev, prev, fallback);
+        /* keep the bend on the side it had: past straight the side axis would reverse and
+         * turn both bones half a turn */
+        cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
+        side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
         cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
         cv_storeu(col + i, keep.x);
         cv_storeu(col + st + i, keep.y);
@@ -200,7 +206,7 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
 
     cv_m first = cv_mfalse();
     float alpha_d = 0.0f;
-    float *const filter_ready = v->limb_filter + (size_t)(2 * 3 * CROWDI_LANDMARKS) * st;
+    float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
     if (v->limb_smoothing) {
         first = cv_eq(cv_loadu(filter_ready + i), zero);
         if (dt > 0.0f) alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
@@ -214,11 +220,15 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
             for (int c = 0; c < 3; c++) {
                 float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
                 float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                float *raw = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 if (dt > 0.0f) {
-                    p[c] = cvk_one_euro(v, dt, alpha_d, xhat, dxhat, i, p[c], first);
-                } else { /* dt = 0 adds no information: the filtered value stands */
-                    p[c] = cv_select(first, p[c], cv_loadu(xhat + i));
-                    cv_storeu(xhat + i, p[c]);
+                    p[c] = cvk_one_euro(v, dt, alpha_d, xhat, dxhat, raw, i, p[c], first);
+                } else { /* dt = 0 adds no information: the filtered value stands (a first
+                            sample is taken as it is) */
+                    cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
+                    cv_storeu(raw + i, cv_select(first, p[c], cv_loadu(raw + i)));
+                    cv_storeu(xhat + i, kept);
+                    p[c] = kept;
                 }
             }
         }

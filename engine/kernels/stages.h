@@ -66,6 +66,38 @@ static inline void cvk_blend(float *col, size_t i, cv_f v, cv_f w, uint32_t mode
     cv_storeu(col + i, x);
 }
 
+/* Blends src[i] (times factor when scaled) with weight[i] into dst over rows [i0, i1). The
+ * settings are copied to locals first: stores to float columns could otherwise alias them and
+ * force reloads on every row. */
+static inline void cvk_blend_rows(float *dst, const float *src, int scaled, float factor, const float *weight,
+                                  uint32_t mode, const crowdi_param *param, size_t i0, size_t i1) {
+    const crowdi_param p = *param;
+    const cv_f f = cv_set1(factor), one = cv_set1(1.0f), lo = cv_set1(p.min), hi = cv_set1(p.max);
+    if (p.repeat || !scaled) { /* wrapping parameters and blink's unscaled value: the general form */
+        for (size_t i = i0; i < i1; i += CV_W) {
+            cv_f val = cv_loadu(src + i);
+            if (scaled) val = cv_mul(val, f);
+            cvk_blend(dst, i, val, cv_loadu(weight + i), mode, &p);
+        }
+        return;
+    }
+    /* the common case, one loop per mode so that nothing but arithmetic runs per row */
+#define CVK_BLEND_LOOP(EXPR)                                                    \
+    for (size_t i = i0; i < i1; i += CV_W) {                                    \
+        cv_f x = cv_loadu(dst + i), w = cv_loadu(weight + i);                   \
+        cv_f val = cv_mul(cv_loadu(src + i), f);                                \
+        cv_storeu(dst + i, cv_min(hi, cv_max(lo, (EXPR))));                     \
+    }
+    if (mode == CROWDI_BLEND_OVERRIDE) {
+        CVK_BLEND_LOOP(cv_add(cv_mul(x, cv_sub(one, w)), cv_mul(val, w)))
+    } else if (mode == CROWDI_BLEND_ADDITIVE) {
+        CVK_BLEND_LOOP(cv_add(x, cv_mul(val, w)))
+    } else {
+        CVK_BLEND_LOOP(cv_mul(x, cv_add(one, cv_mul(cv_sub(val, one), w))))
+    }
+#undef CVK_BLEND_LOOP
+}
+
 /* ---- blink (SPEC §4) ---- */
 static inline cv_f cvk_next_wait(const crowdi_rig_view *v, size_t i, cv_m need) {
     cv_i draws = cv_iloadu(v->draws + i);
@@ -152,19 +184,22 @@ static inline cv_f cvk_blink_timed(const crowdi_rig_view *v, float dt, size_t i,
     return cv_select(run, out, eye);
 }
 
-static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i) {
+/* eye_opening of rows [i0, i1) into the OPENING column, then its blend into every blink
+ * parameter */
+static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
     float *const *c = v->blink_col;
-    cv_f manual = cv_loadu(c[CROWDI_BLINK_MANUAL] + i);
-    cv_m is_manual = cv_ge(manual, cv_zero());
-    cv_m run = cv_mnot(is_manual);
-    cv_f eye = v->blink_model == CROWDI_BLINK_SINE ? cvk_blink_sine(v, dt, i, run)
-                                                   : cvk_blink_timed(v, dt, i, run);
-    eye = cv_select(is_manual, manual, eye);
-    cv_storeu(c[CROWDI_BLINK_OPENING] + i, eye);
-    cv_f w = cv_loadu(c[CROWDI_BLINK_WEIGHT] + i);
+    for (size_t i = i0; i < i1; i += CV_W) {
+        cv_f manual = cv_loadu(c[CROWDI_BLINK_MANUAL] + i);
+        cv_m is_manual = cv_ge(manual, cv_zero());
+        cv_m run = cv_mnot(is_manual);
+        cv_f eye = v->blink_model == CROWDI_BLINK_SINE ? cvk_blink_sine(v, dt, i, run)
+                                                       : cvk_blink_timed(v, dt, i, run);
+        cv_storeu(c[CROWDI_BLINK_OPENING] + i, cv_select(is_manual, manual, eye));
+    }
     for (uint32_t k = 0; k < v->blink_count; k++) {
         uint32_t p = v->blink_param[k];
-        cvk_blend(v->out[p], i, eye, w, v->blink_blend, &v->params[p]);
+        cvk_blend_rows(v->out[p], c[CROWDI_BLINK_OPENING], 0, 1.0f, c[CROWDI_BLINK_WEIGHT], v->blink_blend,
+                       &v->params[p], i0, i1);
     }
 }
 
@@ -177,34 +212,34 @@ static inline cv_f cvk_wrap_period(cv_f T, float duration) {
     return T;
 }
 
-static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i) {
-    cv_f w = cv_loadu(v->harm_weight + i);
-    for (uint32_t h = 0; h < v->harm_count; h++) {
-        const crowdi_harm_entry *e = &v->harm[h];
-        const crowdi_param *p = &v->params[e->param];
-        const float min = p->min, max = p->max, VR = p->size;
-        cv_f T = cv_loadu(v->harm_T[h] + i);
-        T = cv_add(T, cv_set1(dt * v->timescales[e->channel]));
-        T = cvk_wrap_period(T, e->duration);
-
-        const float origin0 = min + e->origin * VR;
-        cv_f NR = cv_loadu(v->harm_NR[h] + i);
+/* One harmonic entry over rows [i0, i1): its settings live in locals for the whole loop. */
+static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32_t h, size_t i0, size_t i1) {
+    const crowdi_harm_entry e = v->harm[h];
+    const crowdi_param p = v->params[e.param];
+    const float min = p.min, max = p.max, VR = p.size;
+    const float step = dt * v->timescales[e.channel];
+    const float origin0 = min + e.origin * VR;
+    const float r2_left = (origin0 - min) / 2.0f, r2_right = (max - origin0) / 2.0f;
+    const float nr_left = (r2_left * 2.0f) / VR, nr_right = (r2_right * 2.0f) / VR;
+    float *T_col = v->harm_T[h], *NR_col = v->harm_NR[h], *out = v->out[e.param];
+    const float *w_col = v->harm_weight;
+    for (size_t i = i0; i < i1; i += CV_W) {
+        cv_f T = cvk_wrap_period(cv_add(cv_loadu(T_col + i), cv_set1(step)), e.duration);
+        cv_f NR = cv_loadu(NR_col + i);
         cv_f range = cv_mul(NR, cv_set1(VR));
         cv_f origin = cv_set1(origin0);
-        if (e->direction == CROWDI_DIR_LEFT) {
+        if (e.direction == CROWDI_DIR_LEFT) {
             cv_m fits = cv_ge(cv_sub(origin, range), cv_set1(min));
             cv_f r1 = cv_mul(range, cv_set1(0.5f)); /* == range/2 exactly */
-            const float r2 = (origin0 - min) / 2.0f;
-            range = cv_select(fits, r1, cv_set1(r2));
-            origin = cv_select(fits, cv_sub(origin, r1), cv_set1(min + r2));
-            NR = cv_select(fits, NR, cv_set1((r2 * 2.0f) / VR));
-        } else if (e->direction == CROWDI_DIR_RIGHT) {
+            range = cv_select(fits, r1, cv_set1(r2_left));
+            origin = cv_select(fits, cv_sub(origin, r1), cv_set1(min + r2_left));
+            NR = cv_select(fits, NR, cv_set1(nr_left));
+        } else if (e.direction == CROWDI_DIR_RIGHT) {
             cv_m fits = cv_le(cv_add(origin, range), cv_set1(max));
             cv_f r1 = cv_mul(range, cv_set1(0.5f));
-            const float r2 = (max - origin0) / 2.0f;
-            range = cv_select(fits, r1, cv_set1(r2));
-            origin = cv_select(fits, cv_add(origin, r1), cv_set1(max - r2));
-            NR = cv_select(fits, NR, cv_set1((r2 * 2.0f) / VR));
+            range = cv_select(fits, r1, cv_set1(r2_right));
+            origin = cv_select(fits, cv_add(origin, r1), cv_set1(max - r2_right));
+            NR = cv_select(fits, NR, cv_set1(nr_right));
         }
         cv_m below = cv_lt(cv_sub(origin, range), cv_set1(min));
         cv_m above = cv_mandnot(cv_gt(cv_add(origin, range), cv_set1(max)), below);
@@ -213,17 +248,16 @@ static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i) {
             range = cv_select(below, rA, cv_select(above, rB, range));
             NR = cv_select(below, cv_div(rA, cv_set1(VR)), cv_select(above, cv_div(rB, cv_set1(VR)), NR));
         }
-
-        cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e->duration));
+        cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e.duration));
         cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));
-        cv_storeu(v->harm_T[h] + i, T);
-        cv_storeu(v->harm_NR[h] + i, NR);
-        cvk_blend(v->out[e->param], i, value, w, v->harm_blend, p);
+        cv_storeu(T_col + i, T);
+        cv_storeu(NR_col + i, NR);
+        cvk_blend(out, i, value, cv_loadu(w_col + i), v->harm_blend, &p);
     }
 }
 
 /* ---- gaze (SPEC §2): Unity's Vector3.SmoothDamp with its freeze ---- */
-static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i) {
+static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) {
     float *const *c = v->look_col;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), vdt = cv_set1(dt);
     cv_f pos[3], vel[3], goal[3];
@@ -277,22 +311,36 @@ static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i) {
             cv_storeu(c[CROWDI_LOOK_VEL_X + a] + i, vel[a]);
         }
     }
-    cv_f w = cv_loadu(c[CROWDI_LOOK_WEIGHT] + i);
-    for (uint32_t k = 0; k < v->look_count; k++) {
-        const crowdi_look_entry *e = &v->look[k];
-        cvk_blend(v->out[e->param], i, cv_mul(pos[e->axis], cv_set1(e->factor)), w, v->look_blend,
-                  &v->params[e->param]);
-    }
 }
 
-/* ---- the fused pass over rows [first, first + count), count a multiple of CV_W ---- */
+/* ---- the fused pass over rows [first, first + count), count a multiple of CV_W ----
+ * Rows go in chunks small enough to stay in L1/L2; within a chunk each stage and each entry
+ * runs as its own loop, so its settings stay in registers. Every lane still sees exactly
+ * SPEC's sequence: out = base, then blink, harmonic and look blends in order. */
+#define CVK_CHUNK 256
+
 static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, uint32_t count) {
-    for (size_t i = first; i < (size_t)first + count; i += CV_W) {
-        for (uint32_t p = 0; p < v->param_count; p++) cv_storeu(v->out[p] + i, cv_loadu(v->base[p] + i));
-        if (v->blink_enabled) cvk_blink(v, dt, i);
-        if (v->harm_enabled) cvk_harmonic(v, dt, i);
-        if (v->look_enabled) cvk_look(v, dt, i);
-        if (v->limbs_enabled) cvk_limbs(v, dt, i);
+    const size_t end = (size_t)first + count;
+    for (size_t i0 = first; i0 < end; i0 += CVK_CHUNK) {
+        const size_t i1 = end - i0 < CVK_CHUNK ? end : i0 + CVK_CHUNK;
+        for (uint32_t p = 0; p < v->param_count; p++) {
+            const float *base = v->base[p];
+            float *out = v->out[p];
+            for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
+        }
+        if (v->blink_enabled) cvk_blink(v, dt, i0, i1);
+        if (v->harm_enabled)
+            for (uint32_t h = 0; h < v->harm_count; h++) cvk_harmonic_entry(v, dt, h, i0, i1);
+        if (v->look_enabled) {
+            for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, dt, i);
+            for (uint32_t k = 0; k < v->look_count; k++) {
+                const crowdi_look_entry e = v->look[k];
+                cvk_blend_rows(v->out[e.param], v->look_col[CROWDI_LOOK_POS_X + e.axis], 1, e.factor,
+                               v->look_col[CROWDI_LOOK_WEIGHT], v->look_blend, &v->params[e.param], i0, i1);
+            }
+        }
+        if (v->limbs_enabled)
+            for (size_t i = i0; i < i1; i += CV_W) cvk_limbs(v, dt, i);
     }
 }
 
