@@ -19,15 +19,18 @@
  * - Handles are small values; 0 is never valid. A handle from another engine or of a removed
  *   instance is rejected with CROWD_ERR_HANDLE.
  * - Ownership: a `const T *` argument stays the caller's; the engine copies what it keeps
- *   (parameter ids included). Pointers returned by the engine stay valid until the next call
- *   that adds, removes or reserves instances of that rig, or destroys the engine.
+ *   (parameter ids included). Column pointers returned by the engine stay valid until the next
+ *   call that adds or reserves instances of that rig, loads a snapshot, or destroys the engine.
+ *   Adding, removing and pausing move rows: crowd_rig_handles() tells which row is whose.
  * - Threads: an engine is not thread-safe: call it from one thread at a time, except
  *   crowd_tick_range(), which may run concurrently from several threads on disjoint ranges of
  *   rows (see 8) while no other call runs. The engine starts no thread unless
  *   crowd_engine_desc.threads > 1; then crowd_tick (and nothing else) uses its own pool.
  * - Time: dt is in seconds, finite, 0 <= dt <= 1. The engine reads no clock.
- * - Memory: allocation happens only in crowd_engine_create, crowd_rig_create, crowd_reserve and
- *   crowd_instances_add. The tick allocates nothing, takes no lock and reads no clock.
+ * - Memory: allocation happens only in crowd_engine_create, crowd_rig_create, crowd_reserve,
+ *   crowd_instances_add and crowd_snapshot_load, through the desc's allocator. The tick
+ *   allocates nothing and reads no clock; it takes no lock, except that with a pool one
+ *   mutex/condition handoff per crowd_tick wakes the workers and waits for them.
  * - Determinism: the same inputs, seed and dt sequence give bit-identical outputs on every SIMD
  *   target, for every split of instances into ranges and on every rerun.
  */
