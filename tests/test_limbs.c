@@ -36,30 +36,6 @@
 /* ------------------------------------------------------------------------------------------
  * helpers: results, failures
  * ---------------------------------------------------------------------------------------- */
-static const char *const result_names[] = {
-#define X(code, text) #code,
-    CROWD_RESULT_LIST(X)
-#undef X
-};
-
-static const char *rname(crowd_result r) {
-    return (unsigned)r < CROWD_RESULT_COUNT ? result_names[r] : "(not a crowd_result)";
-}
-
-#define FAILF(...)                                               \
-    do {                                                         \
-        char fail_buf_[8192];                                    \
-        snprintf(fail_buf_, sizeof fail_buf_, __VA_ARGS__);      \
-        fail_msg("%s:%d: %s", __FILE__, __LINE__, fail_buf_);    \
-    } while (0)
-
-#define OK(e, expr)                                                                          \
-    do {                                                                                     \
-        crowd_result ok_r_ = (expr);                                                         \
-        if (ok_r_ != CROWD_OK)                                                               \
-            FAILF("%s -> %s (%s)", #expr, rname(ok_r_), crowd_last_error(e));                \
-    } while (0)
-
 #define NB CROWD_BONE_COUNT
 #define NL CROWD_LANDMARK_COUNT
 #define POSE_FLOATS (4 * NL)

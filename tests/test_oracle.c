@@ -40,25 +40,6 @@
 #include "test_support.h"
 #include "random.h"
 
-#define FAILF(...)                                            \
-    do {                                                      \
-        char fail_buf_[2048];                                 \
-        snprintf(fail_buf_, sizeof fail_buf_, __VA_ARGS__);   \
-        fail_msg("%s:%d: %s", __FILE__, __LINE__, fail_buf_); \
-    } while (0)
-
-#define OK(e, expr)                                                                                       \
-    do {                                                                                                  \
-        crowd_result ok_r_ = (expr);                                                                      \
-        if (ok_r_ != CROWD_OK) FAILF("%s -> %s (%s)", #expr, crowd_result_text(ok_r_), crowd_last_error(e)); \
-    } while (0)
-
-static uint32_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* ------------------------------------------------------------------------------------------
  * dv: a double value and a bound on the distance of the engine's float32 result from it
  * ---------------------------------------------------------------------------------------- */

@@ -45,3 +45,13 @@ const char *crowd_test_data(const char *relative) {
     fclose(f);
     return path;
 }
+
+static const char *const result_names[] = {
+#define X(code, text) #code,
+    CROWD_RESULT_LIST(X)
+#undef X
+};
+
+const char *rname(crowd_result r) {
+    return (unsigned)r < CROWD_RESULT_COUNT ? result_names[r] : "(not a crowd_result)";
+}

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "crowd.h"
@@ -19,6 +21,30 @@ extern crowd_simd crowd_test_simd;
 /* An engine on the target under test (or the one given), asserting success. */
 crowd_engine *crowd_test_engine(uint64_t seed);
 crowd_engine *crowd_test_engine_on(uint64_t seed, crowd_simd simd);
+
+/* "CROWD_ERR_RANGE" ... for a result code. */
+const char *rname(crowd_result result);
+
+/* Fails the running test with a printf-style message and the line. */
+#define FAILF(...)                                               \
+    do {                                                         \
+        char fail_buf_[8192];                                    \
+        snprintf(fail_buf_, sizeof fail_buf_, __VA_ARGS__);      \
+        fail_msg("%s:%d: %s", __FILE__, __LINE__, fail_buf_);    \
+    } while (0)
+
+/* Fails unless expr returns CROWD_OK, with the engine's message. */
+#define OK(e, expr)                                                                          \
+    do {                                                                                     \
+        crowd_result ok_r_ = (expr);                                                         \
+        if (ok_r_ != CROWD_OK) FAILF("%s -> %s (%s)", #expr, rname(ok_r_), crowd_last_error(e)); \
+    } while (0)
+
+static inline uint32_t fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 /* Path of a file in the shared data folder, or NULL (and a printed skip reason) when absent. */
 const char *crowd_test_data(const char *relative);
