@@ -1,0 +1,20 @@
+# ctest driver: install the built tree into a scratch prefix, then configure, build and run
+# the consumer against it (-DBUILD=<build dir> -DSRC=<this folder> -DWORK=<scratch dir>).
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix RESULT_VARIABLE r OUTPUT_QUIET)
+if(r)
+  message(FATAL_ERROR "install failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/prefix
+                RESULT_VARIABLE r OUTPUT_QUIET)
+if(r)
+  message(FATAL_ERROR "find_package(crowd) failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE r OUTPUT_QUIET)
+if(r)
+  message(FATAL_ERROR "building against the installed crowd failed")
+endif()
+execute_process(COMMAND ${WORK}/build/consumer RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "the consumer failed")
+endif()
