@@ -59,11 +59,17 @@ static inline cv_f cvk_q_norm2(cvk_q q) {
     return cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w));
 }
 static inline cvk_q cvk_q_conj(cvk_q a) { return (cvk_q){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z), a.w}; }
-/* unit length and w >= 0 (q and -q are the same rotation) */
+/* unit length and w >= 0 (q and -q are the same rotation); one division per lane */
 static inline cvk_q cvk_q_canonical(cvk_q q) {
     cv_f n = cv_sqrt(cvk_q_norm2(q));
-    cv_f s = cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n);
-    return (cvk_q){cv_div(q.x, s), cv_div(q.y, s), cv_div(q.z, s), cv_div(q.w, s)};
+    cv_f inv = cv_div(cv_set1(1.0f), cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n));
+    return (cvk_q){cv_mul(q.x, inv), cv_mul(q.y, inv), cv_mul(q.z, inv), cv_mul(q.w, inv)};
+}
+/* w >= 0 only: for products of unit quaternions, already unit to a few ulp */
+static inline cvk_q cvk_q_positive(cvk_q q) {
+    cv_m neg = cv_lt(q.w, cv_zero());
+    return (cvk_q){cv_select(neg, cv_neg(q.x), q.x), cv_select(neg, cv_neg(q.y), q.y), cv_select(neg, cv_neg(q.z), q.z),
+                   cv_select(neg, cv_neg(q.w), q.w)};
 }
 /* rotate v by unit q */
 static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
@@ -91,9 +97,9 @@ static inline cvk_q cvk_q_from_basis(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
     cv_f s22 = cv_select(cv_mor(c0, c3), m22, cv_neg(m22));
     cv_f t = cv_add(cv_add(cv_add(one, s00), s11), s22);
     cv_f s = cv_mul(cv_sqrt(cv_max(t, cv_set1(1e-30f))), cv_set1(2.0f));
-    cv_f big = cv_mul(quarter, s);
-    cv_f a = cv_div(cv_sub(m21, m12), s), b = cv_div(cv_sub(m02, m20), s), c = cv_div(cv_sub(m10, m01), s);
-    cv_f d = cv_div(cv_add(m01, m10), s), e = cv_div(cv_add(m02, m20), s), f = cv_div(cv_add(m12, m21), s);
+    cv_f big = cv_mul(quarter, s), inv = cv_div(one, s);
+    cv_f a = cv_mul(cv_sub(m21, m12), inv), b = cv_mul(cv_sub(m02, m20), inv), c = cv_mul(cv_sub(m10, m01), inv);
+    cv_f d = cv_mul(cv_add(m01, m10), inv), e = cv_mul(cv_add(m02, m20), inv), f = cv_mul(cv_add(m12, m21), inv);
     cvk_q q0 = {a, b, c, big}, q1 = {big, d, e, a}, q2 = {d, big, f, b}, q3 = {e, f, big, c};
     return cvk_q_select(c0, q0, cvk_q_select(c1, q1, cvk_q_select(c2, q2, q3)));
 }
@@ -109,14 +115,16 @@ static inline cvk_q cvk_look_rotation(cvk_v3 forward, cvk_v3 up) {
     cv_m parallel = cv_lt(xlen, tiny);
     x = cvk_v3_div(x, cv_select(parallel, one, xlen));
     cvk_v3 y = cvk_v3_cross(z, x);
-    cvk_q basis = cvk_q_from_basis(x, y, z);
-    /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z), normalised; 180 deg about +x
-     * when z is (0,0,-1) */
-    cv_f aw = cv_add(one, z.z);
-    cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-    cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
-                                        cv_select(opposite, zero, aw)});
-    cvk_q r = cvk_q_select(parallel, arc, basis);
+    cvk_q r = cvk_q_from_basis(x, y, z);
+    if (cv_any(parallel)) {
+        /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z), normalised; 180 deg about
+         * +x when z is (0,0,-1) */
+        cv_f aw = cv_add(one, z.z);
+        cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
+        cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x),
+                                            zero, cv_select(opposite, zero, aw)});
+        r = cvk_q_select(parallel, arc, r);
+    }
     return cvk_q_select(no_forward, (cvk_q){zero, zero, zero, one}, r);
 }
 
@@ -272,8 +280,9 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
     cvk_q world[CROWDI_BONES];
     for (int b = 0; b < CROWDI_BONES; b++) {
         cvk_q parent = cvk_bone_parent[b] < 0 ? root : world[cvk_bone_parent[b]];
+        /* renormalised: near LookRotation's degenerate threshold the basis is not quite orthogonal */
         cvk_q w = cvk_q_canonical(cvk_q_mul(basis[b], cvk_q_set1(v->limb_fix[b])));
-        cvk_q local = cvk_q_canonical(cvk_q_mul(cvk_q_conj(parent), w));
+        cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
         if (hold) {
             cv_m ok = cv_mtrue();
             for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
