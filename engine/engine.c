@@ -220,8 +220,8 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
                   p, (double)pd->min, (double)pd->max, pd->id);
         RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
                   "desc->parameters[%u].repeat needs max > min (\"%s\")", p, pd->id);
-        RIG_CHECK(crowdi_finite(pd->max - pd->min), CROWD_ERR_RANGE,
-                  "desc->parameters[%u]: max - min overflows float (\"%s\")", p, pd->id);
+        RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
+                  "desc->parameters[%u]: min and max must be within +-1e18 (\"%s\")", p, pd->id);
         for (uint32_t q = 0; q < p; q++)
             RIG_CHECK(strcmp(desc->parameters[q].id, pd->id) != 0, CROWD_ERR_DUPLICATE_ID,
                       "desc->parameters[%u].id \"%s\" repeats desc->parameters[%u].id", p, pd->id, q);
@@ -230,8 +230,9 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
     if (desc->look) {
         const crowd_look_desc *l = desc->look;
         RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
-        RIG_CHECK(crowdi_finite(l->damping) && l->damping >= 0, crowdi_finite(l->damping) ? CROWD_ERR_RANGE : CROWD_ERR_NOT_FINITE,
-                  "desc->look->damping (%g) must be finite and >= 0", (double)l->damping);
+        RIG_CHECK(crowdi_finite(l->damping), CROWD_ERR_NOT_FINITE, "desc->look->damping is not finite");
+        RIG_CHECK(l->damping >= 0 && l->damping <= CROWDI_MAX_SECONDS, CROWD_ERR_RANGE,
+                  "desc->look->damping (%g) must be in [0, 1e6]", (double)l->damping);
         RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
         RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
                   (double)l->max_speed);
@@ -242,6 +243,8 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
                       "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
             RIG_CHECK(crowdi_finite(l->parameters[k].factor), CROWD_ERR_NOT_FINITE,
                       "desc->look->parameters[%u].factor is not finite", k);
+            RIG_CHECK(fabsf(l->parameters[k].factor) <= CROWDI_MAX_FACTOR, CROWD_ERR_RANGE,
+                      "desc->look->parameters[%u].factor (%g) must be within +-1e6", k, (double)l->parameters[k].factor);
         }
     }
     if (desc->harmonic) {
@@ -270,6 +273,9 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
             RIG_CHECK(crowdi_finite(hp->duration), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].duration is not finite", k);
             RIG_CHECK(hp->duration > 0, CROWD_ERR_RANGE, "desc->harmonic->parameters[%u].duration (%g) must be > 0",
                       k, (double)hp->duration);
+            RIG_CHECK(fabsf(hp->origin) <= CROWDI_MAX_FRACTION && fabsf(hp->range) <= CROWDI_MAX_FRACTION, CROWD_ERR_RANGE,
+                      "desc->harmonic->parameters[%u]: origin (%g) and range (%g) must be within +-1000", k,
+                      (double)hp->origin, (double)hp->range);
             /* T wraps by repeated subtraction (SPEC §3): bound the rounds one tick (dt <= 1) needs */
             float ts = h->channel_count ? h->channel_timescales[hp->channel] : 1.0f;
             RIG_CHECK(ts / hp->duration <= 65536.0f, CROWD_ERR_RANGE,
@@ -288,6 +294,8 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
         RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
         RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
         RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
+        RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
+                  CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
         for (uint32_t k = 0; k < b->parameter_count; k++)
             RIG_PARAM_ID("desc->blink->parameters[%u]", k, b->parameters[k], idx);
     }

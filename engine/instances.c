@@ -1,4 +1,5 @@
 /* Instances: handles, adding and removing rows, per-instance fields, outputs and the tick. */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -366,14 +367,20 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     const char *want = "";
     switch (f) {
     case CROWD_FIELD_LOOK_ACTIVE: ok = v == 0.0f || v == 1.0f; want = "0 or 1"; break;
-    case CROWD_FIELD_LOOK_DAMPING: ok = v >= 0; want = ">= 0"; break;
+    case CROWD_FIELD_LOOK_DAMPING: ok = v >= 0 && v <= CROWDI_MAX_SECONDS; want = "in [0, 1e6]"; break;
+    case CROWD_FIELD_HARMONIC_RANGE: ok = fabsf(v) <= CROWDI_MAX_FRACTION; want = "within +-1000"; break;
     case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT:
         ok = v >= 0 && v <= 1; want = "in [0, 1]"; break;
     case CROWD_FIELD_BLINK_MANUAL: ok = v == -1.0f || (v >= 0 && v <= 1); want = "in [0, 1], or -1 for automatic"; break;
     case CROWD_FIELD_HARMONIC_PHASE: ok = v >= 0 && v <= r->harm[index].duration; want = "in [0, duration]"; break;
     case CROWD_FIELD_POSE:
-        ok = comp % 4 != 3 || (v >= 0 && v <= 1);
-        want = "a visibility in [0, 1]";
+        ok = comp % 4 != 3 ? fabsf(v) <= CROWDI_MAX_LANDMARK : v >= 0 && v <= 1;
+        want = comp % 4 != 3 ? "a coordinate within +-1e9" : "a visibility in [0, 1]";
+        break;
+    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER: case CROWD_FIELD_LOOK_POSITION:
+    case CROWD_FIELD_LOOK_VELOCITY:
+        ok = fabsf(v) <= CROWDI_MAX_COORD;
+        want = "within +-1e15 (SmoothDamp squares distances)";
         break;
     case CROWD_FIELD_BLINK_OPENING: ok = v <= 1; want = "<= 1"; break;
     case CROWD_FIELD_BLINK_PHASE:
@@ -383,7 +390,8 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     default: break;
     }
     CROWDI_CHECK(e, ok, CROWD_ERR_RANGE, "%s: values[%u] (%s of instance %u%s) is %g, must be %s", fn,
-                 i * field_info[f].width + comp, name, i, f == CROWD_FIELD_POSE ? ", a landmark's visibility" : "",
+                 i * field_info[f].width + comp, name, i,
+                 f != CROWD_FIELD_POSE ? "" : comp % 4 == 3 ? ", a landmark's visibility" : ", a landmark coordinate",
                  (double)v, want);
     return CROWD_OK;
 }
@@ -395,6 +403,43 @@ static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_fie
     CROWDI_CHECK(e, n >= 1.0f - 1e-4f && n <= 1.0f + 1e-4f, CROWD_ERR_RANGE,
                  "%s: values[%u..%u] (root of instance %u) is not a unit quaternion (squared length %g)", fn, i * 4,
                  i * 4 + 3, i, (double)n);
+    return CROWD_OK;
+}
+
+/* Every stored row of the rig obeys the rules crowd_instances_set applies (snapshot loading). */
+crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crowdi_rig *r) {
+    static const crowd_field fields[] = {
+        CROWD_FIELD_LOOK_TARGET, CROWD_FIELD_LOOK_ACTIVE, CROWD_FIELD_LOOK_CENTER, CROWD_FIELD_LOOK_DAMPING,
+        CROWD_FIELD_LOOK_WEIGHT, CROWD_FIELD_HARMONIC_WEIGHT, CROWD_FIELD_BLINK_WEIGHT, CROWD_FIELD_BLINK_MANUAL,
+        CROWD_FIELD_HARMONIC_PHASE, CROWD_FIELD_HARMONIC_RANGE, CROWD_FIELD_LOOK_POSITION, CROWD_FIELD_LOOK_VELOCITY,
+        CROWD_FIELD_BLINK_OPENING, CROWD_FIELD_BLINK_PHASE, CROWD_FIELD_BLINK_CLOCK, CROWD_FIELD_BLINK_LAST,
+        CROWD_FIELD_BASE, CROWD_FIELD_POSE, CROWD_FIELD_ROOT};
+    crowd_result res;
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        crowd_field f = fields[k];
+        bool has = f == CROWD_FIELD_BASE || (r->has_look && f <= CROWD_FIELD_LOOK_WEIGHT && f >= CROWD_FIELD_LOOK_TARGET) ||
+                   (r->has_look && (f == CROWD_FIELD_LOOK_POSITION || f == CROWD_FIELD_LOOK_VELOCITY)) ||
+                   (r->has_harm && (f == CROWD_FIELD_HARMONIC_WEIGHT || f == CROWD_FIELD_HARMONIC_PHASE ||
+                                    f == CROWD_FIELD_HARMONIC_RANGE)) ||
+                   (r->has_blink && (f == CROWD_FIELD_BLINK_WEIGHT || f == CROWD_FIELD_BLINK_MANUAL ||
+                                     (f >= CROWD_FIELD_BLINK_OPENING && f <= CROWD_FIELD_BLINK_LAST))) ||
+                   (r->has_limbs && (f == CROWD_FIELD_POSE || f == CROWD_FIELD_ROOT));
+        if (!has) continue;
+        uint32_t indices = f == CROWD_FIELD_BASE ? r->param_count
+                           : (f == CROWD_FIELD_HARMONIC_PHASE || f == CROWD_FIELD_HARMONIC_RANGE) ? r->harm_count : 1;
+        for (uint32_t index = 0; index < indices; index++)
+            for (uint32_t c = 0; c < field_info[f].width; c++) {
+                const float *col = field_column(r, f, index, c);
+                for (uint32_t row = 0; row < r->count; row++)
+                    if ((res = check_value(e, fn, r, f, index, row, c, col[row])) != CROWD_OK) return res;
+            }
+        if (f == CROWD_FIELD_ROOT)
+            for (uint32_t row = 0; row < r->count; row++) {
+                float q[4];
+                for (uint32_t c = 0; c < 4; c++) q[c] = field_column(r, f, 0, c)[row];
+                if ((res = check_whole(e, fn, f, row, q)) != CROWD_OK) return res;
+            }
+    }
     return CROWD_OK;
 }
 

@@ -12,6 +12,14 @@
 #define CROWDI_ALIGN 64          /* every column starts on a cache line */
 #define CROWDI_MAX_ROWS (1u << 30)
 #define CROWDI_MAX_RIGS 65535u
+/* Magnitudes the formulas square or multiply without overflowing float32: accepted input can
+ * then never make an Inf or NaN. */
+#define CROWDI_MAX_COORD 1e15f     /* gaze targets, centres, positions, velocities */
+#define CROWDI_MAX_LANDMARK 1e9f   /* pose coordinates */
+#define CROWDI_MAX_FRACTION 1e3f   /* harmonic origin and range, fractions of [min, max] */
+#define CROWDI_MAX_FACTOR 1e6f     /* look factors */
+#define CROWDI_MAX_VALUE 1e18f     /* parameter min and max */
+#define CROWDI_MAX_SECONDS 1e6f    /* blink mean, deviation and timescale, look damping */
 
 /* A rig: its settings (uniform across instances) and its table of columns. */
 typedef struct crowdi_rig {
@@ -114,6 +122,9 @@ void crowdi_pool_stop(crowd_engine *engine);
 /* Runs crowdi_tick_slice(engine, dt, t, threads) for t = 0..threads-1, t = 0 on this thread. */
 void crowdi_pool_run(crowd_engine *engine, float dt);
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
+
+/* snapshot loading: every row of the rig obeys crowd_instances_set's rules */
+crowd_result crowdi_check_rows(const crowd_engine *engine, const char *fn, const crowdi_rig *rig);
 
 /* storage */
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);

@@ -2,6 +2,7 @@
  * serves crowd_snapshot_size (counting) and crowd_snapshot_save (writing). Loading builds the
  * state in a scratch engine through the same code that creates rigs, checks it whole, and
  * only then swaps it in: a bad blob leaves the engine as it was. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -371,6 +372,11 @@ done:
     return res;
 }
 
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
 
 /* Reads a rig's rows and checks every value is one the tick may meet. */
@@ -392,25 +398,17 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, reader *rd, ui
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
     r->active = active;
+    /* the output and bone columns are results, not inputs: finite is their rule */
     for (uint32_t c = 0; c < columns; c++) {
         if (c == r->col_rkey || c == r->col_draws || c == r->col_host_draws) continue;
         const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
         for (uint32_t row = 0; row < count; row++)
             LOAD_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
     }
-    for (uint32_t h = 0; h < r->harm_count; h++)
-        for (uint32_t row = 0; row < count; row++) {
-            float T = r->harm_T_ptrs[h][row];
-            LOAD_CHECK(T >= 0 && T <= r->harm[h].duration, "rigs[%u]: harmonic phase %u of row %u (%g) is outside [0, duration]",
-                       k, h, row, (double)T);
-        }
-    if (r->has_blink) {
-        float top = r->blink_model == CROWDI_BLINK_TIMED ? 3.0f : 2.0f;
-        for (uint32_t row = 0; row < count; row++) {
-            float ph = r->view.blink_col[CROWDI_BLINK_PHASE][row];
-            LOAD_CHECK(ph >= 0 && ph <= top && ph == (float)(int)ph, "rigs[%u]: blink phase of row %u (%g) is corrupt", k, row, (double)ph);
-        }
-    }
+    /* every input and state column obeys what crowd_instances_set accepts (values[i] in the
+     * message is row i) */
+    res = crowdi_check_rows(tmp, "crowd_snapshot_load", r);
+    if (res != CROWD_OK) LOAD_FAIL(CROWD_ERR_BAD_SNAPSHOT, "rigs[%u]: %s", k, crowd_last_error(tmp));
 done:
     return res;
 }
@@ -424,11 +422,12 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     const uint8_t *magic = r_take(&hd, 8);
     LOAD_CHECK(magic && memcmp(magic, SNAP_MAGIC, 8) == 0, "not a crowd snapshot (bad magic, or fewer than 8 bytes)");
     uint32_t version = r_u32(&hd);
-    r_u32(&hd); /* flags: none yet */
+    uint32_t flags = r_u32(&hd);
     uint64_t payload = r_u64(&hd);
     uint64_t sum = r_u64(&hd);
     LOAD_CHECK(!hd.bad, "truncated header (%zu bytes)", size);
     LOAD_CHECK(version == SNAP_VERSION, "format version %u, this library reads version %u", version, SNAP_VERSION);
+    LOAD_CHECK(flags == 0, "unknown flags 0x%x (this library writes and reads 0)", flags);
     LOAD_CHECK(payload == size - SNAP_HEADER, "the header says %llu bytes of payload, the blob has %zu (truncated or oversized)",
                (unsigned long long)payload, size - SNAP_HEADER);
     const uint8_t *body = (const uint8_t *)data + SNAP_HEADER;
@@ -477,6 +476,19 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     uint64_t rows = 0;
     for (uint32_t k = 0; k < rigs; k++) rows += tmp->rigs[k]->count;
     LOAD_CHECK(live == rows, "%llu live slots for %llu rows", (unsigned long long)live, (unsigned long long)rows);
+    if (live > 1) { /* instance ids are never reused: no two live slots share one */
+        uint64_t *ids = crowdi_alloc(tmp, sizeof *ids * (size_t)live);
+        if (!ids) LOAD_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+        size_t n = 0;
+        for (uint32_t sl = 0; sl < slots; sl++)
+            if (tmp->slots[sl].rig != UINT32_MAX) ids[n++] = tmp->slots[sl].id;
+        qsort(ids, n, sizeof *ids, compare_u64);
+        size_t dup = 0;
+        for (size_t j = 1; j < n && !dup; j++) dup = ids[j] == ids[j - 1] ? j : 0;
+        uint64_t dup_id = dup ? ids[dup] : 0;
+        crowdi_free(tmp, ids);
+        LOAD_CHECK(!dup, "two live slots share instance id %llu", (unsigned long long)dup_id);
+    }
     /* the free list visits exactly the free slots */
     uint64_t free_count = 0;
     for (uint32_t s = free_slot; s != UINT32_MAX; s = tmp->slots[s].next_free) {

@@ -160,7 +160,7 @@ typedef enum crowd_blend {
  * repeat: the value wraps (a full-turn angle); needs max > min. */
 typedef struct crowd_parameter_desc {
     const char *id; /* unique within the rig, non-empty */
-    float min, max, default_value;
+    float min, max, default_value; /* min and max within +-1e18 */
     bool repeat;
 } crowd_parameter_desc;
 
@@ -170,13 +170,13 @@ typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AX
 typedef struct crowd_look_parameter_desc {
     const char *id;
     crowd_axis axis;
-    float factor; /* finite */
+    float factor; /* within +-1e6 */
 } crowd_look_parameter_desc;
 
 typedef struct crowd_look_desc {
     const crowd_look_parameter_desc *parameters;
     uint32_t parameter_count;
-    float damping;    /* smoothTime in seconds, finite, >= 0 (0 acts as 0.0001). Default 0.15 */
+    float damping;    /* smoothTime in seconds, in [0, 1e6] (0 acts as 0.0001). Default 0.15 */
     float max_speed;  /* > 0; +INFINITY for no limit (the default) */
     crowd_blend blend;
 } crowd_look_desc;
@@ -192,8 +192,8 @@ typedef struct crowd_harmonic_parameter_desc {
     const char *id;
     uint32_t channel;          /* index into channel_timescales */
     crowd_direction direction; /* default centric */
-    float origin;              /* NO, fraction of [min, max], default 0.5 */
-    float range;               /* NR, fraction of max - min, default 0.5 */
+    float origin;              /* NO, fraction of [min, max], within +-1000, default 0.5 */
+    float range;               /* NR, fraction of max - min, within +-1000, default 0.5 */
     float duration;            /* D, seconds, > 0, default 3 */
 } crowd_harmonic_parameter_desc;
 /* channel 0, centric, origin 0.5, range 0.5, duration 3, with the given id. */
@@ -222,9 +222,9 @@ typedef struct crowd_blink_desc {
     uint32_t parameter_count;
     crowd_blink_model model;
     crowd_blend blend;   /* default multiply */
-    float mean;          /* mean idle wait, s, finite >= 0. Default 2.5 */
-    float max_deviation; /* s, finite >= 0. Default 2 */
-    float timescale;     /* finite > 0. Default 10 */
+    float mean;          /* mean idle wait, s, in [0, 1e6]. Default 2.5 */
+    float max_deviation; /* s, in [0, 1e6]. Default 2 */
+    float timescale;     /* in (0, 1e6]. Default 10 */
 } crowd_blink_desc;
 crowd_blink_desc crowd_blink_defaults(void);
 
@@ -375,21 +375,22 @@ crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance
 typedef enum crowd_field {
     /* inputs (read and write) */
     CROWD_FIELD_BASE = 0,          /* [1] base value of parameter `index`, finite */
-    CROWD_FIELD_LOOK_TARGET,       /* [3] target in model-local coordinates, finite */
+    CROWD_FIELD_LOOK_TARGET,       /* [3] target in model-local coordinates, within +-1e15 */
     CROWD_FIELD_LOOK_ACTIVE,       /* [1] 0 or 1 (default 0) */
-    CROWD_FIELD_LOOK_CENTER,       /* [3] finite (default 0,0,0) */
-    CROWD_FIELD_LOOK_DAMPING,      /* [1] finite >= 0 (default: the rig's) */
+    CROWD_FIELD_LOOK_CENTER,       /* [3] within +-1e15 (default 0,0,0) */
+    CROWD_FIELD_LOOK_DAMPING,      /* [1] in [0, 1e6] (default: the rig's) */
     CROWD_FIELD_LOOK_WEIGHT,       /* [1] in [0, 1] (default 1) */
     CROWD_FIELD_HARMONIC_WEIGHT,   /* [1] in [0, 1] (default 1) */
     CROWD_FIELD_BLINK_WEIGHT,      /* [1] in [0, 1] (default 1) */
     CROWD_FIELD_BLINK_MANUAL,      /* [1] eye opening in [0, 1] (pauses the auto blink), or -1:
                                       automatic again (default -1) */
     CROWD_FIELD_HARMONIC_PHASE,    /* [1] T of harmonic entry `index`, finite, >= 0 */
-    CROWD_FIELD_HARMONIC_RANGE,    /* [1] the instance's NR of entry `index`, finite (the clamps
-                                      can store a negative NR when origin lies outside [0, 1]) */
+    CROWD_FIELD_HARMONIC_RANGE,    /* [1] the instance's NR of entry `index`, within +-1000 (the
+                                      clamps can store a negative NR when origin lies outside
+                                      [0, 1]) */
     /* state (read; writable to restore or stage a state) */
-    CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, finite */
-    CROWD_FIELD_LOOK_VELOCITY,     /* [3] finite */
+    CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, within +-1e15 */
+    CROWD_FIELD_LOOK_VELOCITY,     /* [3] within +-1e15 */
     CROWD_FIELD_BLINK_OPENING,     /* [1] the controller's eye_opening, finite, <= 1 (the timed
                                       model's closing frame may dip below 0: the blend clamps) */
     CROWD_FIELD_BLINK_PHASE,       /* [1] sine: 0 idling, 1 closing, 2 opening;
@@ -398,7 +399,7 @@ typedef enum crowd_field {
     CROWD_FIELD_BLINK_LAST,        /* [1] sine: last |sin| value, finite */
     /* limbs (section 9) */
     CROWD_FIELD_POSE,              /* [132] 33 landmarks x, y, z, visibility in the rig's frame;
-                                      finite, visibility in [0, 1] */
+                                      coordinates within +-1e9, visibility in [0, 1] */
     CROWD_FIELD_ROOT,              /* [4] root rotation, unit quaternion (default identity) */
     /* outputs (read only) */
     CROWD_FIELD_OUTPUT,            /* [1] output value of parameter `index` after the tick */

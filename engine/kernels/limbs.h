@@ -153,7 +153,8 @@ static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float dt, float alpha_
                                 float *raw_col, size_t i, cv_f x, cv_m first) {
     const cv_f one = cv_set1(1.0f);
     cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i), raw = cv_loadu(raw_col + i);
-    cv_f dx = cv_div(cv_sub(x, raw), cv_set1(dt));
+    /* bounded so that a vanishing dt cannot turn 0 * inf into NaN below */
+    cv_f dx = cv_min(cv_set1(1e30f), cv_max(cv_set1(-1e30f), cv_div(cv_sub(x, raw), cv_set1(dt))));
     cv_f ad = cv_set1(alpha_d);
     cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
     cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
