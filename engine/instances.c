@@ -377,11 +377,13 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
         ok = comp % 4 != 3 ? fabsf(v) <= CROWDI_MAX_LANDMARK : v >= 0 && v <= 1;
         want = comp % 4 != 3 ? "a coordinate within +-1e9" : "a visibility in [0, 1]";
         break;
-    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER: case CROWD_FIELD_LOOK_POSITION:
-    case CROWD_FIELD_LOOK_VELOCITY:
+    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER:
         ok = fabsf(v) <= CROWDI_MAX_COORD;
         want = "within +-1e15 (SmoothDamp squares distances)";
         break;
+    case CROWD_FIELD_LOOK_POSITION: ok = fabsf(v) <= CROWDI_LOOK_MAX_POSITION; want = "within +-1e18"; break;
+    case CROWD_FIELD_LOOK_VELOCITY: ok = fabsf(v) <= CROWDI_LOOK_MAX_VELOCITY; want = "within +-1e24"; break;
+
     case CROWD_FIELD_BLINK_OPENING: ok = v <= 1; want = "<= 1"; break;
     case CROWD_FIELD_BLINK_PHASE:
         ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && r->blink_model == CROWDI_BLINK_TIMED);
@@ -396,13 +398,13 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     return CROWD_OK;
 }
 
-/* Checks that need the whole value: a root rotation must be a unit quaternion. */
+/* Checks that need the whole value: rotations must be unit quaternions. */
 static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_field f, uint32_t i, const float *v) {
-    if (f != CROWD_FIELD_ROOT) return CROWD_OK;
+    if (f != CROWD_FIELD_ROOT && f != CROWD_FIELD_BONE_WORLD && f != CROWD_FIELD_BONE_LOCAL) return CROWD_OK;
     float n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
     CROWDI_CHECK(e, n >= 1.0f - 1e-4f && n <= 1.0f + 1e-4f, CROWD_ERR_RANGE,
-                 "%s: values[%u..%u] (root of instance %u) is not a unit quaternion (squared length %g)", fn, i * 4,
-                 i * 4 + 3, i, (double)n);
+                 "%s: values[%u..%u] (%s of instance %u) is not a unit quaternion (squared length %g)", fn, i * 4,
+                 i * 4 + 3, field_info[f].name, i, (double)n);
     return CROWD_OK;
 }
 
@@ -440,6 +442,15 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
                 if ((res = check_whole(e, fn, f, row, q)) != CROWD_OK) return res;
             }
     }
+    /* stored bone rotations are read back by the tick (held bones, parents): unit ones only */
+    if (r->has_limbs)
+        for (int f = CROWD_FIELD_BONE_WORLD; f <= CROWD_FIELD_BONE_LOCAL; f++)
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+                for (uint32_t row = 0; row < r->count; row++) {
+                    float q[4];
+                    for (uint32_t c = 0; c < 4; c++) q[c] = field_column(r, (crowd_field)f, b, c)[row];
+                    if ((res = check_whole(e, fn, (crowd_field)f, row, q)) != CROWD_OK) return res;
+                }
     return CROWD_OK;
 }
 

@@ -15,7 +15,7 @@
 typedef struct { uint8_t *p; size_t n; } writer;
 
 static void w_bytes(writer *w, const void *src, size_t n) {
-    if (w->p) memcpy(w->p + w->n, src, n);
+    if (w->p && n) memcpy(w->p + w->n, src, n);
     w->n += n;
 }
 static void w_u32(writer *w, uint32_t v) {

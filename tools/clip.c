@@ -76,17 +76,17 @@ static int check_header(const char *path, const csv_line *l) {
     for (uint32_t col = 0; col < CLIP_COLUMNS; col++) {
         clip_column_name(col, want, sizeof want);
         size_t column = (size_t)(p - l->start) + 1;
+        if (p > l->end) /* (before looking at the bytes: p is past the line) */
+            return bad(path, 1, column,
+                       "header: has %u columns, expected 134 (frame, t_s, then x, y, z, vis of 33 landmarks); "
+                       "missing \"%s\"",
+                       col, want);
         const char *comma = memchr(p, ',', (size_t)(l->end - p));
         const char *fend = comma ? comma : l->end;
         char got[64];
         size_t n = (size_t)(fend - p) < sizeof got - 1 ? (size_t)(fend - p) : sizeof got - 1;
         memcpy(got, p, n);
         got[n] = 0;
-        if (p > l->end)
-            return bad(path, 1, column,
-                       "header: has %u columns, expected 134 (frame, t_s, then x, y, z, vis of 33 landmarks); "
-                       "missing \"%s\"",
-                       col, want);
         if (strcmp(got, want) != 0)
             return bad(path, 1, column, "header: column \"%s\" where \"%s\" belongs (a pose clip has 33 landmarks)",
                        got, want);

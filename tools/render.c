@@ -285,10 +285,10 @@ int cmd_render(int argc, char **argv) {
     uint32_t frame = ro.has_frame ? ro.frame : (s.frames ? s.frames : 1);
     world w;
     double seconds = 0;
-    st = world_create(&w, &s, o.simd);
+    st = world_create(&w, &s, o.simd, o.threads);
     if (st == TOOL_OK && w.instance_count == 0) st = tool_error(TOOL_BAD_INPUT, "render: %s has no instances", s.path);
     if (st == TOOL_OK) {
-        sim_options so = {.frames = frame, .dt = s.dt, .threads = o.threads, .quiet = o.quiet};
+        sim_options so = {.frames = frame, .dt = s.dt, .quiet = o.quiet};
         st = simulate(&w, &so, &seconds);
     }
     if (st == TOOL_OK) st = draw_grid(&w, &ro, frame, s.dt, ro.out);

@@ -7,23 +7,27 @@
 #include "commands.h"
 #include "default_crowd.h"
 #include "diag.h"
+#include "resume.h"
 #include "simulate.h"
 #include "world.h"
 
-#define MAX_THREADS 1024u
+#define MAX_THREADS 256u /* crowd_engine_desc.threads */
 
 static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
-    "                 [--quiet] [--json]\n"
+    "                 [--snapshot-at K FILE] [--resume FILE] [--quiet] [--json]\n"
     "Runs SCENE (JSON, SPEC section 7), or without it the built-in default crowd (10,000 avatars,\n"
     "every controller, a built-in walk), and prints a summary: instances, frames, tick time,\n"
     "instance-updates per second, SIMD target, threads and a 64-bit checksum of the final outputs.\n"
     "  --frames N, --dt S, --seed N   override the scene's values (dt in [0, 1] seconds)\n"
-    "  --threads N    tick on N threads (contiguous 16-row slices of each rig); same results\n"
+    "  --threads N    the engine ticks on N threads (1 to 256; its own pool); same results\n"
     "  --simd T       force a SIMD target (default: the widest the CPU has)\n"
     "  --trace FILE   every frame's output parameters: frame,instance,id,value\n"
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
+    "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
+    "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
+    "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
     "  --quiet        no progress line (it only shows on a terminal, for runs over a second)\n"
     "  --json         the summary as one JSON object on the last line of standard output\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
@@ -58,32 +62,71 @@ int scene_option(tool_args *a, scene_options *o) {
     return 0;
 }
 
-static void print_summary(const world *w, const scene_options *o, uint32_t frames, double seconds, bool json) {
-    double updates = (double)w->instance_count * frames;
+typedef struct run_files {
+    const char *trace, *bones;
+    const char *snapshot; /* --snapshot-at K FILE */
+    uint32_t snapshot_at;
+    const char *resume;   /* --resume FILE */
+} run_files;
+
+static void print_summary(const world *w, const run_files *f, uint32_t first, uint32_t frames, double seconds,
+                          bool json) {
+    uint32_t ticked = frames - first;
+    double updates = (double)w->instance_count * ticked;
     double rate = seconds > 0 ? updates / seconds : 0.0;
     const char *simd = crowd_simd_name(crowd_simd_target(w->engine));
+    uint32_t threads = crowd_engine_threads(w->engine);
     uint64_t sum = world_checksum(w);
     if (json) {
         printf("{\"instances\": %u, \"frames\": %u, \"tick_seconds\": %.9g, \"updates_per_second\": %.0f, "
                "\"simd\": \"%s\", \"threads\": %u, \"checksum\": \"0x%016" PRIx64 "\"}\n",
-               w->instance_count, frames, seconds, rate, simd, o->threads, sum);
+               w->instance_count, ticked, seconds, rate, simd, threads, sum);
     } else {
         printf("scene               %s\n", w->scene->path);
+        if (f->resume) printf("resumed             %s (after frame %u)\n", f->resume, first);
         printf("instances           %u\n", w->instance_count);
-        printf("frames              %u (dt %.9g s)\n", frames, (double)w->scene->dt);
+        if (f->resume)
+            printf("frames              %u (%u to %u, dt %.9g s)\n", ticked, first + 1, frames, (double)w->scene->dt);
+        else
+            printf("frames              %u (dt %.9g s)\n", ticked, (double)w->scene->dt);
         printf("tick seconds        %.6f\n", seconds);
         printf("instance-updates/s  %.4g\n", rate);
         printf("simd                %s\n", simd);
-        printf("threads             %u\n", o->threads);
+        printf("threads             %u\n", threads);
+        if (f->snapshot) printf("snapshot            %s (after frame %u)\n", f->snapshot, f->snapshot_at);
         printf("checksum            0x%016" PRIx64 "\n", sum);
     }
     fflush(stdout);
 }
 
+/* --snapshot-at K FILE: two values after the option (K also as --snapshot-at=K). */
+static int snapshot_option(tool_args *a, run_files *f) {
+    const char *v;
+    int m = args_value(a, "--snapshot-at", &v);
+    if (m <= 0) return m;
+    if (parse_u32(a, "--snapshot-at", v, 0, 2147483647u, &f->snapshot_at) != TOOL_OK) return -1;
+    if (a->i + 1 >= a->argc || a->argv[a->i + 1][0] == 0) {
+        tool_error(TOOL_BAD_INPUT, "run: --snapshot-at needs a frame and a FILE (--snapshot-at K FILE)");
+        return -1;
+    }
+    f->snapshot = a->argv[++a->i];
+    return 1;
+}
+
+static int check_files(const run_files *f) {
+    const char *names[3] = {f->trace, f->bones, f->snapshot};
+    const char *flags[3] = {"--trace", "--bones", "--snapshot-at"};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
+                return tool_error(TOOL_BAD_INPUT, "run: %s and %s name the same file %s", flags[i], flags[j], names[i]);
+    return TOOL_OK;
+}
+
 int cmd_run(int argc, char **argv) {
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
-    const char *trace_path = NULL, *bones_path = NULL;
+    run_files f = {0};
     bool json = false;
     for (; a.i < argc; a.i++) {
         const char *v;
@@ -94,12 +137,21 @@ int cmd_run(int argc, char **argv) {
         }
         if ((m = args_value(&a, "--trace", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
-            trace_path = v;
+            f.trace = v;
             continue;
         }
         if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
-            bones_path = v;
+            f.bones = v;
+            continue;
+        }
+        if ((m = snapshot_option(&a, &f)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            continue;
+        }
+        if ((m = args_value(&a, "--resume", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            f.resume = v;
             continue;
         }
         if ((m = args_flag(&a, "--json")) != 0) {
@@ -115,32 +167,42 @@ int cmd_run(int argc, char **argv) {
         if (o.scene_path) return args_unexpected(&a);
         o.scene_path = argv[a.i];
     }
-    if (trace_path && bones_path && strcmp(trace_path, bones_path) == 0)
-        return tool_error(TOOL_BAD_INPUT, "run: --trace and --bones name the same file %s", trace_path);
+    int st = check_files(&f);
+    if (st != TOOL_OK) return st;
 
     scene s;
-    int st = scene_options_load(&o, &s);
+    st = scene_options_load(&o, &s);
     if (st != TOOL_OK) {
         scene_free(&s);
         return st;
     }
     world w;
     trace_file params = {0}, bones = {0};
-    st = world_create(&w, &s, o.simd);
-    if (st == TOOL_OK && trace_path) st = trace_open(&params, trace_path, TRACE_PARAMETER_HEADER);
-    if (st == TOOL_OK && bones_path) st = trace_open(&bones, bones_path, TRACE_BONE_HEADER);
+    uint32_t first = 0;
+    st = world_create(&w, &s, o.simd, o.threads);
+    if (st == TOOL_OK && f.resume) {
+        st = resume_load(&w, f.resume, &first);
+        if (st == TOOL_OK && first > s.frames)
+            st = tool_error(TOOL_BAD_INPUT, "run: %s was saved after frame %u, past this run's last frame %u (--frames)",
+                            f.resume, first, s.frames);
+    }
+    if (st == TOOL_OK && f.snapshot && (f.snapshot_at < first || f.snapshot_at > s.frames))
+        st = tool_error(TOOL_BAD_INPUT, "run: --snapshot-at %u is outside the frames of this run (%u to %u)", f.snapshot_at,
+                        first, s.frames);
+    if (st == TOOL_OK && f.trace) st = trace_open(&params, f.trace, TRACE_PARAMETER_HEADER);
+    if (st == TOOL_OK && f.bones) st = trace_open(&bones, f.bones, TRACE_BONE_HEADER);
     double seconds = 0;
     if (st == TOOL_OK) {
-        sim_options so = {.frames = s.frames, .dt = s.dt, .threads = o.threads,
-                          .parameters = trace_path ? &params : NULL, .bones = bones_path ? &bones : NULL,
-                          .quiet = o.quiet};
+        sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
+                          .bones = f.bones ? &bones : NULL, .quiet = o.quiet, .snapshot_path = f.snapshot,
+                          .snapshot_at = f.snapshot_at};
         st = simulate(&w, &so, &seconds);
     }
     if (st == TOOL_OK) st = trace_finish(&params);
     if (st == TOOL_OK) st = trace_finish(&bones);
     trace_abort(&params);
     trace_abort(&bones);
-    if (st == TOOL_OK) print_summary(&w, &o, s.frames, seconds, json);
+    if (st == TOOL_OK) print_summary(&w, &f, first, s.frames, seconds, json);
     world_destroy(&w);
     scene_free(&s);
     return st;

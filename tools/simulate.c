@@ -2,6 +2,7 @@
 
 #include "diag.h"
 #include "progress.h"
+#include "resume.h"
 #include "ticker.h"
 
 static void write_traces(const world *w, const sim_options *o, uint32_t k) {
@@ -24,22 +25,22 @@ static void write_traces(const world *w, const sim_options *o, uint32_t k) {
 
 int simulate(world *w, const sim_options *o, double *tick_seconds) {
     *tick_seconds = 0.0;
-    ticker *t = NULL;
-    int st = ticker_create(&t, w, o->threads);
+    int st = TOOL_OK;
+    if (o->snapshot_path && o->snapshot_at == o->first) st = resume_save(w, o->first, o->snapshot_path);
     progress pr;
     progress_start(&pr, o->quiet, o->frames, w->instance_count);
-    for (uint32_t k = 1; st == TOOL_OK && k <= o->frames; k++) {
+    for (uint32_t k = o->first + 1; st == TOOL_OK && k <= o->frames; k++) {
         if (tool_interrupted) {
             st = TOOL_FAILED;
             break;
         }
         world_prepare_frame(w, k, o->dt);
-        st = ticker_tick(t, o->dt, tick_seconds);
+        st = ticker_tick(w, o->dt, tick_seconds);
         if (st == TOOL_OK && (o->parameters || o->bones)) write_traces(w, o, k);
+        if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);
         progress_update(&pr, k);
     }
     progress_end(&pr);
     if (tool_interrupted && st == TOOL_FAILED) tool_error(TOOL_FAILED, "interrupted");
-    ticker_destroy(t);
     return st;
 }

@@ -1,5 +1,6 @@
-/* The frame loop shared by run and render: for k = 1..frames, feed the look keys and pose rows
- * of frame k, tick (timed), write the traces of frame k, show progress. */
+/* The frame loop shared by run and render: for k = first+1 .. frames, feed the look keys and pose
+ * rows of frame k, tick (timed), write the traces of frame k, show progress, and write a run
+ * snapshot after frame snapshot_at when asked. */
 #ifndef CROWD_TOOLS_SIMULATE_H
 #define CROWD_TOOLS_SIMULATE_H
 
@@ -10,16 +11,18 @@
 #include "world.h"
 
 typedef struct sim_options {
-    uint32_t frames;
+    uint32_t first;             /* frames already done (a resumed run): the loop starts at first + 1 */
+    uint32_t frames;            /* the last frame */
     float dt;
-    uint32_t threads;
-    trace_file *parameters; /* NULL: none */
-    trace_file *bones;      /* NULL: none */
-    bool quiet;             /* no progress line */
+    trace_file *parameters;     /* NULL: none */
+    trace_file *bones;          /* NULL: none */
+    bool quiet;                 /* no progress line */
+    const char *snapshot_path;  /* NULL: none; else written after frame snapshot_at (resume.h) */
+    uint32_t snapshot_at;       /* first <= snapshot_at <= frames; == first: before the loop */
 } sim_options;
 
-/* Runs the frames; *tick_seconds receives the time spent inside the tick alone. Stops with
- * TOOL_FAILED on SIGINT/SIGTERM (see tool_catch_interrupts). */
+/* Runs the frames; *tick_seconds receives the time spent inside the tick alone. Threads are the
+ * engine's (world_create). Stops with TOOL_FAILED on SIGINT/SIGTERM (see tool_catch_interrupts). */
 int simulate(world *w, const sim_options *o, double *tick_seconds);
 
 #endif

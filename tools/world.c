@@ -88,15 +88,63 @@ static int setup_group(world *w, uint32_t g) {
     return TOOL_OK;
 }
 
-int world_create(world *w, const scene *s, crowd_simd simd) {
+/* The frame loop writes look targets (key target plus jitter) and pose rows straight into the
+ * engine's columns, unchecked: they must obey crowd_instances_set's rules (crowd.h §6-7), or
+ * the run would tick values the engine refuses (and a run snapshot would not load). So each
+ * active key's target with the largest jitter offset, and every clip row, goes once through
+ * crowd_set on the group's first instance, whose fields are then put back. */
+static int check_direct_writes(world *w, uint32_t g) {
+    const scene_group *sg = &w->scene->groups[g];
+    if (!sg->count) return TOOL_OK;
+    crowd_instance h = w->handles[w->group_first[g]];
+    const char *rig_name = w->scene->rigs[sg->rig].name;
+    crowd_result res;
+    if (w->scene->rigs[sg->rig].rig_desc.look && sg->key_count) {
+        float saved[3];
+        if ((res = crowd_get(w->engine, h, CROWD_FIELD_LOOK_TARGET, 0, saved)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_get (look_target)");
+        for (uint32_t k = 0; k < sg->key_count; k++) {
+            if (!sg->keys[k].active) continue;
+            float t[3];
+            for (uint32_t c = 0; c < 3; c++)
+                t[c] = sg->keys[k].target[c] + (sg->keys[k].target[c] < 0 ? -sg->jitter : sg->jitter);
+            if ((res = crowd_set(w->engine, h, CROWD_FIELD_LOOK_TARGET, 0, t)) != CROWD_OK) {
+                char what[512];
+                snprintf(what, sizeof what, "groups[%%u].look.keys[%u].target, with the jitter (rig \"%%s\")", k);
+                return rejected(w, res, what, rig_name, g);
+            }
+        }
+        if ((res = crowd_set(w->engine, h, CROWD_FIELD_LOOK_TARGET, 0, saved)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_set (look_target)");
+    }
+    if (sg->clip) {
+        float saved[CLIP_FLOATS];
+        if ((res = crowd_get(w->engine, h, CROWD_FIELD_POSE, 0, saved)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_get (pose)");
+        for (uint32_t k = 0; k < sg->clip->row_count; k++)
+            if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, &sg->clip->landmarks[(size_t)k * CLIP_FLOATS])) !=
+                CROWD_OK) {
+                char what[1024];
+                snprintf(what, sizeof what, "%s: groups[%u].pose.clip: %s:%u: a row the engine refuses", w->scene->path,
+                         g, sg->clip->path, sg->clip->line[k]);
+                return tool_engine_error(TOOL_BAD_INPUT, w->engine, res, what);
+            }
+        if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, saved)) != CROWD_OK)
+            return engine_failed(w, res, "crowd_set (pose)");
+    }
+    return TOOL_OK;
+}
+
+int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
     memset(w, 0, sizeof *w);
     w->scene = s;
-    crowd_engine_desc desc = {.seed = s->seed, .simd = simd};
+    crowd_engine_desc desc = {.seed = s->seed, .simd = simd, .threads = threads};
     crowd_result res = crowd_engine_create(&desc, &w->engine);
     if (res != CROWD_OK) {
         w->engine = NULL;
-        int st = res == CROWD_ERR_UNSUPPORTED ? TOOL_BAD_INPUT : TOOL_FAILED;
-        return tool_error(st, "crowd_engine_create (simd %s): %s", crowd_simd_name(simd) ? crowd_simd_name(simd) : "?",
+        int st = res == CROWD_ERR_UNSUPPORTED || res == CROWD_ERR_RANGE ? TOOL_BAD_INPUT : TOOL_FAILED;
+        return tool_error(st, "crowd_engine_create (simd %s, %u threads): %s",
+                          crowd_simd_name(simd) ? crowd_simd_name(simd) : "?", threads ? threads : 1,
                           crowd_result_text(res));
     }
     uint64_t n = 0; /* at most 2^30: the scene reader's limit */
@@ -148,6 +196,7 @@ int world_create(world *w, const scene *s, crowd_simd simd) {
         }
         next += sg->count;
         int st = setup_group(w, g);
+        if (st == TOOL_OK) st = check_direct_writes(w, g);
         if (st != TOOL_OK) return st;
     }
     w->group_first[s->group_count] = next;
@@ -155,6 +204,52 @@ int world_create(world *w, const scene *s, crowd_simd simd) {
         int st = fetch_columns(w, r);
         if (st != TOOL_OK) return st;
     }
+    return TOOL_OK;
+}
+
+int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, const char *what) {
+    const scene *s = w->scene;
+    crowd_result res;
+    /* each instance a different row: seen[first_row[rig] + row] */
+    uint32_t *first_row = tool_calloc(s->rig_count + 1, sizeof *first_row);
+    unsigned char *seen = tool_calloc(w->instance_count + 1, 1);
+    if (!first_row || !seen) {
+        free(first_row);
+        free(seen);
+        return TOOL_FAILED;
+    }
+    int st = TOOL_OK;
+    for (uint32_t r = 0; r < s->rig_count && st == TOOL_OK; r++) {
+        uint32_t want = 0;
+        for (uint32_t g = 0; g < s->group_count; g++)
+            if (s->groups[g].rig == r) want += s->groups[g].count;
+        first_row[r + 1] = first_row[r] + want;
+        if (crowd_rig_parameter_count(w->engine, rigs[r]) != s->rigs[r].parameter_count ||
+            crowd_rig_instance_count(w->engine, rigs[r]) != want)
+            st = tool_error(TOOL_BAD_INPUT, "%s: rig %u (\"%s\") is not the scene's: another scene, or a corrupt file",
+                            what, r, s->rigs[r].name);
+        w->rigs[r].rig = rigs[r];
+    }
+    for (uint32_t i = 0; i < w->instance_count && st == TOOL_OK; i++) {
+        crowd_rig rig;
+        uint32_t row = 0, r = w->rig_of[i];
+        res = crowd_instance_info(w->engine, handles[i], NULL, &rig, &row);
+        if (res != CROWD_OK || rig.id != rigs[r].id || row >= first_row[r + 1] - first_row[r] || seen[first_row[r] + row]) {
+            st = tool_error(TOOL_BAD_INPUT, "%s: instance %u is not in the engine's state as the scene has it: another "
+                            "scene, or a corrupt file", what, i);
+            break;
+        }
+        seen[first_row[r] + row] = 1;
+        w->row[i] = row;
+        w->handles[i] = handles[i];
+        w->clip_row[i] = UINT32_MAX; /* the next frame writes every pose again */
+    }
+    free(first_row);
+    free(seen);
+    if (st != TOOL_OK) return st;
+    for (uint32_t g = 0; g < s->group_count; g++) w->key[g] = -1; /* and every look key */
+    for (uint32_t r = 0; r < s->rig_count; r++)
+        if ((st = fetch_columns(w, r)) != TOOL_OK) return st;
     return TOOL_OK;
 }
 

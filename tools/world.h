@@ -41,10 +41,18 @@ typedef struct world {
     uint32_t *changed;        /* scratch [instance_count] */
 } world;
 
-/* Creates the engine (seed and dt from the scene, the given target), its rigs and instances.
+/* Creates the engine (seed and dt from the scene, the given target; threads > 1 gives the
+ * engine a pool of that many threads: crowd_engine_desc.threads), its rigs and instances.
  * TOOL_BAD_INPUT when the engine rejects the scene (the message names the rig and field). */
-int world_create(world *w, const scene *s, crowd_simd simd);
+int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads);
 void world_destroy(world *w);
+
+/* After the engine's state was replaced (crowd_snapshot_load) by that of a world of the same
+ * scene: takes the rig and instance handles the saver had (rigs[r], handles[i] in scene and
+ * instance order), checks that each names an instance of the right rig and that the rigs hold
+ * the scene's instances and nothing else, and fetches rows and columns again. TOOL_BAD_INPUT
+ * (with a message naming `what`) when the engine's state is not this scene's. */
+int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, const char *what);
 
 /* Before tick k (k = 1, 2, ...): applies the look keys in effect at (k-1)*dt (double, from the
  * float32 dt) and writes each posed instance's clip row in effect at (k-1)*dt + its offset. */

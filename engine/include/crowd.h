@@ -389,13 +389,14 @@ typedef enum crowd_field {
                                       clamps can store a negative NR when origin lies outside
                                       [0, 1]) */
     /* state (read; writable to restore or stage a state) */
-    CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, within +-1e15 */
-    CROWD_FIELD_LOOK_VELOCITY,     /* [3] within +-1e15 */
+    CROWD_FIELD_LOOK_POSITION,     /* [3] smoothed position, within +-1e18 (the tick keeps it so) */
+    CROWD_FIELD_LOOK_VELOCITY,     /* [3] within +-1e24 (the tick keeps it so) */
     CROWD_FIELD_BLINK_OPENING,     /* [1] the controller's eye_opening, finite, <= 1 (the timed
                                       model's closing frame may dip below 0: the blend clamps) */
     CROWD_FIELD_BLINK_PHASE,       /* [1] sine: 0 idling, 1 closing, 2 opening;
                                       timed: 0 idling, 1 closing, 2 closed, 3 opening */
-    CROWD_FIELD_BLINK_CLOCK,       /* [1] sine: T; timed: idle -> next_blink, else u. finite */
+    CROWD_FIELD_BLINK_CLOCK,       /* [1] sine: T; timed: idle -> next_blink, else u (a negative u
+                                      counts as 0). finite */
     CROWD_FIELD_BLINK_LAST,        /* [1] sine: last |sin| value, finite */
     /* limbs (section 9) */
     CROWD_FIELD_POSE,              /* [132] 33 landmarks x, y, z, visibility in the rig's frame;

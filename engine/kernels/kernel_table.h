@@ -28,6 +28,9 @@ enum {
 };
 
 #define CROWDI_LANDMARKS 33
+/* gaze state bounds: |target - centre| <= 2e15, so the squares below stay finite */
+#define CROWDI_LOOK_MAX_POSITION 1e18f
+#define CROWDI_LOOK_MAX_VELOCITY 1e24f
 #define CROWDI_BONES 15
 
 typedef struct crowdi_param {

@@ -215,7 +215,7 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
 
     cv_m first = cv_mfalse();
     float alpha_d = 0.0f;
-    float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
+    float *const filter_ready = v->limb_smoothing ? v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st : NULL;
     if (v->limb_smoothing) {
         first = cv_eq(cv_loadu(filter_ready + i), zero);
         if (dt > 0.0f) alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
@@ -306,7 +306,9 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
         }
         /* Landmarks so far apart that the products overflow give no rotation: hold the bone
          * (never a NaN out of accepted input) */
-        cv_m sane = cv_mand(cv_gt(cvk_q_norm2(w), cv_set1(0.5f)), cv_gt(cvk_q_norm2(local), cv_set1(0.5f)));
+        cv_f nw = cvk_q_norm2(w), nl = cvk_q_norm2(local);
+        cv_m sane = cv_mand(cv_mand(cv_gt(nw, cv_set1(0.5f)), cv_lt(nw, cv_set1(2.0f))),
+                            cv_mand(cv_gt(nl, cv_set1(0.5f)), cv_lt(nl, cv_set1(2.0f))));
         if (!cv_all(sane)) {
             w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
             local = cvk_q_select(sane, local, cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i));

@@ -161,8 +161,9 @@ static inline cv_f cvk_blink_timed(const crowdi_rig_view *v, float dt, size_t i,
     cv_f new_phase = cv_select(start, one, phase);
     cv_f out = one;
 
-    /* the running phases share u = u + dt*timescale */
-    cv_f u = cv_add(clock, cv_set1(dt * v->blink_timescale));
+    /* the running phases share u = u + dt*timescale; u never goes below 0 on its own, and a
+     * negative one written by a caller counts as 0 (so the opening stays <= 1) */
+    cv_f u = cv_add(cv_max(zero, clock), cv_set1(dt * v->blink_timescale));
     cv_f t_close = cv_div(u, one), t_closed = cv_div(u, cv_set1(0.5f));
     cv_f t_open = cv_div(u, cv_set1(1.5f));
     cv_m close_done = cv_mand(closing, cv_ge(t_close, one));
@@ -302,9 +303,12 @@ static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) 
         for (int a = 0; a < 3; a++)
             dot = cv_add(dot, cv_mul(cv_sub(goal[a], pos[a]), cv_sub(out[a], goal[a])));
         cv_m overshoot = cv_gt(dot, zero);
+        /* Bounds no sane input reaches, keeping every product above finite (so that the state
+         * stays within what crowd_instances_set and snapshots accept) */
+        const cv_f pos_lim = cv_set1(CROWDI_LOOK_MAX_POSITION), vel_lim = cv_set1(CROWDI_LOOK_MAX_VELOCITY);
         for (int a = 0; a < 3; a++) {
-            out[a] = cv_select(overshoot, goal[a], out[a]);
-            nvel[a] = cv_select(overshoot, zero, nvel[a]);
+            out[a] = cv_min(pos_lim, cv_max(cv_neg(pos_lim), cv_select(overshoot, goal[a], out[a])));
+            nvel[a] = cv_min(vel_lim, cv_max(cv_neg(vel_lim), cv_select(overshoot, zero, nvel[a])));
             pos[a] = cv_select(update, out[a], pos[a]);
             vel[a] = cv_select(update, nvel[a], vel[a]);
             cv_storeu(c[CROWDI_LOOK_POS_X + a] + i, pos[a]);

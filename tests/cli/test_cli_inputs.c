@@ -229,6 +229,10 @@ static void bad_clips(void **state) {
     }
     expect_clip_fails(b.text, "bad.csv:1:", "lm32_x");
     free(b.text);
+    /* a header cut after its first column, no comma after it in the whole file (found by
+     * fuzz_clip: the reader looked past the end of the text) */
+    expect_clip_fails("frame\nt_o.5", "bad.csv:1:", "has 1 columns");
+    expect_clip_fails("frame,t_s", "bad.csv:1:", "has 2 columns");
 
     char *s;
     s = cli_replace(clip, "lm7_y", "lm7_Y");
@@ -375,6 +379,21 @@ static void engine_limits_are_bad_input(void **state) {
     /* max - min overflows float32: caught before the engine */
     test("{\"id\": \"ParamBreath\", \"min\": 0, \"max\": 1}", "{\"id\": \"ParamBreath\", \"min\": -3e38, \"max\": 3e38}",
          "rigs[0].parameters[1]", "overflows");
+    /* what the run writes straight into the engine's columns obeys crowd_instances_set's rules:
+     * a look target (with the jitter) or a clip coordinate the engine refuses is bad input, not
+     * a run of NaN (the engine bounds look targets to +-1e15, landmark coordinates to +-1e9) */
+    test("\"target\": [1, 0, 0]", "\"target\": [3e37, 0, 0]", "groups[0].look.keys[0].target", "look_target");
+    char *clip = good_clip(4);
+    /* row 2 (line 3): its lm0_x field becomes 1e20 */
+    char *row = strstr(clip, "\n2,");
+    assert_non_null(row);
+    char *x = strchr(strchr(row + 1, ',') + 1, ',') + 1, *x_end = strchr(x, ',');
+    cli_buf b = {0};
+    cli_buf_printf(&b, "%.*s1e20%s", (int)(x - clip), clip, x_end);
+    cli_write("big_clip.csv", b.text);
+    test("\"clip\": \"clip.csv\"", "\"clip\": \"big_clip.csv\"", "groups[1].pose.clip: ", "big_clip.csv:3: a row the engine refuses");
+    free(b.text);
+    free(clip);
 }
 
 int main(int argc, char **argv) {

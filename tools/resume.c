@@ -1,0 +1,268 @@
+#include "resume.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "diag.h"
+
+/* ---- the scene's fingerprint ---- */
+static uint64_t fp_u32(uint64_t h, uint32_t v) {
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+    return fnv1a64_bytes(h, b, 4);
+}
+static uint64_t fp_u64(uint64_t h, uint64_t v) { return fp_u32(fp_u32(h, (uint32_t)v), (uint32_t)(v >> 32)); }
+static uint64_t fp_floats(uint64_t h, const float *v, size_t n) {
+    for (size_t k = 0; k < n; k++) h = fnv1a64_float(h, v[k]);
+    return h;
+}
+static uint64_t fp_str(uint64_t h, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    h = fp_u32(h, s ? (uint32_t)n : 0xffffffffu);
+    return fnv1a64_bytes(h, s ? s : "", n);
+}
+
+static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
+    const crowd_rig_desc *d = &sr->rig_desc;
+    h = fp_str(h, sr->name);
+    h = fp_u32(h, d->parameter_count);
+    for (uint32_t p = 0; p < d->parameter_count; p++) {
+        const crowd_parameter_desc *pd = &d->parameters[p];
+        h = fp_str(h, pd->id);
+        h = fp_floats(h, (const float[]){pd->min, pd->max, pd->default_value}, 3);
+        h = fp_u32(h, pd->repeat);
+    }
+    h = fp_u32(h, (uint32_t)(d->look != NULL) | (uint32_t)(d->harmonic != NULL) << 1 | (uint32_t)(d->blink != NULL) << 2 |
+                      (uint32_t)(d->limbs != NULL) << 3);
+    if (d->look) {
+        const crowd_look_desc *l = d->look;
+        h = fp_floats(h, (const float[]){l->damping, l->max_speed}, 2);
+        h = fp_u32(h, (uint32_t)l->blend);
+        h = fp_u32(h, l->parameter_count);
+        for (uint32_t k = 0; k < l->parameter_count; k++) {
+            h = fp_str(h, l->parameters[k].id);
+            h = fp_u32(h, (uint32_t)l->parameters[k].axis);
+            h = fp_floats(h, &l->parameters[k].factor, 1);
+        }
+    }
+    if (d->harmonic) {
+        const crowd_harmonic_desc *hd = d->harmonic;
+        h = fp_u32(h, (uint32_t)hd->blend);
+        h = fp_u32(h, hd->channel_count);
+        if (hd->channel_count) h = fp_floats(h, hd->channel_timescales, hd->channel_count);
+        h = fp_u32(h, hd->parameter_count);
+        for (uint32_t k = 0; k < hd->parameter_count; k++) {
+            const crowd_harmonic_parameter_desc *hp = &hd->parameters[k];
+            h = fp_str(h, hp->id);
+            h = fp_u32(fp_u32(h, hp->channel), (uint32_t)hp->direction);
+            h = fp_floats(h, (const float[]){hp->origin, hp->range, hp->duration}, 3);
+        }
+    }
+    if (d->blink) {
+        const crowd_blink_desc *b = d->blink;
+        h = fp_u32(fp_u32(h, (uint32_t)b->model), (uint32_t)b->blend);
+        h = fp_floats(h, (const float[]){b->mean, b->max_deviation, b->timescale}, 3);
+        h = fp_u32(h, b->parameter_count);
+        for (uint32_t k = 0; k < b->parameter_count; k++) h = fp_str(h, b->parameters[k]);
+    }
+    if (d->limbs) {
+        const crowd_limbs_desc *l = d->limbs;
+        h = fp_u32(fp_u32(fp_u32(h, (uint32_t)l->frame), (uint32_t)l->axis_fix), (uint32_t)l->fallback);
+        h = fp_floats(h, l->fallback_sign, CROWD_LIMB_COUNT);
+        h = fp_floats(h, (const float[]){l->visibility_threshold, l->rest_half_life, l->min_cutoff, l->beta, l->d_cutoff}, 5);
+        h = fp_u32(h, l->smoothing);
+        if (l->axis_fix == CROWD_AXIS_FIX_CUSTOM && l->custom_fix)
+            h = fp_floats(h, &l->custom_fix[0].x, 4 * CROWD_BONE_COUNT);
+        if (l->axis_fix == CROWD_AXIS_FIX_CALIBRATED && l->bind_landmarks && l->bind_rotations) {
+            h = fp_floats(h, l->bind_landmarks, 4 * CROWD_LANDMARK_COUNT);
+            h = fp_floats(h, &l->bind_rotations[0].x, 4 * CROWD_BONE_COUNT);
+        }
+    }
+    return h;
+}
+
+static uint64_t fp_group(uint64_t h, const scene_group *g) {
+    h = fp_u32(fp_u32(h, g->rig), g->count);
+    h = fp_floats(h, g->center, 3);
+    h = fp_floats(h, &g->jitter, 1);
+    h = fp_u32(h, g->key_count);
+    for (uint32_t k = 0; k < g->key_count; k++) {
+        h = fp_floats(h, &g->keys[k].t, 1);
+        h = fp_u32(h, g->keys[k].active);
+        h = fp_floats(h, g->keys[k].target, 3);
+    }
+    h = fp_u32(fp_u32(h, (uint32_t)g->harmonic_phase), (uint32_t)g->blink_start);
+    h = fp_u32(h, g->clip != NULL);
+    if (g->clip) {
+        h = fp_u32(h, g->clip->row_count);
+        h = fnv1a64_bytes(h, g->clip->t_s, sizeof *g->clip->t_s * g->clip->row_count);
+        h = fp_floats(h, g->clip->landmarks, (size_t)g->clip->row_count * CLIP_FLOATS);
+        h = fp_u32(fp_u32(h, (uint32_t)g->pose_offset), g->pose_loop);
+    }
+    return h;
+}
+
+uint64_t scene_fingerprint(const scene *s) {
+    uint64_t h = fp_u64(FNV1A64_INIT, s->seed);
+    h = fp_floats(h, &s->dt, 1);
+    h = fp_u32(h, s->rig_count);
+    for (uint32_t r = 0; r < s->rig_count; r++) h = fp_rig(h, &s->rigs[r]);
+    h = fp_u32(h, s->group_count);
+    for (uint32_t g = 0; g < s->group_count; g++) h = fp_group(h, &s->groups[g]);
+    return h;
+}
+
+/* ---- the header ---- */
+static void put32(unsigned char *p, uint32_t v) {
+    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
+static void put64(unsigned char *p, uint64_t v) {
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+static uint32_t get32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static uint64_t header_bytes(uint32_t rigs, uint32_t instances) {
+    return RESUME_FIXED + 4ull * rigs + 8ull * instances + 8;
+}
+
+int resume_save(const world *w, uint32_t frame, const char *path) {
+    const scene *s = w->scene;
+    size_t snap = 0;
+    crowd_result res = crowd_snapshot_size(w->engine, &snap);
+    if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_snapshot_size");
+    uint64_t head = header_bytes(s->rig_count, w->instance_count);
+    if (head > UINT32_MAX || snap > SIZE_MAX - head)
+        return tool_error(TOOL_FAILED, "%s: the snapshot is too large", path);
+    unsigned char *buf = tool_malloc((size_t)head + snap);
+    if (!buf) return TOOL_FAILED;
+    memcpy(buf, RESUME_MAGIC, 8);
+    put32(buf + 8, RESUME_VERSION);
+    put32(buf + 12, (uint32_t)head);
+    put32(buf + 16, frame);
+    put32(buf + 20, float_bits(s->dt));
+    put64(buf + 24, s->seed);
+    put64(buf + 32, scene_fingerprint(s));
+    put32(buf + 40, s->rig_count);
+    put32(buf + 44, w->instance_count);
+    unsigned char *p = buf + RESUME_FIXED;
+    for (uint32_t r = 0; r < s->rig_count; r++, p += 4) put32(p, w->rigs[r].rig.id);
+    for (uint32_t i = 0; i < w->instance_count; i++, p += 8) put64(p, w->handles[i].id);
+    put64(p, fnv1a64_bytes(FNV1A64_INIT, buf, (size_t)head - 8));
+    res = crowd_snapshot_save(w->engine, buf + head, snap, NULL);
+    if (res != CROWD_OK) {
+        free(buf);
+        return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_snapshot_save");
+    }
+
+    size_t n = strlen(path);
+    char *tmp = tool_malloc(n + 5);
+    if (!tmp) {
+        free(buf);
+        return TOOL_FAILED;
+    }
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp", 5);
+    int st = TOOL_OK;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot: %s", path, strerror(errno));
+    } else {
+        bool ok = fwrite(buf, 1, (size_t)head + snap, f) == (size_t)head + snap;
+        ok = fclose(f) == 0 && ok;
+        if (!ok) st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot (disk full?)", path);
+        else if (rename(tmp, path) != 0)
+            st = tool_error(TOOL_FAILED, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
+        if (st != TOOL_OK) remove(tmp);
+    }
+    free(tmp);
+    free(buf);
+    return st;
+}
+
+int resume_load_bytes(world *w, const char *path, const unsigned char *data, size_t size, uint32_t *out_frame) {
+    const scene *s = w->scene;
+    if (size < 8 || memcmp(data, RESUME_MAGIC, 8) != 0)
+        return tool_error(TOOL_BAD_INPUT, "%s: not a crowd run snapshot (crowd run --snapshot-at writes them)", path);
+    if (size < RESUME_FIXED + 8) return tool_error(TOOL_BAD_INPUT, "%s: the file is truncated (%zu bytes)", path, size);
+    uint32_t version = get32(data + 8), head = get32(data + 12);
+    if (version != RESUME_VERSION)
+        return tool_error(TOOL_BAD_INPUT, "%s: run snapshot version %u, this crowd reads version %u", path, version,
+                          RESUME_VERSION);
+    uint32_t rigs = get32(data + 40), instances = get32(data + 44);
+    if (head != header_bytes(rigs, instances) || head > size)
+        return tool_error(TOOL_BAD_INPUT, "%s: the header is corrupt or the file is truncated", path);
+    if (get64(data + head - 8) != fnv1a64_bytes(FNV1A64_INIT, data, head - 8))
+        return tool_error(TOOL_BAD_INPUT, "%s: the header's checksum does not match: the file is corrupt", path);
+    uint32_t frame = get32(data + 16);
+    uint64_t seed = get64(data + 24);
+    float dt;
+    uint32_t dt_bits = get32(data + 20);
+    memcpy(&dt, &dt_bits, 4);
+    if (seed != s->seed)
+        return tool_error(TOOL_BAD_INPUT, "%s: saved from a run with seed %llu, this run has seed %llu (--seed)", path,
+                          (unsigned long long)seed, (unsigned long long)s->seed);
+    if (dt_bits != float_bits(s->dt))
+        return tool_error(TOOL_BAD_INPUT, "%s: saved from a run with dt %.9g, this run has dt %.9g (--dt)", path, (double)dt,
+                          (double)s->dt);
+    if (rigs != s->rig_count || instances != w->instance_count || get64(data + 32) != scene_fingerprint(s))
+        return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (its rigs, groups, keys or clips differ)",
+                          path, s->path);
+    crowd_result res = crowd_snapshot_load(w->engine, data + head, size - head);
+    if (res != CROWD_OK) {
+        char what[1200];
+        snprintf(what, sizeof what, "%s: the engine snapshot", path);
+        return tool_engine_error(TOOL_BAD_INPUT, w->engine, res, what);
+    }
+    crowd_rig *rig_handles = tool_calloc(rigs + 1, sizeof *rig_handles);
+    crowd_instance *handles = tool_calloc((size_t)instances + 1, sizeof *handles);
+    int st = rig_handles && handles ? TOOL_OK : TOOL_FAILED;
+    if (st == TOOL_OK) {
+        const unsigned char *p = data + RESUME_FIXED;
+        for (uint32_t r = 0; r < rigs; r++, p += 4) rig_handles[r].id = get32(p);
+        for (uint32_t i = 0; i < instances; i++, p += 8) handles[i].id = get64(p);
+        st = world_adopt(w, rig_handles, handles, path);
+    }
+    free(rig_handles);
+    free(handles);
+    if (st == TOOL_OK) *out_frame = frame;
+    return st;
+}
+
+int resume_load(world *w, const char *path, uint32_t *out_frame) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the run snapshot: %s", path, strerror(errno));
+    unsigned char *data = NULL;
+    size_t size = 0, cap = 0;
+    int st = TOOL_OK;
+    for (;;) {
+        if (size == cap) {
+            cap = cap ? cap * 2 : 1u << 20;
+            unsigned char *d = tool_realloc(data, cap, 1);
+            if (!d) {
+                st = TOOL_FAILED;
+                break;
+            }
+            data = d;
+        }
+        size_t got = fread(data + size, 1, cap - size, f);
+        size += got;
+        if (got == 0) break;
+    }
+    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the run snapshot", path);
+    fclose(f);
+    if (st == TOOL_OK) st = resume_load_bytes(w, path, data, size, out_frame);
+    free(data);
+    return st;
+}
