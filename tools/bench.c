@@ -48,9 +48,9 @@ int cmd_bench(int argc, char **argv) {
         }
         world w;
         double seconds = 0;
-        st = world_create(&w, &s, simd);
+        st = world_create(&w, &s, simd, threads);
         if (st == TOOL_OK) {
-            sim_options so = {.frames = frames, .dt = s.dt, .threads = threads, .quiet = true};
+            sim_options so = {.frames = frames, .dt = s.dt, .quiet = true};
             st = simulate(&w, &so, &seconds);
         }
         if (st == TOOL_OK) {
