@@ -9,7 +9,7 @@ static const char usage[] =
     "usage: crowd COMMAND [ARGS]\n"
     "  run [SCENE]   run a scene (or the built-in default crowd of 10,000 avatars) and print a summary\n"
     "  pose CLIP     bone rotations of one instance through a pose clip\n"
-    "  bench         tick throughput of the default crowd on each SIMD target\n"
+    "  bench         throughput per SIMD target and size, against the per-object way and STREAM\n"
     "  render [SCENE] --out FILE   a picture of the avatars at one frame\n"
     "crowd COMMAND --help describes each. Exit status: 0 success, 2 bad usage or input, 1 other failure.\n";
 

@@ -15,7 +15,7 @@ static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                  [--fallback root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--local] [--bones FILE]\n"
-    "Solves one instance (root identity) through the pose clip CLIP (CSV, SPEC section 7), one tick\n"
+    "Solves one instance (root identity) through the pose clip CLIP (CSV; format in README.md), one tick\n"
     "per row with dt the difference of t_s (0 on the first row), and writes its bone rotations\n"
     "(world, or local with --local) as frame,instance,bone,qx,qy,qz,qw to FILE or standard output.\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";

@@ -17,7 +17,7 @@ static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
     "                 [--snapshot-at K FILE] [--resume FILE] [--quiet] [--json]\n"
-    "Runs SCENE (JSON, SPEC section 7), or without it the built-in default crowd (10,000 avatars,\n"
+    "Runs SCENE (JSON; format in README.md), or without it the built-in default crowd (10,000 avatars,\n"
     "every controller, a built-in walk), and prints a summary: instances, frames, tick time,\n"
     "instance-updates per second, SIMD target, threads and a 64-bit checksum of the final outputs.\n"
     "  --frames N, --dt S, --seed N   override the scene's values (dt in [0, 1] seconds)\n"

@@ -1,0 +1,73 @@
+/* callgrind_tick — ticks one workload on one implementation so that callgrind can count the
+ * instructions of the tick alone (the function counted_tick). bench/callgrind.sh runs it for
+ * every workload and target and prints instructions per instance.
+ *
+ *   callgrind_tick WORKLOAD IMPL [N [TICKS [WARMUP]]]
+ *   valgrind --tool=callgrind --toggle-collect=counted_tick callgrind_tick face avx2 4096 64
+ *
+ * WORKLOAD: face gaze harmonic blink blend limbs body; IMPL: scalar sse2 avx2 avx512 per_object.
+ * One copy of N instances (default 4096) is ticked WARMUP times (default 300: every instance
+ * has drawn its first blink wait, so blinks run at their steady rate), then TICKS times
+ * (default 64) through counted_tick. Instructions per instance = collected Ir / (N * TICKS). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads.h"
+#if CROWD_BENCH_HAVE_WALK
+#include "default_crowd.h"
+#endif
+
+__attribute__((noinline)) void counted_tick(bench_ring *r);
+__attribute__((noinline)) void counted_tick(bench_ring *r) { bench_ring_tick(r, BENCH_DT, 0, r->n); }
+
+static void step(bench_ring *r, int counted) {
+    if (bench_ring_due(r)) bench_ring_refresh(r);
+    if (counted)
+        counted_tick(r);
+    else
+        bench_ring_tick(r, BENCH_DT, 0, r->n);
+    bench_ring_advance(r);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fputs("usage: callgrind_tick WORKLOAD IMPL [N [TICKS [WARMUP]]]\n", stderr);
+        return 2;
+    }
+    int w = -1, impl = -1;
+    for (int k = 0; k < BENCH_WORKLOAD_COUNT; k++)
+        if (strcmp(argv[1], bench_workload_name((bench_workload)k)) == 0) w = k;
+    for (int k = CROWD_SIMD_SCALAR; k <= BENCH_PER_OBJECT; k++)
+        if (strcmp(argv[2], bench_impl_name(k)) == 0) impl = k;
+    if (w < 0 || impl < 0) {
+        fprintf(stderr, "callgrind_tick: unknown workload '%s' or implementation '%s'\n", argv[1], argv[2]);
+        return 2;
+    }
+    uint32_t n = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 4096;
+    uint32_t ticks = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 64;
+    uint32_t warmup = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 300;
+    const bench_clip *clipp = NULL;
+#if CROWD_BENCH_HAVE_WALK
+    bench_clip clip;
+    pose_clip walk;
+    if (default_walk_clip(&walk) == 0) {
+        clip = (bench_clip){walk.landmarks, walk.row_count};
+        clipp = &clip;
+    }
+#endif
+    bench_ring r;
+    char err[512];
+    if (bench_ring_create_copies(&r, (bench_workload)w, impl, n, clipp, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "callgrind_tick: %s %s: %s\n", argv[1], argv[2], err);
+        return 1;
+    }
+    for (uint32_t t = 0; t < warmup; t++) step(&r, 0);
+    for (uint32_t t = 0; t < ticks; t++) step(&r, 1);
+    printf("%s %s n=%u ticks=%u\n", argv[1], argv[2], n, ticks);
+    bench_ring_destroy(&r);
+#if CROWD_BENCH_HAVE_WALK
+    if (clipp) clip_free(&walk);
+#endif
+    return 0;
+}
