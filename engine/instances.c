@@ -1,4 +1,5 @@
 /* Instances: handles, adding and removing rows, per-instance fields, outputs and the tick. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -408,6 +409,31 @@ static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_fie
     return CROWD_OK;
 }
 
+/* The rule of check_value as a closed interval [lo, hi] (finiteness included), when it is one;
+ * false for the fields with discrete values. Keep the two in step. */
+static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float *lo, float *hi) {
+    float bound = FLT_MAX;
+    *lo = -FLT_MAX;
+    switch (f) {
+    case CROWD_FIELD_LOOK_ACTIVE: case CROWD_FIELD_BLINK_MANUAL: case CROWD_FIELD_BLINK_PHASE: return false;
+    case CROWD_FIELD_LOOK_DAMPING: *lo = 0, bound = CROWDI_MAX_SECONDS; break;
+    case CROWD_FIELD_HARMONIC_RANGE: bound = CROWDI_MAX_FRACTION, *lo = -bound; break;
+    case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT: *lo = 0, bound = 1; break;
+    case CROWD_FIELD_HARMONIC_PHASE: *lo = 0, bound = r->harm[index].duration; break;
+    case CROWD_FIELD_POSE:
+        if (comp % 4 == 3) *lo = 0, bound = 1;
+        else bound = CROWDI_MAX_LANDMARK, *lo = -bound;
+        break;
+    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER: bound = CROWDI_MAX_COORD, *lo = -bound; break;
+    case CROWD_FIELD_LOOK_POSITION: bound = CROWDI_LOOK_MAX_POSITION, *lo = -bound; break;
+    case CROWD_FIELD_LOOK_VELOCITY: bound = CROWDI_LOOK_MAX_VELOCITY, *lo = -bound; break;
+    case CROWD_FIELD_BLINK_OPENING: bound = 1; break;
+    default: break;
+    }
+    *hi = bound;
+    return true;
+}
+
 /* Every stored row of the rig obeys the rules crowd_instances_set applies (snapshot loading). */
 crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crowdi_rig *r) {
     static const crowd_field fields[] = {
@@ -432,8 +458,15 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
         for (uint32_t index = 0; index < indices; index++)
             for (uint32_t c = 0; c < field_info[f].width; c++) {
                 const float *col = field_column(r, f, index, c);
-                for (uint32_t row = 0; row < r->count; row++)
-                    if ((res = check_value(e, fn, r, f, index, row, c, col[row])) != CROWD_OK) return res;
+                float lo, hi;
+                if (value_interval(r, f, index, c, &lo, &hi)) {
+                    /* a plain interval: one tight loop, check_value only to word a failure */
+                    for (uint32_t row = 0; row < r->count; row++)
+                        if (!(col[row] >= lo && col[row] <= hi)) return check_value(e, fn, r, f, index, row, c, col[row]);
+                } else {
+                    for (uint32_t row = 0; row < r->count; row++)
+                        if ((res = check_value(e, fn, r, f, index, row, c, col[row])) != CROWD_OK) return res;
+                }
             }
         if (f == CROWD_FIELD_ROOT)
             for (uint32_t row = 0; row < r->count; row++) {

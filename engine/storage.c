@@ -143,8 +143,8 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
         crowdi_free(engine, handles);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
-    /* Padding rows hold defined values, so whole-block kernels never read garbage. */
-    memset(block, 0, column_bytes * r->column_count);
+    /* Rows past count are never read: the tick runs whole blocks only inside its range and the
+     * rest at width 1, and adding a row writes all its columns first. */
     for (uint32_t c = 0; c < r->column_count; c++) {
         float *col = (float *)(void *)((char *)block + column_bytes * c);
         if (r->count) memcpy(col, r->columns[c], (size_t)r->count * 4);

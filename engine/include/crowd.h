@@ -489,8 +489,10 @@ const char *crowd_bone_name(crowd_bone bone);
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
  *     Format (version 1), every number little-endian:
- *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes,
- *               u64 FNV-1a 64 of the payload
+ *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
+ *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
+ *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
+ *               word zero-padded), then the four lanes folded in order by the same step
  *       payload u64 seed, u64 next instance id, u32 handle tag, u32 rig count, the rigs
  *               (name, parameters, controller settings as created, u32 rows, u32 running rows,
  *               u32 columns, every column's rows as 4-byte values, u64 handle of each row),
