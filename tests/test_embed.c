@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "test_support.h"
+#include "snapshot_checksum.h"
 
 /* ------------------------------------------------------------------------------------------
  * helpers
@@ -62,23 +63,6 @@ static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
 }
 #define FNV_INIT 0xcbf29ce484222325ull
 
-/* The snapshot payload checksum as crowd.h section 10 documents it: FNV-1a 64 over
- * little-endian u64 words in four lanes (word i into lane i mod 4, lane k from basis ^ k, a
- * last partial word zero-padded), the lanes folded in order by the same step. */
-static uint64_t snapshot_checksum(const unsigned char *p, size_t n) {
-    const uint64_t basis = 0xcbf29ce484222325ull, prime = 0x100000001b3ull;
-    uint64_t lane[4] = {basis, basis ^ 1, basis ^ 2, basis ^ 3};
-    size_t words = (n + 7) / 8;
-    for (size_t i = 0; i < words; i++) {
-        uint64_t w = 0;
-        for (size_t b = 0; b < 8; b++)
-            if (8 * i + b < n) w |= (uint64_t)p[8 * i + b] << (8 * b);
-        lane[i % 4] = (lane[i % 4] ^ w) * prime;
-    }
-    uint64_t h = basis;
-    for (int k = 0; k < 4; k++) h = (h ^ lane[k]) * prime;
-    return h;
-}
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
