@@ -499,16 +499,30 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     for (uint32_t k = 0; k < rigs; k++) rows += tmp->rigs[k]->count;
     LOAD_CHECK(live == rows, "%llu live slots for %llu rows", (unsigned long long)live, (unsigned long long)rows);
     if (live > 1) { /* instance ids are never reused: no two live slots share one */
-        uint64_t *ids = crowdi_alloc(tmp, sizeof *ids * (size_t)live);
-        if (!ids) LOAD_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory");
-        size_t n = 0;
-        for (uint32_t sl = 0; sl < slots; sl++)
-            if (tmp->slots[sl].rig != UINT32_MAX) ids[n++] = tmp->slots[sl].id;
-        qsort(ids, n, sizeof *ids, compare_u64);
-        size_t dup = 0;
-        for (size_t j = 1; j < n && !dup; j++) dup = ids[j] == ids[j - 1] ? j : 0;
-        uint64_t dup_id = dup ? ids[dup] : 0;
-        crowdi_free(tmp, ids);
+        uint64_t dup_id = 0;
+        int dup = 0;
+        if (tmp->next_instance_id <= 64 * (uint64_t)slots + 4096) { /* a bitmap of every id so far */
+            size_t words = (size_t)(tmp->next_instance_id + 63) / 64;
+            uint64_t *seen = crowdi_alloc(tmp, sizeof *seen * words);
+            if (!seen) LOAD_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+            memset(seen, 0, sizeof *seen * words);
+            for (uint32_t sl = 0; sl < slots && !dup; sl++) {
+                if (tmp->slots[sl].rig == UINT32_MAX) continue;
+                uint64_t id = tmp->slots[sl].id, bit = 1ull << (id % 64);
+                dup = (seen[id / 64] & bit) != 0, dup_id = id;
+                seen[id / 64] |= bit;
+            }
+            crowdi_free(tmp, seen);
+        } else { /* ids spread thin after long churn: sort them */
+            uint64_t *ids = crowdi_alloc(tmp, sizeof *ids * (size_t)live);
+            if (!ids) LOAD_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+            size_t n = 0;
+            for (uint32_t sl = 0; sl < slots; sl++)
+                if (tmp->slots[sl].rig != UINT32_MAX) ids[n++] = tmp->slots[sl].id;
+            qsort(ids, n, sizeof *ids, compare_u64);
+            for (size_t j = 1; j < n && !dup; j++) dup = ids[j] == ids[j - 1], dup_id = ids[j];
+            crowdi_free(tmp, ids);
+        }
         LOAD_CHECK(!dup, "two live slots share instance id %llu", (unsigned long long)dup_id);
     }
     /* the free list visits exactly the free slots */
