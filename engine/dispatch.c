@@ -1,5 +1,8 @@
 #include "dispatch.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "crowd.h"
 
 /* Which tables this build holds (CMake defines CROWD_HAVE_<TARGET>). */
@@ -37,7 +40,14 @@ static bool cpu_has(int target) {
 
 const crowdi_kernels *crowdi_kernels_for(int target) {
     const crowdi_kernels *k = built(target);
-    return k && cpu_has(target) ? k : NULL;
+    if (k && cpu_has(target)) return k;
+#ifdef CROWD_HAVE_AVX512_EMULATED
+    /* A test hook: the AVX-512 code path, emulated by SIMDe on AVX2, on CPUs without it. */
+    const char *emulate = getenv("CROWD_SIMD_EMULATE_AVX512");
+    if (target == CROWD_SIMD_AVX512 && k && emulate && strcmp(emulate, "1") == 0 && cpu_has(CROWD_SIMD_AVX2))
+        return &crowdi_kernels_avx512_emulated;
+#endif
+    return NULL;
 }
 
 int crowdi_best_target(void) {

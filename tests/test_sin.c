@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "test_support.h"
 
 #define MAX_ABS_ERR 0x1p-22 /* SPEC §0: 2.4e-7 for |x| <= 8192 */
 #define PI_D 3.14159265358979323846
@@ -34,7 +35,6 @@ static uint32_t rnd(void) {
   return rng_state = x;
 }
 static double rnd01(void) { return (double)rnd() / 4294967296.0; }
-static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
 /* ulp of the exact result: spacing of floats at |e| (so 1 ulp is relative, even near 0). */
@@ -219,13 +219,8 @@ static void test_tails(void **state) {
 /* ---------------------------------------------------------------- main */
 int main(int argc, char **argv) {
   static const char *const names[] = {"scalar", "sse2", "avx2", "avx512"};
-  int t = 0;
-  for (int i = 0; argc > 1 && i < 4; i++)
-    if (!strcmp(argv[1], names[i])) t = i + 1;
-  if (!t) {
-    fprintf(stderr, "usage: %s scalar|sse2|avx2|avx512\n", argv[0]);
-    return 2;
-  }
+  /* exits 77 for a target the CPU lacks; avx512-emulated is the avx512 table SIMDe emulates */
+  int t = (int)crowd_test_target(argc, argv);
   TARGET = names[t - 1];
   K = crowdi_kernels_for(t);
   K_SCALAR = crowdi_kernels_for(1);

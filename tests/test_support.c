@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,20 @@ crowd_simd crowd_test_target(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s scalar|sse2|avx2|avx512\n", argv[0]);
         exit(2);
+    }
+    if (strcmp(argv[1], "avx512-emulated") == 0) {
+        /* only where the CPU lacks AVX-512: there the real target runs as avx512 */
+#if defined(__x86_64__) || defined(__i386__)
+        const bool native = __builtin_cpu_supports("avx512f");
+#else
+        const bool native = false;
+#endif
+        if (native || !getenv("CROWD_SIMD_EMULATE_AVX512") || !crowd_simd_supported(CROWD_SIMD_AVX512)) {
+            printf("skipped: the CPU runs AVX-512 itself, or the emulated build is absent\n");
+            exit(77);
+        }
+        crowd_test_simd = CROWD_SIMD_AVX512;
+        return crowd_test_simd;
     }
     for (int t = CROWD_SIMD_SCALAR; t < CROWD_SIMD_COUNT; t++) {
         if (strcmp(argv[1], crowd_simd_name((crowd_simd)t)) != 0) continue;

@@ -3,7 +3,9 @@
 #include "stages.h"
 #include "math_kernels.h"
 
-#if defined(CV_TARGET_AVX512)
+#if defined(CV_TARGET_AVX512) && defined(CROWDI_EMULATED)
+#define CROWDI_TABLE crowdi_kernels_avx512_emulated /* SIMDe's AVX-512 on AVX2, for tests */
+#elif defined(CV_TARGET_AVX512)
 #define CROWDI_TABLE crowdi_kernels_avx512
 #elif defined(CV_TARGET_AVX2)
 #define CROWDI_TABLE crowdi_kernels_avx2
