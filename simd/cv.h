@@ -347,7 +347,17 @@ CV__INLINE cv_i cv_iselect(cv_m m, cv_i t, cv_i f) { return simde_mm512_mask_ble
 
 CV__INLINE cv_i cv_iadd(cv_i a, cv_i b) { return simde_mm512_add_epi32(a, b); }
 CV__INLINE cv_i cv_isub(cv_i a, cv_i b) { return simde_mm512_sub_epi32(a, b); }
+#if defined(SIMDE_X86_AVX512F_NATIVE)
 CV__INLINE cv_i cv_imul(cv_i a, cv_i b) { return simde_mm512_mullo_epi32(a, b); }
+#else
+/* SIMDe 0.7.4's portable 512-bit mullo multiplies as signed int (overflow is undefined, and
+ * UBSan says so): two 256-bit halves instead, whose mullo is exact */
+CV__INLINE cv_i cv_imul(cv_i a, cv_i b) {
+  simde__m256i lo = simde_mm256_mullo_epi32(simde_mm512_castsi512_si256(a), simde_mm512_castsi512_si256(b));
+  simde__m256i hi = simde_mm256_mullo_epi32(simde_mm512_extracti64x4_epi64(a, 1), simde_mm512_extracti64x4_epi64(b, 1));
+  return simde_mm512_inserti64x4(simde_mm512_castsi256_si512(lo), hi, 1);
+}
+#endif
 #define cv_isrl(x, n) simde_mm512_srli_epi32((x), (n))
 #define cv_isll(x, n) simde_mm512_slli_epi32((x), (n))
 CV__INLINE cv_m cv_ieq(cv_i a, cv_i b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
