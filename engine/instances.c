@@ -359,38 +359,56 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
 }
 
 /* Is v an acceptable value for component comp of the field? */
+/* The rule of a field's values as a closed interval [lo, hi], finiteness included, with its
+ * wording for messages; false for the fields whose values are discrete. The one place the
+ * rules live: crowd_instances_set and snapshot loading both come here. */
+static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float *lo, float *hi,
+                           const char **want) {
+    *lo = -FLT_MAX, *hi = FLT_MAX, *want = "finite";
+    switch (f) {
+    case CROWD_FIELD_LOOK_ACTIVE: case CROWD_FIELD_BLINK_MANUAL: case CROWD_FIELD_BLINK_PHASE: return false;
+    case CROWD_FIELD_LOOK_DAMPING: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
+    case CROWD_FIELD_HARMONIC_RANGE: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
+    case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT:
+        *lo = 0, *hi = 1, *want = "in [0, 1]";
+        break;
+    case CROWD_FIELD_HARMONIC_PHASE: *lo = 0, *hi = r->harm[index].duration, *want = "in [0, duration]"; break;
+    case CROWD_FIELD_POSE:
+        if (comp % 4 == 3) *lo = 0, *hi = 1, *want = "a visibility in [0, 1]";
+        else *lo = -CROWDI_MAX_LANDMARK, *hi = CROWDI_MAX_LANDMARK, *want = "a coordinate within +-1e9";
+        break;
+    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER:
+        *lo = -CROWDI_MAX_COORD, *hi = CROWDI_MAX_COORD, *want = "within +-1e15 (SmoothDamp squares distances)";
+        break;
+    case CROWD_FIELD_LOOK_POSITION:
+        *lo = -CROWDI_LOOK_MAX_POSITION, *hi = CROWDI_LOOK_MAX_POSITION, *want = "within +-1e18";
+        break;
+    case CROWD_FIELD_LOOK_VELOCITY:
+        *lo = -CROWDI_LOOK_MAX_VELOCITY, *hi = CROWDI_LOOK_MAX_VELOCITY, *want = "within +-1e24";
+        break;
+    case CROWD_FIELD_BLINK_OPENING: *hi = 1, *want = "<= 1"; break;
+    default: break;
+    }
+    return true;
+}
+
 static crowd_result check_value(const crowd_engine *e, const char *fn, const crowdi_rig *r, crowd_field f,
                                 uint32_t index, uint32_t i, uint32_t comp, float v) {
     const char *name = field_info[f].name;
     CROWDI_CHECK(e, crowdi_finite(v), CROWD_ERR_NOT_FINITE, "%s: values[%u] (%s of instance %u) is not finite",
                  fn, i * field_info[f].width + comp, name, i);
-    bool ok = true;
-    const char *want = "";
-    switch (f) {
-    case CROWD_FIELD_LOOK_ACTIVE: ok = v == 0.0f || v == 1.0f; want = "0 or 1"; break;
-    case CROWD_FIELD_LOOK_DAMPING: ok = v >= 0 && v <= CROWDI_MAX_SECONDS; want = "in [0, 1e6]"; break;
-    case CROWD_FIELD_HARMONIC_RANGE: ok = fabsf(v) <= CROWDI_MAX_FRACTION; want = "within +-1000"; break;
-    case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT:
-        ok = v >= 0 && v <= 1; want = "in [0, 1]"; break;
-    case CROWD_FIELD_BLINK_MANUAL: ok = v == -1.0f || (v >= 0 && v <= 1); want = "in [0, 1], or -1 for automatic"; break;
-    case CROWD_FIELD_HARMONIC_PHASE: ok = v >= 0 && v <= r->harm[index].duration; want = "in [0, duration]"; break;
-    case CROWD_FIELD_POSE:
-        ok = comp % 4 != 3 ? fabsf(v) <= CROWDI_MAX_LANDMARK : v >= 0 && v <= 1;
-        want = comp % 4 != 3 ? "a coordinate within +-1e9" : "a visibility in [0, 1]";
-        break;
-    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER:
-        ok = fabsf(v) <= CROWDI_MAX_COORD;
-        want = "within +-1e15 (SmoothDamp squares distances)";
-        break;
-    case CROWD_FIELD_LOOK_POSITION: ok = fabsf(v) <= CROWDI_LOOK_MAX_POSITION; want = "within +-1e18"; break;
-    case CROWD_FIELD_LOOK_VELOCITY: ok = fabsf(v) <= CROWDI_LOOK_MAX_VELOCITY; want = "within +-1e24"; break;
-
-    case CROWD_FIELD_BLINK_OPENING: ok = v <= 1; want = "<= 1"; break;
-    case CROWD_FIELD_BLINK_PHASE:
+    float lo, hi;
+    const char *want;
+    bool ok;
+    if (value_interval(r, f, index, comp, &lo, &hi, &want)) {
+        ok = v >= lo && v <= hi;
+    } else if (f == CROWD_FIELD_LOOK_ACTIVE) {
+        ok = v == 0.0f || v == 1.0f, want = "0 or 1";
+    } else if (f == CROWD_FIELD_BLINK_MANUAL) {
+        ok = v == -1.0f || (v >= 0 && v <= 1), want = "in [0, 1], or -1 for automatic";
+    } else { /* blink phase */
         ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && r->blink_model == CROWDI_BLINK_TIMED);
         want = r->blink_model == CROWDI_BLINK_TIMED ? "0, 1, 2 or 3" : "0, 1 or 2";
-        break;
-    default: break;
     }
     CROWDI_CHECK(e, ok, CROWD_ERR_RANGE, "%s: values[%u] (%s of instance %u%s) is %g, must be %s", fn,
                  i * field_info[f].width + comp, name, i,
@@ -407,31 +425,6 @@ static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_fie
                  "%s: values[%u..%u] (%s of instance %u) is not a unit quaternion (squared length %g)", fn, i * 4,
                  i * 4 + 3, field_info[f].name, i, (double)n);
     return CROWD_OK;
-}
-
-/* The rule of check_value as a closed interval [lo, hi] (finiteness included), when it is one;
- * false for the fields with discrete values. Keep the two in step. */
-static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float *lo, float *hi) {
-    float bound = FLT_MAX;
-    *lo = -FLT_MAX;
-    switch (f) {
-    case CROWD_FIELD_LOOK_ACTIVE: case CROWD_FIELD_BLINK_MANUAL: case CROWD_FIELD_BLINK_PHASE: return false;
-    case CROWD_FIELD_LOOK_DAMPING: *lo = 0, bound = CROWDI_MAX_SECONDS; break;
-    case CROWD_FIELD_HARMONIC_RANGE: bound = CROWDI_MAX_FRACTION, *lo = -bound; break;
-    case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT: *lo = 0, bound = 1; break;
-    case CROWD_FIELD_HARMONIC_PHASE: *lo = 0, bound = r->harm[index].duration; break;
-    case CROWD_FIELD_POSE:
-        if (comp % 4 == 3) *lo = 0, bound = 1;
-        else bound = CROWDI_MAX_LANDMARK, *lo = -bound;
-        break;
-    case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_CENTER: bound = CROWDI_MAX_COORD, *lo = -bound; break;
-    case CROWD_FIELD_LOOK_POSITION: bound = CROWDI_LOOK_MAX_POSITION, *lo = -bound; break;
-    case CROWD_FIELD_LOOK_VELOCITY: bound = CROWDI_LOOK_MAX_VELOCITY, *lo = -bound; break;
-    case CROWD_FIELD_BLINK_OPENING: bound = 1; break;
-    default: break;
-    }
-    *hi = bound;
-    return true;
 }
 
 /* Every stored row of the rig obeys the rules crowd_instances_set applies (snapshot loading). */
@@ -459,7 +452,8 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
             for (uint32_t c = 0; c < field_info[f].width; c++) {
                 const float *col = field_column(r, f, index, c);
                 float lo, hi;
-                if (value_interval(r, f, index, c, &lo, &hi)) {
+                const char *want;
+                if (value_interval(r, f, index, c, &lo, &hi, &want)) {
                     /* a plain interval: one tight loop, check_value only to word a failure */
                     for (uint32_t row = 0; row < r->count; row++)
                         if (!(col[row] >= lo && col[row] <= hi)) return check_value(e, fn, r, f, index, row, c, col[row]);

@@ -2148,12 +2148,6 @@ static void test_blink_spread(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-#include <time.h>
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
@@ -2192,12 +2186,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_blink_spread),
     };
     int failed = 0;
-    double t0 = now_seconds();
+    double t0 = crowd_test_seconds();
 #define GROUP(name, tests)                                                        \
     do {                                                                          \
-        double g0 = now_seconds();                                                \
+        double g0 = crowd_test_seconds();                                                \
         failed += cmocka_run_group_tests_name(name, tests, NULL, NULL);           \
-        printf("group %s on %s: %.2f s\n", name, crowd_simd_name(crowd_test_simd), now_seconds() - g0); \
+        printf("group %s on %s: %.2f s\n", name, crowd_simd_name(crowd_test_simd), crowd_test_seconds() - g0); \
         fflush(stdout);                                                           \
     } while (0)
     GROUP("reference", reference);
@@ -2206,6 +2200,6 @@ int main(int argc, char **argv) {
     GROUP("handles", handles);
     GROUP("long_runs", long_runs);
 #undef GROUP
-    printf("test_engine on %s: %.2f s\n", crowd_simd_name(crowd_test_simd), now_seconds() - t0);
+    printf("test_engine on %s: %.2f s\n", crowd_simd_name(crowd_test_simd), crowd_test_seconds() - t0);
     return failed ? 1 : 0;
 }

@@ -1392,11 +1392,6 @@ static void test_draw_sequence(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
@@ -1410,10 +1405,10 @@ int main(int argc, char **argv) {
     const struct CMUnitTest oracle[] = {
         cmocka_unit_test(test_oracle_random_rigs),
     };
-    double t0 = now_seconds();
+    double t0 = crowd_test_seconds();
     int failed = cmocka_run_group_tests_name("quirks", quirks, NULL, NULL);
     failed += cmocka_run_group_tests_name("oracle", oracle, NULL, NULL);
-    printf("test_oracle on %s: %.2f s\n", crowd_simd_name(crowd_test_simd), now_seconds() - t0);
+    printf("test_oracle on %s: %.2f s\n", crowd_simd_name(crowd_test_simd), crowd_test_seconds() - t0);
     fflush(stdout);
     return failed ? 1 : 0;
 }

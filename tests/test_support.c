@@ -1,9 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 #include "test_support.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 crowd_simd crowd_test_simd = CROWD_SIMD_SCALAR;
 
@@ -69,4 +71,10 @@ static const char *const result_names[] = {
 
 const char *rname(crowd_result r) {
     return (unsigned)r < CROWD_RESULT_COUNT ? result_names[r] : "(not a crowd_result)";
+}
+
+double crowd_test_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

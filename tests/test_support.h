@@ -46,6 +46,9 @@ static inline uint32_t fbits(float f) {
     return u;
 }
 
+/* Seconds on a monotonic clock, for the suites' own run-time lines. */
+double crowd_test_seconds(void);
+
 /* Path of a file in the shared data folder, or NULL (and a printed skip reason) when absent. */
 const char *crowd_test_data(const char *relative);
 
