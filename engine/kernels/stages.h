@@ -51,17 +51,19 @@ static inline cv_f cvk_wrap(cv_f x, const crowdi_param *p) {
     return cv_loadu(lanes);
 }
 
-/* ---- blends of SPEC §1, into column col at row i ---- */
+/* ---- blends of SPEC §1 ---- */
+/* P blended with value v at weight w, before C(x) */
+static inline cv_f cvk_mix(uint32_t mode, cv_f P, cv_f v, cv_f w) {
+    const cv_f one = cv_set1(1.0f);
+    if (mode == CROWDI_BLEND_OVERRIDE) return cv_add(cv_mul(P, cv_sub(one, w)), cv_mul(v, w));
+    if (mode == CROWDI_BLEND_ADDITIVE) return cv_add(P, cv_mul(v, w));
+    return cv_mul(P, cv_add(one, cv_mul(cv_sub(v, one), w))); /* literally: 1 + (v - 1)*w is not always v */
+}
+
+/* into column col at row i */
 static inline void cvk_blend(float *col, size_t i, cv_f v, cv_f w, uint32_t mode,
                              const crowdi_param *p) {
-    const cv_f one = cv_set1(1.0f);
-    cv_f x = cv_loadu(col + i);
-    if (mode == CROWDI_BLEND_OVERRIDE)
-        x = cv_add(cv_mul(x, cv_sub(one, w)), cv_mul(v, w));
-    else if (mode == CROWDI_BLEND_ADDITIVE)
-        x = cv_add(x, cv_mul(v, w));
-    else /* multiply, literally: 1 + (v - 1)*w is not always v */
-        x = cv_mul(x, cv_add(one, cv_mul(cv_sub(v, one), w)));
+    cv_f x = cvk_mix(mode, cv_loadu(col + i), v, w);
     x = p->repeat ? cvk_wrap(x, p) : cvk_clamp(x, p);
     cv_storeu(col + i, x);
 }
@@ -72,7 +74,7 @@ static inline void cvk_blend(float *col, size_t i, cv_f v, cv_f w, uint32_t mode
 static inline void cvk_blend_rows(float *dst, const float *src, int scaled, float factor, const float *weight,
                                   uint32_t mode, const crowdi_param *param, size_t i0, size_t i1) {
     const crowdi_param p = *param;
-    const cv_f f = cv_set1(factor), one = cv_set1(1.0f), lo = cv_set1(p.min), hi = cv_set1(p.max);
+    const cv_f f = cv_set1(factor), lo = cv_set1(p.min), hi = cv_set1(p.max);
     if (p.repeat || !scaled) { /* wrapping parameters and blink's unscaled value: the general form */
         for (size_t i = i0; i < i1; i += CV_W) {
             cv_f val = cv_loadu(src + i);
@@ -81,19 +83,19 @@ static inline void cvk_blend_rows(float *dst, const float *src, int scaled, floa
         }
         return;
     }
-    /* the common case, one loop per mode so that nothing but arithmetic runs per row */
-#define CVK_BLEND_LOOP(EXPR)                                                    \
-    for (size_t i = i0; i < i1; i += CV_W) {                                    \
-        cv_f x = cv_loadu(dst + i), w = cv_loadu(weight + i);                   \
-        cv_f val = cv_mul(cv_loadu(src + i), f);                                \
-        cv_storeu(dst + i, cv_min(hi, cv_max(lo, (EXPR))));                     \
+    /* the common case, one loop per mode (a constant after inlining) so that nothing but
+     * arithmetic runs per row */
+#define CVK_BLEND_LOOP(MODE)                                                                \
+    for (size_t i = i0; i < i1; i += CV_W) {                                                \
+        cv_f x = cvk_mix((MODE), cv_loadu(dst + i), cv_mul(cv_loadu(src + i), f), cv_loadu(weight + i)); \
+        cv_storeu(dst + i, cv_min(hi, cv_max(lo, x)));                                      \
     }
     if (mode == CROWDI_BLEND_OVERRIDE) {
-        CVK_BLEND_LOOP(cv_add(cv_mul(x, cv_sub(one, w)), cv_mul(val, w)))
+        CVK_BLEND_LOOP(CROWDI_BLEND_OVERRIDE)
     } else if (mode == CROWDI_BLEND_ADDITIVE) {
-        CVK_BLEND_LOOP(cv_add(x, cv_mul(val, w)))
+        CVK_BLEND_LOOP(CROWDI_BLEND_ADDITIVE)
     } else {
-        CVK_BLEND_LOOP(cv_mul(x, cv_add(one, cv_mul(cv_sub(val, one), w))))
+        CVK_BLEND_LOOP(CROWDI_BLEND_MULTIPLY)
     }
 #undef CVK_BLEND_LOOP
 }
