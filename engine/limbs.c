@@ -29,7 +29,6 @@ static const int bone_deps[CROWDI_BONES][4] = {
     {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1},
     {23, 25, 27, -1}, {23, 25, 27, -1}, {27, 29, 31, -1},
     {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
-static const int bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
 static bool is_limb_bone(int b) { return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13; }
 
@@ -170,7 +169,7 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
         const crowd_quat *q = &d->bind_rotations[b];
         const float bind[4] = {q->x, q->y, q->z, q->w};
         quat_mul(basis_inv, bind, v->limb_fix[b]);
-        int parent = bone_parent[b];
+        int parent = crowdi_bone_parent[b];
         if (parent < 0) {
             memcpy(v->limb_rest_local[b], bind, sizeof bind);
         } else {

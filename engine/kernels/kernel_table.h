@@ -32,6 +32,8 @@ enum {
 #define CROWDI_LOOK_MAX_POSITION 1e18f
 #define CROWDI_LOOK_MAX_VELOCITY 1e24f
 #define CROWDI_BONES 15
+/* Each bone's parent along the hierarchy (crowd_bone order); -1 is the root. */
+static const int crowdi_bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
 typedef struct crowdi_param {
     float min, max, size; /* size = max - min */

@@ -204,8 +204,6 @@ static inline cvk_q cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky) {
     return cvk_look_rotation(dir, cvk_v3_cross(dir, side));
 }
 
-/* Parents along the hierarchy (crowd_bone order); -1 is the root. */
-static const int cvk_bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
 static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
     const size_t st = v->limb_stride;
@@ -280,7 +278,7 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
         }
     cvk_q world[CROWDI_BONES];
     for (int b = 0; b < CROWDI_BONES; b++) {
-        cvk_q parent = cvk_bone_parent[b] < 0 ? root : world[cvk_bone_parent[b]];
+        cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
         /* renormalised: near LookRotation's degenerate threshold the basis is not quite orthogonal */
         cvk_q w = cvk_q_canonical(cvk_q_mul(basis[b], cvk_q_set1(v->limb_fix[b])));
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
