@@ -420,13 +420,18 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, reader *rd, ui
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
     r->active = active;
-    /* the output and bone columns are results, not inputs: finite is their rule */
-    for (uint32_t c = 0; c < columns; c++) {
-        if (c == r->col_rkey || c == r->col_draws || c == r->col_host_draws) continue;
-        const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
-        for (uint32_t row = 0; row < count; row++)
-            LOAD_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
-    }
+    /* columns no field rule covers (outputs, the limbs' last bent sides, One Euro state):
+     * finite is their rule */
+    const uint32_t spans[3][2] = {
+        {r->col_out, r->param_count},
+        {r->col_side, r->has_limbs && r->limbs.limb_fallback_previous ? 3u * CROWD_LIMB_COUNT : 0u},
+        {r->col_filter, r->has_limbs && r->limbs.limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
+    for (int sp = 0; sp < 3; sp++)
+        for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
+            const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
+            for (uint32_t row = 0; row < count; row++)
+                LOAD_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
+        }
     /* every input and state column obeys what crowd_instances_set accepts (values[i] in the
      * message is row i) */
     res = crowdi_check_rows(tmp, "crowd_snapshot_load", r);
