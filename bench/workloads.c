@@ -1,5 +1,6 @@
 /* Workloads, rings and the agreement check (see workloads.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "random.h"
 #include "workloads.h"
 
 #include <math.h>
@@ -142,18 +143,9 @@ const char *bench_impl_skip_reason(int impl) {
 }
 
 /* ---- inputs ---- */
-static uint32_t mix32(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
 /* Gaze target of instance i of copy k after `refresh` refreshes: each axis in [-1, 1). */
 static float target_axis(uint32_t k, uint32_t i, uint32_t refresh, uint32_t axis) {
-    uint32_t h = mix32(mix32(mix32(k * 0x9e3779b9U + refresh) ^ i) + axis);
+    uint32_t h = crowdi_mix32(crowdi_mix32(crowdi_mix32(k * 0x9e3779b9U + refresh) ^ i) + axis);
     return (float)(h >> 8) * 0x1p-23f - 1.0f;
 }
 
