@@ -156,6 +156,7 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
     for (int b = 0; b < CROWDI_BONES; b++) {
         static const float identity[4] = {0, 0, 0, 1};
         memcpy(tmp.limb_fix[b], identity, sizeof identity);
+        tmp.limb_fix_kind[b] = CROWDI_FIX_IDENTITY;
     }
     /* stride 1: column k of a group is element k */
     tmp.limb_stride = 1;

@@ -51,6 +51,7 @@ static void refresh_view(crowdi_rig *r) {
         v->limb_beta = l->limb_beta;
         v->limb_d_cutoff = l->limb_d_cutoff;
         memcpy(v->limb_fix, l->limb_fix, sizeof v->limb_fix);
+        for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
         memcpy(v->limb_rest_local, l->limb_rest_local, sizeof v->limb_rest_local);
         memcpy(v->limb_deps, l->limb_deps, sizeof v->limb_deps);
         v->limb_stride = r->capacity;

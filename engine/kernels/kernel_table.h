@@ -80,6 +80,7 @@ typedef struct crowdi_rig_view {
     uint32_t limbs_enabled, limb_flip_y, limb_fallback_previous, limb_smoothing;
     float limb_sign[4], limb_visibility_threshold, limb_half_life, limb_min_cutoff, limb_beta, limb_d_cutoff;
     float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4];
+    uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     int limb_deps[CROWDI_BONES][4]; /* landmarks a bone depends on, -1 ends the list */
     size_t limb_stride;
     float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter;
@@ -87,6 +88,16 @@ typedef struct crowdi_rig_view {
     uint32_t *rkey;  /* per instance: the random key from seed and instance id */
     uint32_t *draws; /* per instance: draws used so far */
 } crowdi_rig_view;
+
+/* How a bone's axis fix multiplies: the tick normalises after the fix, so a fix need only be
+ * known up to a positive factor, and the two presets' fixes take 0 and 4 additions instead of a
+ * full product. */
+enum { CROWDI_FIX_IDENTITY, CROWDI_FIX_X90, CROWDI_FIX_GENERAL };
+static inline uint8_t crowdi_fix_kind(const float q[4]) {
+    if (q[1] != 0.0f || q[2] != 0.0f || !(q[3] > 0.0f)) return CROWDI_FIX_GENERAL;
+    if (q[0] == 0.0f) return CROWDI_FIX_IDENTITY; /* (0, 0, 0, w): identity up to the factor */
+    return q[0] == q[3] ? CROWDI_FIX_X90 : CROWDI_FIX_GENERAL;
+}
 
 typedef struct crowdi_kernels {
     const char *name;

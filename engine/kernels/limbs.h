@@ -59,11 +59,24 @@ static inline cv_f cvk_q_norm2(cvk_q q) {
     return cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w));
 }
 static inline cvk_q cvk_q_conj(cvk_q a) { return (cvk_q){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z), a.w}; }
-/* unit length and w >= 0 (q and -q are the same rotation); one division per lane */
-static inline cvk_q cvk_q_canonical(cvk_q q) {
-    cv_f n = cv_sqrt(cvk_q_norm2(q));
+/* unit length and w >= 0 (q and -q are the same rotation); one division per lane. *norm2
+ * receives |q|^2: when it is finite and not tiny, the result is a unit quaternion. */
+static inline cvk_q cvk_q_canonical_n(cvk_q q, cv_f *norm2) {
+    *norm2 = cvk_q_norm2(q);
+    cv_f n = cv_sqrt(*norm2);
     cv_f inv = cv_div(cv_set1(1.0f), cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n));
     return (cvk_q){cv_mul(q.x, inv), cv_mul(q.y, inv), cv_mul(q.z, inv), cv_mul(q.w, inv)};
+}
+static inline cvk_q cvk_q_canonical(cvk_q q) {
+    cv_f n2;
+    return cvk_q_canonical_n(q, &n2);
+}
+/* q * fix for a fix known up to a positive factor (crowdi_fix_kind): (1, 0, 0, 1) gives
+ * (w + x, y + z, z - y, w - x) */
+static inline cvk_q cvk_q_mul_fix(cvk_q q, const float fix[4], uint8_t kind) {
+    if (kind == CROWDI_FIX_IDENTITY) return q;
+    if (kind == CROWDI_FIX_X90) return (cvk_q){cv_add(q.w, q.x), cv_add(q.y, q.z), cv_sub(q.z, q.y), cv_sub(q.w, q.x)};
+    return cvk_q_mul(q, cvk_q_set1(fix));
 }
 /* w >= 0 only: for products of unit quaternions, already unit to a few ulp */
 static inline cvk_q cvk_q_positive(cvk_q q) {
@@ -82,9 +95,11 @@ static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
 }
 
 /* The rotation whose matrix columns are x, y, z (orthonormal), by the largest of the four
- * candidates (Shepperd); one sqrt per lane whatever the case. */
-static inline cvk_q cvk_q_from_basis(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
-    const cv_f one = cv_set1(1.0f), quarter = cv_set1(0.25f);
+ * candidates (Shepperd), left unnormalised: the candidate is the unit quaternion times
+ * 2*sqrt(t), and the caller normalises once after the axis fix, so neither that sqrt nor a
+ * division sits on the chain here. */
+static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
+    const cv_f one = cv_set1(1.0f);
     cv_f m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
     cv_f trace = cv_add(cv_add(m00, m11), m22);
     cv_m c0 = cv_gt(trace, cv_zero());
@@ -96,33 +111,49 @@ static inline cvk_q cvk_q_from_basis(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
     cv_f s11 = cv_select(cv_mor(c0, c2), m11, cv_neg(m11));
     cv_f s22 = cv_select(cv_mor(c0, c3), m22, cv_neg(m22));
     cv_f t = cv_add(cv_add(cv_add(one, s00), s11), s22);
-    cv_f s = cv_mul(cv_sqrt(cv_max(t, cv_set1(1e-30f))), cv_set1(2.0f));
-    cv_f big = cv_mul(quarter, s), inv = cv_div(one, s);
-    cv_f a = cv_mul(cv_sub(m21, m12), inv), b = cv_mul(cv_sub(m02, m20), inv), c = cv_mul(cv_sub(m10, m01), inv);
-    cv_f d = cv_mul(cv_add(m01, m10), inv), e = cv_mul(cv_add(m02, m20), inv), f = cv_mul(cv_add(m12, m21), inv);
-    cvk_q q0 = {a, b, c, big}, q1 = {big, d, e, a}, q2 = {d, big, f, b}, q3 = {e, f, big, c};
+    cv_f a = cv_sub(m21, m12), b = cv_sub(m02, m20), c = cv_sub(m10, m01);
+    cv_f d = cv_add(m01, m10), e = cv_add(m02, m20), f = cv_add(m12, m21);
+    cvk_q q0 = {a, b, c, t}, q1 = {t, d, e, a}, q2 = {d, t, f, b}, q3 = {e, f, t, c};
     return cvk_q_select(c0, q0, cvk_q_select(c1, q1, cvk_q_select(c2, q2, q3)));
 }
 
-/* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases. */
-static inline cvk_q cvk_look_rotation(cvk_v3 forward, cvk_v3 up) {
+/* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases, unnormalised
+ * (a positive multiple of the rotation; cvk_q_canonical makes it unit). The chain of square
+ * roots and divisions is what limits this stage, so each caller takes the shortest form its
+ * inputs allow (`form` is a constant at every call):
+ * - CVK_LOOK_GENERAL: z = forward/|forward|, then x = cross(up, z)/|cross(up, z)|;
+ * - CVK_LOOK_SHORT: x as cross(up, forward) normalised, so both lengths come from the inputs
+ *   at once, and |cross(up, z)| < 1e-5 reads |cross(up, forward)| < 1e-5 * |forward|; only
+ *   where |cross(up, forward)|^2 stays finite for every accepted landmark (coordinates within
+ *   1e9): not the torso and head, whose forward and up are themselves cross products;
+ * - CVK_LOOK_UNIT: forward is already normalised, or the zero vector (limbs and hands). */
+enum { CVK_LOOK_GENERAL, CVK_LOOK_SHORT, CVK_LOOK_UNIT };
+static inline cvk_q cvk_look_rotation_by(cvk_v3 forward, cvk_v3 up, int form) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
-    cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
-    cv_m no_forward = cv_lt(flen, tiny);
-    cvk_v3 z = cvk_v3_div(forward, cv_select(no_forward, one, flen));
-    cvk_v3 x = cvk_v3_cross(up, z);
+    cv_m no_forward;
+    cvk_v3 z;
+    cv_f flen = one;
+    if (form == CVK_LOOK_UNIT) {
+        no_forward = cv_lt(cvk_v3_dot(forward, forward), cv_set1(0.25f));
+        z = forward;
+    } else {
+        flen = cv_sqrt(cvk_v3_dot(forward, forward));
+        no_forward = cv_lt(flen, tiny);
+        z = cvk_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
+    }
+    cvk_v3 x = cvk_v3_cross(up, form == CVK_LOOK_SHORT ? forward : z);
     cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
-    cv_m parallel = cv_lt(xlen, tiny);
-    x = cvk_v3_div(x, cv_select(parallel, one, xlen));
+    cv_m parallel = cv_lt(xlen, form == CVK_LOOK_SHORT ? cv_mul(tiny, flen) : tiny);
+    x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
     cvk_v3 y = cvk_v3_cross(z, x);
-    cvk_q r = cvk_q_from_basis(x, y, z);
+    cvk_q r = cvk_q_from_basis_unnormalised(x, y, z);
     if (cv_any(parallel)) {
-        /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z), normalised; 180 deg about
-         * +x when z is (0,0,-1) */
+        /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z); 180 deg about +x when z is
+         * (0,0,-1) */
         cv_f aw = cv_add(one, z.z);
         cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-        cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x),
-                                            zero, cv_select(opposite, zero, aw)});
+        cvk_q arc = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+                     cv_select(opposite, zero, aw)};
         r = cvk_q_select(parallel, arc, r);
     }
     return cvk_q_select(no_forward, (cvk_q){zero, zero, zero, one}, r);
@@ -193,15 +224,15 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3
         cv_storeu(col + 2 * st + i, keep.z);
     }
     side = cvk_v3_select(straight, fallback, side);
-    *upper = cvk_look_rotation(upper_dir, cvk_v3_cross(upper_dir, side));
-    *lower = cvk_look_rotation(lower_dir, cvk_v3_cross(lower_dir, side));
+    *upper = cvk_look_rotation_by(upper_dir, cvk_v3_cross(upper_dir, side), CVK_LOOK_UNIT);
+    *lower = cvk_look_rotation_by(lower_dir, cvk_v3_cross(lower_dir, side), CVK_LOOK_UNIT);
 }
 
 /* A hand: forward from the wrist to the midpoint of index and pinky, side from index to pinky. */
 static inline cvk_q cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky) {
     cvk_v3 dir = cvk_v3_normalized(cvk_v3_sub(cvk_v3_mid(index, pinky), wrist));
     cvk_v3 side = cvk_v3_sub(pinky, index);
-    return cvk_look_rotation(dir, cvk_v3_cross(dir, side));
+    return cvk_look_rotation_by(dir, cvk_v3_cross(dir, side), CVK_LOOK_UNIT);
 }
 
 
@@ -252,19 +283,19 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
     cvk_v3 hip_mid = cvk_v3_mid(lm[23], lm[24]), shoulder_mid = cvk_v3_mid(lm[11], lm[12]);
     cvk_v3 up = cvk_v3_sub(shoulder_mid, hip_mid);
     cvk_v3 hips_right = cvk_v3_sub(lm[24], lm[23]), chest_right = cvk_v3_sub(lm[12], lm[11]);
-    basis[0] = cvk_look_rotation(cvk_v3_cross(hips_right, up), up);
-    basis[1] = cvk_look_rotation(cvk_v3_cross(chest_right, up), up);
+    basis[0] = cvk_look_rotation_by(cvk_v3_cross(hips_right, up), up, CVK_LOOK_GENERAL);
+    basis[1] = cvk_look_rotation_by(cvk_v3_cross(chest_right, up), up, CVK_LOOK_GENERAL);
     cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
     cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
-    basis[2] = cvk_look_rotation(head_fwd, cvk_v3_cross(head_fwd, head_right));
+    basis[2] = cvk_look_rotation_by(head_fwd, cvk_v3_cross(head_fwd, head_right), CVK_LOOK_GENERAL);
     cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, &basis[3], &basis[4]);
     basis[5] = cvk_hand(lm[15], lm[19], lm[17]);
     cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, &basis[6], &basis[7]);
     basis[8] = cvk_hand(lm[16], lm[20], lm[18]);
     cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, &basis[9], &basis[10]);
-    basis[11] = cvk_look_rotation(cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
+    basis[11] = cvk_look_rotation_by(cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]), CVK_LOOK_SHORT);
     cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, &basis[12], &basis[13]);
-    basis[14] = cvk_look_rotation(cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
+    basis[14] = cvk_look_rotation_by(cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]), CVK_LOOK_SHORT);
 
     /* visibility: a bone that depends on a landmark below the threshold holds its local
      * rotation and eases toward rest (nlerp by 1 - 0.5^(dt/half_life), uniform per tick) */
@@ -280,8 +311,10 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
     for (int b = 0; b < CROWDI_BONES; b++) {
         cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
         /* renormalised: near LookRotation's degenerate threshold the basis is not quite orthogonal */
-        cvk_q w = cvk_q_canonical(cvk_q_mul(basis[b], cvk_q_set1(v->limb_fix[b])));
+        cv_f n2;
+        cvk_q w = cvk_q_canonical_n(cvk_q_mul_fix(basis[b], v->limb_fix[b], v->limb_fix_kind[b]), &n2);
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
+        cv_m held = cv_mfalse();
         if (hold) {
             cv_m ok = cv_mtrue();
             for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
@@ -298,15 +331,16 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
                     cv_add(cv_mul(prev.y, s), cv_mul(cv_mul(rest.y, sgn), t)),
                     cv_add(cv_mul(prev.z, s), cv_mul(cv_mul(rest.z, sgn), t)),
                     cv_add(cv_mul(prev.w, s), cv_mul(cv_mul(rest.w, sgn), t))});
+                held = cv_mnot(ok);
                 local = cvk_q_select(ok, local, eased);
                 w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
             }
         }
-        /* Landmarks so far apart that the products overflow give no rotation: hold the bone
-         * (never a NaN out of accepted input) */
-        cv_f nw = cvk_q_norm2(w), nl = cvk_q_norm2(local);
-        cv_m sane = cv_mand(cv_mand(cv_gt(nw, cv_set1(0.5f)), cv_lt(nw, cv_set1(2.0f))),
-                            cv_mand(cv_gt(nl, cv_set1(0.5f)), cv_lt(nl, cv_set1(2.0f))));
+        /* Landmarks so far apart that the products overflow (only through the unchecked
+         * columns) give no rotation: hold the bone, never a NaN. A finite, not tiny |q|^2
+         * before normalising makes w unit, and then local too (the parent is unit); a held
+         * bone is an nlerp of unit rotations. */
+        cv_m sane = cv_mor(held, cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
         if (!cv_all(sane)) {
             w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
             local = cvk_q_select(sane, local, cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i));
