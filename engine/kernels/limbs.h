@@ -178,19 +178,21 @@ static const int cvk_used_landmarks[] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18
 #define CVK_USED_LANDMARKS ((int)(sizeof cvk_used_landmarks / sizeof cvk_used_landmarks[0]))
 
 /* One Euro filter (Casiez et al.) as MediaPipe's OneEuroFilter runs it, on one coordinate:
- * the derivative from the last raw value, alpha(cutoff) = 1/(1 + tau/dt) with
- * tau = 1/(2*pi*cutoff), low passes alpha*x + (1 - alpha)*previous; the first sample passes. */
-static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float dt, float alpha_d, float *xhat_col, float *dxhat_col,
-                                float *raw_col, size_t i, cv_f x, cv_m first) {
+ * the derivative (x - last raw value) * frequency, alpha(cutoff) = 1/(1 + tau/dt) with
+ * tau = 1/(2*pi*cutoff), written as c/(c + 1) with c = 2*pi*dt*cutoff (one division instead
+ * of three: this filter runs on 69 coordinates per instance), low passes
+ * alpha*x + (1 - alpha)*previous; the first sample passes. `frequency` is 1/dt, at most 1e30
+ * so that a vanishing dt cannot turn 0 * inf into NaN; `two_pi_dt` is 2*pi*dt. */
+static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float frequency, float two_pi_dt, float alpha_d,
+                                float *xhat_col, float *dxhat_col, float *raw_col, size_t i, cv_f x, cv_m first) {
     const cv_f one = cv_set1(1.0f);
     cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i), raw = cv_loadu(raw_col + i);
-    /* bounded so that a vanishing dt cannot turn 0 * inf into NaN below */
-    cv_f dx = cv_min(cv_set1(1e30f), cv_max(cv_set1(-1e30f), cv_div(cv_sub(x, raw), cv_set1(dt))));
+    cv_f dx = cv_min(cv_set1(1e30f), cv_max(cv_set1(-1e30f), cv_mul(cv_sub(x, raw), cv_set1(frequency))));
     cv_f ad = cv_set1(alpha_d);
     cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
     cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
-    cv_f tau = cv_div(one, cv_mul(cv_set1(6.2831855f), cutoff));
-    cv_f a = cv_div(one, cv_add(one, cv_div(tau, cv_set1(dt))));
+    cv_f c = cv_mul(cv_set1(two_pi_dt), cutoff);
+    cv_f a = cv_div(c, cv_add(c, one));
     cv_f xf = cv_add(cv_mul(a, x), cv_mul(cv_sub(one, a), prev));
     xf = cv_select(first, x, xf);
     edx = cv_select(first, cv_zero(), edx);
@@ -243,11 +245,15 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
     cv_f vis[CROWDI_LANDMARKS];
 
     cv_m first = cv_mfalse();
-    float alpha_d = 0.0f;
+    float alpha_d = 0.0f, frequency = 0.0f, two_pi_dt = 0.0f;
     float *const filter_ready = v->limb_smoothing ? v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st : NULL;
     if (v->limb_smoothing) {
         first = cv_eq(cv_loadu(filter_ready + i), zero);
-        if (dt > 0.0f) alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
+        if (dt > 0.0f) {
+            alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
+            frequency = fminf(1.0f / dt, 1e30f);
+            two_pi_dt = 6.2831855f * dt;
+        }
     }
     for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
         int k = cvk_used_landmarks[u];
@@ -260,7 +266,7 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
                 float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 float *raw = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 if (dt > 0.0f) {
-                    p[c] = cvk_one_euro(v, dt, alpha_d, xhat, dxhat, raw, i, p[c], first);
+                    p[c] = cvk_one_euro(v, frequency, two_pi_dt, alpha_d, xhat, dxhat, raw, i, p[c], first);
                 } else { /* dt = 0 adds no information: the filtered value stands (a first
                             sample is taken as it is) */
                     cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
