@@ -202,9 +202,39 @@ static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float frequency, float
     return xf;
 }
 
+/* ---- the stage, in three passes over CVK_LIMB_ROWS rows at a time ----
+ * Solving all 15 bones of a block in one go keeps far more values alive than there are
+ * registers, and each bone's LookRotation is a chain of square roots and divisions that the
+ * CPU cannot overlap with the next bone's. So: (1) inputs: landmarks, smoothing and each
+ * bone's (forward, up) into a small scratch; (2) rotations: one bone at a time over all the
+ * rows, independent iterations the CPU overlaps; (3) outputs: hierarchy, visibility hold and
+ * the stores. The arithmetic per lane is the same whatever the split. */
+#define CVK_LIMB_ROWS 32 /* a multiple of every CV_W; the scratch (~21 KiB) stays in L1 */
+
+typedef struct cvk_limb_scratch {
+    float look[CROWDI_BONES][6][CVK_LIMB_ROWS]; /* LookRotation's forward xyz and up xyz */
+    float world[CROWDI_BONES][4][CVK_LIMB_ROWS]; /* fixed, normalised world rotation */
+    float norm2[CROWDI_BONES][CVK_LIMB_ROWS];    /* its |q|^2 before normalising */
+} cvk_limb_scratch;
+
+/* per tick constants */
+typedef struct cvk_limb_tick {
+    float dt, alpha_d, frequency, two_pi_dt, ease;
+    bool hold;
+} cvk_limb_tick;
+
+static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 forward, cvk_v3 up) {
+    cv_storeu(&s->look[bone][0][j], forward.x);
+    cv_storeu(&s->look[bone][1][j], forward.y);
+    cv_storeu(&s->look[bone][2][j], forward.z);
+    cv_storeu(&s->look[bone][3][j], up.x);
+    cv_storeu(&s->look[bone][4][j], up.y);
+    cv_storeu(&s->look[bone][5][j], up.z);
+}
+
 /* A limb bone pair (upper, lower) from joints a, b, c; side fallback by the rig's mode. */
 static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3 a, cvk_v3 b, cvk_v3 c,
-                            cvk_v3 right, cvk_q *upper, cvk_q *lower) {
+                            cvk_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
     cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
     cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
@@ -226,35 +256,28 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3
         cv_storeu(col + 2 * st + i, keep.z);
     }
     side = cvk_v3_select(straight, fallback, side);
-    *upper = cvk_look_rotation_by(upper_dir, cvk_v3_cross(upper_dir, side), CVK_LOOK_UNIT);
-    *lower = cvk_look_rotation_by(lower_dir, cvk_v3_cross(lower_dir, side), CVK_LOOK_UNIT);
+    cvk_put_look(s, upper_bone, j, upper_dir, cvk_v3_cross(upper_dir, side));
+    cvk_put_look(s, upper_bone + 1, j, lower_dir, cvk_v3_cross(lower_dir, side));
 }
 
 /* A hand: forward from the wrist to the midpoint of index and pinky, side from index to pinky. */
-static inline cvk_q cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky) {
+static inline void cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky, cvk_limb_scratch *s, int bone, size_t j) {
     cvk_v3 dir = cvk_v3_normalized(cvk_v3_sub(cvk_v3_mid(index, pinky), wrist));
     cvk_v3 side = cvk_v3_sub(pinky, index);
-    return cvk_look_rotation_by(dir, cvk_v3_cross(dir, side), CVK_LOOK_UNIT);
+    cvk_put_look(s, bone, j, dir, cvk_v3_cross(dir, side));
 }
 
-
-static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
+/* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
+ * LookRotation arguments out. */
+static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
+                                   size_t j) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cvk_v3 lm[CROWDI_LANDMARKS];
-    cv_f vis[CROWDI_LANDMARKS];
 
     cv_m first = cv_mfalse();
-    float alpha_d = 0.0f, frequency = 0.0f, two_pi_dt = 0.0f;
     float *const filter_ready = v->limb_smoothing ? v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st : NULL;
-    if (v->limb_smoothing) {
-        first = cv_eq(cv_loadu(filter_ready + i), zero);
-        if (dt > 0.0f) {
-            alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
-            frequency = fminf(1.0f / dt, 1e30f);
-            two_pi_dt = 6.2831855f * dt;
-        }
-    }
+    if (v->limb_smoothing) first = cv_eq(cv_loadu(filter_ready + i), zero);
     for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
         int k = cvk_used_landmarks[u];
         const float *col = v->limb_pose + (size_t)(4 * k) * st;
@@ -265,8 +288,8 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
                 float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
                 float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 float *raw = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                if (dt > 0.0f) {
-                    p[c] = cvk_one_euro(v, frequency, two_pi_dt, alpha_d, xhat, dxhat, raw, i, p[c], first);
+                if (t->dt > 0.0f) {
+                    p[c] = cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, raw, i, p[c], first);
                 } else { /* dt = 0 adds no information: the filtered value stands (a first
                             sample is taken as it is) */
                     cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
@@ -277,51 +300,73 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
             }
         }
         lm[k] = (cvk_v3){p[0], p[1], p[2]};
-        vis[k] = cv_loadu(col + 3 * st + i);
     }
     if (v->limb_smoothing) cv_storeu(filter_ready + i, one);
 
     cvk_q root = cvk_load_q(v->limb_root, st, i);
     cvk_v3 right = cvk_q_rotate(root, (cvk_v3){one, zero, zero});
 
-    /* bases before the axis fix, crowd_bone order */
-    cvk_q basis[CROWDI_BONES];
+    /* crowd_bone order */
     cvk_v3 hip_mid = cvk_v3_mid(lm[23], lm[24]), shoulder_mid = cvk_v3_mid(lm[11], lm[12]);
     cvk_v3 up = cvk_v3_sub(shoulder_mid, hip_mid);
     cvk_v3 hips_right = cvk_v3_sub(lm[24], lm[23]), chest_right = cvk_v3_sub(lm[12], lm[11]);
-    basis[0] = cvk_look_rotation_by(cvk_v3_cross(hips_right, up), up, CVK_LOOK_GENERAL);
-    basis[1] = cvk_look_rotation_by(cvk_v3_cross(chest_right, up), up, CVK_LOOK_GENERAL);
+    cvk_put_look(s, 0, j, cvk_v3_cross(hips_right, up), up);
+    cvk_put_look(s, 1, j, cvk_v3_cross(chest_right, up), up);
     cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
     cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
-    basis[2] = cvk_look_rotation_by(head_fwd, cvk_v3_cross(head_fwd, head_right), CVK_LOOK_GENERAL);
-    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, &basis[3], &basis[4]);
-    basis[5] = cvk_hand(lm[15], lm[19], lm[17]);
-    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, &basis[6], &basis[7]);
-    basis[8] = cvk_hand(lm[16], lm[20], lm[18]);
-    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, &basis[9], &basis[10]);
-    basis[11] = cvk_look_rotation_by(cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]), CVK_LOOK_SHORT);
-    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, &basis[12], &basis[13]);
-    basis[14] = cvk_look_rotation_by(cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]), CVK_LOOK_SHORT);
+    cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
+    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, s, 3, j);
+    cvk_hand(lm[15], lm[19], lm[17], s, 5, j);
+    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, s, 6, j);
+    cvk_hand(lm[16], lm[20], lm[18], s, 8, j);
+    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, s, 9, j);
+    cvk_put_look(s, 11, j, cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
+    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, s, 12, j);
+    cvk_put_look(s, 14, j, cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
+}
 
+/* Pass 2: one bone's rotation on every row of the scratch; `form` is a constant at each call
+ * (cvk_look_rotation_by). Renormalised after the fix: near LookRotation's degenerate
+ * threshold the basis is not quite orthogonal. */
+static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows, int b, int form) {
+    for (size_t j = 0; j < rows; j += CV_W) {
+        cvk_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
+        cvk_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
+        cv_f n2;
+        cvk_q w = cvk_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], v->limb_fix_kind[b]),
+                                    &n2);
+        cv_storeu(&s->world[b][0][j], w.x);
+        cv_storeu(&s->world[b][1][j], w.y);
+        cv_storeu(&s->world[b][2][j], w.z);
+        cv_storeu(&s->world[b][3][j], w.w);
+        cv_storeu(&s->norm2[b][j], n2);
+    }
+}
+
+/* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, the
+ * visibility hold, the stores. */
+static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                    const cvk_limb_scratch *s, size_t j) {
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* visibility: a bone that depends on a landmark below the threshold holds its local
      * rotation and eases toward rest (nlerp by 1 - 0.5^(dt/half_life), uniform per tick) */
-    const bool hold = v->limb_visibility_threshold > 0.0f;
-    const float ease = hold ? 1.0f - exp2f(-dt / v->limb_half_life) : 0.0f;
     cv_m seen[CROWDI_LANDMARKS];
-    if (hold)
+    if (t->hold)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
-            seen[k] = cv_ge(vis[k], cv_set1(v->limb_visibility_threshold));
+            seen[k] = cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * st + i), cv_set1(v->limb_visibility_threshold));
         }
+    cvk_q root = cvk_load_q(v->limb_root, st, i);
     cvk_q world[CROWDI_BONES];
     for (int b = 0; b < CROWDI_BONES; b++) {
         cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
-        /* renormalised: near LookRotation's degenerate threshold the basis is not quite orthogonal */
-        cv_f n2;
-        cvk_q w = cvk_q_canonical_n(cvk_q_mul_fix(basis[b], v->limb_fix[b], v->limb_fix_kind[b]), &n2);
+        cvk_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
+                   cv_loadu(&s->world[b][3][j])};
+        cv_f n2 = cv_loadu(&s->norm2[b][j]);
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
         cv_m held = cv_mfalse();
-        if (hold) {
+        if (t->hold) {
             cv_m ok = cv_mtrue();
             for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
             if (!cv_all(ok)) {
@@ -331,12 +376,12 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
                 cv_f dot = cv_add(cv_add(cv_add(cv_mul(prev.x, rest.x), cv_mul(prev.y, rest.y)), cv_mul(prev.z, rest.z)),
                                   cv_mul(prev.w, rest.w));
                 cv_f sgn = cv_select(cv_lt(dot, zero), cv_set1(-1.0f), one);
-                cv_f t = cv_set1(ease), s = cv_sub(one, t);
+                cv_f e = cv_set1(t->ease), keep = cv_sub(one, e);
                 cvk_q eased = cvk_q_canonical((cvk_q){
-                    cv_add(cv_mul(prev.x, s), cv_mul(cv_mul(rest.x, sgn), t)),
-                    cv_add(cv_mul(prev.y, s), cv_mul(cv_mul(rest.y, sgn), t)),
-                    cv_add(cv_mul(prev.z, s), cv_mul(cv_mul(rest.z, sgn), t)),
-                    cv_add(cv_mul(prev.w, s), cv_mul(cv_mul(rest.w, sgn), t))});
+                    cv_add(cv_mul(prev.x, keep), cv_mul(cv_mul(rest.x, sgn), e)),
+                    cv_add(cv_mul(prev.y, keep), cv_mul(cv_mul(rest.y, sgn), e)),
+                    cv_add(cv_mul(prev.z, keep), cv_mul(cv_mul(rest.z, sgn), e)),
+                    cv_add(cv_mul(prev.w, keep), cv_mul(cv_mul(rest.w, sgn), e))});
                 held = cv_mnot(ok);
                 local = cvk_q_select(ok, local, eased);
                 w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
@@ -354,6 +399,29 @@ static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i) {
         world[b] = w;
         cvk_store_q(v->limb_world + (size_t)(4 * b) * st, st, i, w);
         cvk_store_q(v->limb_local + (size_t)(4 * b) * st, st, i, local);
+    }
+}
+
+/* The limb stage on rows [i0, i1) (whole blocks). */
+static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    cvk_limb_tick t = {.dt = dt};
+    if (v->limb_smoothing && dt > 0.0f) {
+        t.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
+        t.frequency = fminf(1.0f / dt, 1e30f);
+        t.two_pi_dt = 6.2831855f * dt;
+    }
+    t.hold = v->limb_visibility_threshold > 0.0f;
+    t.ease = t.hold ? 1.0f - exp2f(-dt / v->limb_half_life) : 0.0f;
+    cvk_limb_scratch s;
+    for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
+        const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
+        for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
+        for (int b = 0; b < 3; b++) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
+        for (int b = 3; b < CROWDI_BONES; b++)
+            if (b != 11 && b != 14) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
+        cvk_limb_rotations(v, &s, rows, 11, CVK_LOOK_SHORT);
+        cvk_limb_rotations(v, &s, rows, 14, CVK_LOOK_SHORT);
+        for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
 }
 

@@ -347,7 +347,7 @@ static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, 
             }
         }
         if (v->limbs_enabled)
-            for (size_t i = i0; i < i1; i += CV_W) cvk_limbs(v, dt, i);
+            cvk_limbs_range(v, dt, i0, i1);
     }
 }
 
