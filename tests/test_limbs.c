@@ -1262,6 +1262,39 @@ static void test_extreme_landmarks(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* LookRotation depends on directions only (its thresholds aside), so a pose scaled anywhere
+ * from centimetres to the largest accepted coordinates (1e9) gives the same rotations: no
+ * product on the way overflows or falls into the overflow hold. */
+static void test_scale_invariance(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(782);
+    crowd_limbs_desc ld = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE);
+    crowd_rig rig = limbs_rig(e, &ld, "scales");
+    float base[2][POSE_FLOATS], pose[POSE_FLOATS];
+    standing_pose(base[0]);
+    a_pose(base[1]);
+    for (int p = 0; p < 2; p++) {
+        float largest = 0;
+        for (int k = 0; k < POSE_FLOATS; k++)
+            if (k % 4 != 3) largest = fmaxf(largest, fabsf(base[p][k]));
+        const double scales[] = {1.0, 0.05, 30.0, 1e3, 1e6, 1e8, 1e9 / largest};
+        bones ref, b;
+        for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+            for (int k = 0; k < POSE_FLOATS; k++) pose[k] = k % 4 == 3 ? base[p][k] : (float)(base[p][k] * scales[i]);
+            crowd_instance h = add1(e, rig);
+            solve(e, h, pose, 1.0f / 30.0f, i == 0 ? &ref : &b);
+            if (i == 0) continue;
+            for (int bone = 0; bone < NB; bone++) {
+                double d = q_dist(b.world[bone], ref.world[bone]);
+                if (!(d <= 2e-5))
+                    FAILF("%s pose scaled by %g: %s is %.3g off its rotation at scale 1", p ? "A" : "standing",
+                          scales[i], crowd_bone_name((crowd_bone)bone), d);
+            }
+        }
+    }
+    crowd_engine_destroy(e);
+}
+
 /* ------------------------------------------------------------------------------------------
  * the CMU clips
  * ---------------------------------------------------------------------------------------- */
@@ -1981,6 +2014,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bad_pose_and_root),
         cmocka_unit_test(test_bad_limbs_desc),
         cmocka_unit_test(test_extreme_landmarks),
+        cmocka_unit_test(test_scale_invariance),
     };
     const struct CMUnitTest clips[] = {
         cmocka_unit_test(test_cmu_walk),

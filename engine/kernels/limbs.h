@@ -32,12 +32,12 @@ static inline cvk_v3 cvk_v3_cross(cvk_v3 l, cvk_v3 r) {
 static inline cvk_v3 cvk_v3_select(cv_m m, cvk_v3 a, cvk_v3 b) {
     return (cvk_v3){cv_select(m, a.x, b.x), cv_select(m, a.y, b.y), cv_select(m, a.z, b.z)};
 }
-/* v/|v|, or the zero vector when |v| <= 1e-5 */
+/* v/|v| (as v times one reciprocal), or the zero vector when |v| <= 1e-5 */
 static inline cvk_v3 cvk_v3_normalized(cvk_v3 v) {
     cv_f len = cv_sqrt(cvk_v3_dot(v, v));
     cv_m ok = cv_gt(len, cv_set1(1e-5f));
-    cv_f safe = cv_select(ok, len, cv_set1(1.0f));
-    return cvk_v3_select(ok, cvk_v3_div(v, safe), (cvk_v3){cv_zero(), cv_zero(), cv_zero()});
+    cv_f inv = cv_div(cv_set1(1.0f), cv_select(ok, len, cv_set1(1.0f)));
+    return cvk_v3_select(ok, cvk_v3_scale(v, inv), (cvk_v3){cv_zero(), cv_zero(), cv_zero()});
 }
 
 static inline cvk_q cvk_q_set1(const float q[4]) {
@@ -94,23 +94,22 @@ static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
                     cv_add(cv_add(v.z, cv_mul(q.w, t.z)), c.z)};
 }
 
-/* The rotation whose matrix columns are x, y, z (orthonormal), by the largest of the four
- * candidates (Shepperd), left unnormalised: the candidate is the unit quaternion times
- * 2*sqrt(t), and the caller normalises once after the axis fix, so neither that sqrt nor a
- * division sits on the chain here. */
-static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z) {
-    const cv_f one = cv_set1(1.0f);
+/* The rotation R whose matrix columns are x, y, z, given as the columns of M = scale * R
+ * (scale > 0), by the largest of Shepperd's four candidates, left unnormalised: the candidate
+ * is the unit quaternion times 2*scale*sqrt(t), and the caller normalises once after the axis
+ * fix, so neither a square root nor a division sits on the chain here. */
+static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, cv_f scale) {
     cv_f m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
     cv_f trace = cv_add(cv_add(m00, m11), m22);
     cv_m c0 = cv_gt(trace, cv_zero());
     cv_m c1 = cv_mandnot(cv_mand(cv_gt(m00, m11), cv_gt(m00, m22)), c0);
     cv_m c2 = cv_mandnot(cv_mandnot(cv_gt(m11, m22), c0), c1);
     cv_m c3 = cv_mnot(cv_mor(cv_mor(c0, c1), c2));
-    /* t = 1 + (+-m00) + (+-m11) + (+-m22) with the case's signs */
+    /* t = scale + (+-m00) + (+-m11) + (+-m22) with the case's signs */
     cv_f s00 = cv_select(cv_mor(c0, c1), m00, cv_neg(m00));
     cv_f s11 = cv_select(cv_mor(c0, c2), m11, cv_neg(m11));
     cv_f s22 = cv_select(cv_mor(c0, c3), m22, cv_neg(m22));
-    cv_f t = cv_add(cv_add(cv_add(one, s00), s11), s22);
+    cv_f t = cv_add(cv_add(cv_add(scale, s00), s11), s22);
     cv_f a = cv_sub(m21, m12), b = cv_sub(m02, m20), c = cv_sub(m10, m01);
     cv_f d = cv_add(m01, m10), e = cv_add(m02, m20), f = cv_add(m12, m21);
     cvk_q q0 = {a, b, c, t}, q1 = {t, d, e, a}, q2 = {d, t, f, b}, q3 = {e, f, t, c};
@@ -118,35 +117,36 @@ static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z) 
 }
 
 /* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases, unnormalised
- * (a positive multiple of the rotation; cvk_q_canonical makes it unit). The chain of square
- * roots and divisions is what limits this stage, so each caller takes the shortest form its
- * inputs allow (`form` is a constant at every call):
- * - CVK_LOOK_GENERAL: z = forward/|forward|, then x = cross(up, z)/|cross(up, z)|;
- * - CVK_LOOK_SHORT: x as cross(up, forward) normalised, so both lengths come from the inputs
- *   at once, and |cross(up, z)| < 1e-5 reads |cross(up, forward)| < 1e-5 * |forward|; only
- *   where |cross(up, forward)|^2 stays finite for every accepted landmark (coordinates within
- *   1e9): not the torso and head, whose forward and up are themselves cross products;
- * - CVK_LOOK_UNIT: forward is already normalised, or the zero vector (limbs and hands). */
-enum { CVK_LOOK_GENERAL, CVK_LOOK_SHORT, CVK_LOOK_UNIT };
+ * (a positive multiple of the rotation; cvk_q_canonical makes it unit). `form` is a
+ * constant at each call. CVK_LOOK_UNIT: forward is already normalised, or the zero vector,
+ * and |up| is at most a landmark distance (limbs and hands); then x = cross(up, z) is not
+ * normalised either: with X = |x|, y = cross(z, x) has length X too, so (x, y, X*z) is X
+ * times the rotation's matrix, which is all the Shepperd step needs (a division saved, and
+ * the result stays below 4X, far from overflow for accepted landmarks). CVK_LOOK_GENERAL:
+ * as SPEC writes it (torso, head and feet, whose up can be a product of two distances). */
+enum { CVK_LOOK_GENERAL, CVK_LOOK_UNIT };
 static inline cvk_q cvk_look_rotation_by(cvk_v3 forward, cvk_v3 up, int form) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
     cv_m no_forward;
     cvk_v3 z;
-    cv_f flen = one;
     if (form == CVK_LOOK_UNIT) {
         no_forward = cv_lt(cvk_v3_dot(forward, forward), cv_set1(0.25f));
         z = forward;
     } else {
-        flen = cv_sqrt(cvk_v3_dot(forward, forward));
+        cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
         no_forward = cv_lt(flen, tiny);
         z = cvk_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
     }
-    cvk_v3 x = cvk_v3_cross(up, form == CVK_LOOK_SHORT ? forward : z);
+    cvk_v3 x = cvk_v3_cross(up, z);
     cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
-    cv_m parallel = cv_lt(xlen, form == CVK_LOOK_SHORT ? cv_mul(tiny, flen) : tiny);
-    x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
+    cv_m parallel = cv_lt(xlen, tiny);
+    cv_f scale = xlen;
+    if (form == CVK_LOOK_GENERAL) { /* up may be as long as a product of two landmark distances */
+        x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
+        scale = one;
+    }
     cvk_v3 y = cvk_v3_cross(z, x);
-    cvk_q r = cvk_q_from_basis_unnormalised(x, y, z);
+    cvk_q r = cvk_q_from_basis_unnormalised(x, y, form == CVK_LOOK_GENERAL ? z : cvk_v3_scale(z, xlen), scale);
     if (cv_any(parallel)) {
         /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z); 180 deg about +x when z is
          * (0,0,-1) */
@@ -416,11 +416,11 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
     for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
         const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
-        for (int b = 0; b < 3; b++) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
+        for (int b = 0; b < 3; b++) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL); /* torso, head */
         for (int b = 3; b < CROWDI_BONES; b++)
             if (b != 11 && b != 14) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
-        cvk_limb_rotations(v, &s, rows, 11, CVK_LOOK_SHORT);
-        cvk_limb_rotations(v, &s, rows, 14, CVK_LOOK_SHORT);
+        cvk_limb_rotations(v, &s, rows, 11, CVK_LOOK_GENERAL);
+        cvk_limb_rotations(v, &s, rows, 14, CVK_LOOK_GENERAL);
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
 }
