@@ -351,12 +351,14 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* visibility: a bone that depends on a landmark below the threshold holds its local
      * rotation and eases toward rest (nlerp by 1 - 0.5^(dt/half_life), uniform per tick) */
-    cv_m seen[CROWDI_LANDMARKS];
+    cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
     if (t->hold)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
             seen[k] = cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * st + i), cv_set1(v->limb_visibility_threshold));
+            all_seen = cv_mand(all_seen, seen[k]);
         }
+    const bool some_unseen = t->hold && !cv_all(all_seen); /* else no bone of the block holds */
     cvk_q root = cvk_load_q(v->limb_root, st, i);
     cvk_q world[CROWDI_BONES];
     for (int b = 0; b < CROWDI_BONES; b++) {
@@ -366,7 +368,7 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
         cv_m held = cv_mfalse();
-        if (t->hold) {
+        if (some_unseen) {
             cv_m ok = cv_mtrue();
             for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
             if (!cv_all(ok)) {
