@@ -30,7 +30,9 @@
  * - Memory: allocation happens only in crowd_engine_create, crowd_rig_create, crowd_reserve,
  *   crowd_instances_add and crowd_snapshot_load, through the desc's allocator. The tick
  *   allocates nothing and reads no clock; it takes no lock, except that with a pool one
- *   mutex/condition handoff per crowd_tick wakes the workers and waits for them.
+ *   mutex/condition handoff per crowd_tick wakes the workers and waits for them. A tick uses
+ *   up to about 32 KiB of the calling thread's stack (the limb solve's scratch), so a job
+ *   system's fibers that run crowd_tick_range need at least that much to spare.
  * - Determinism: the same inputs, seed and dt sequence give bit-identical outputs on every SIMD
  *   target, for every split of instances into ranges and on every rerun.
  */
