@@ -1,7 +1,8 @@
 // bench_tick.cc — tick throughput per stage, SIMD target, crowd size and thread count, with
 // the two references measured in the same run:
 //   tick/<workload>/<impl>/<n>/threads:<t>   workload face (the fused tick), gaze, harmonic,
-//       blink, blend (the copy baseline), limbs, body (face + 15 bones); impl scalar, sse2,
+//       blink, blend (the copy baseline), limbs, body (face + 15 bones), limbs_smoothed (limbs
+//       with One Euro on every landmark); impl scalar, sse2,
 //       avx2, avx512 (skipped with the reason when the CPU lacks it) or per_object (the
 //       per-object way of reference.h); n 1000, 16000, 256000, 1000000, plus the sizes the
 //       performance targets name (face and body at 10000, limbs at 100000); 1 or 2 threads.
@@ -297,7 +298,7 @@ int RegisterAll() {
     const auto w = static_cast<bench_workload>(wi);
     std::vector<uint32_t> sizes = {1000, 16000, 256000, 1000000};
     if (w == BENCH_FACE || w == BENCH_BODY) sizes.insert(sizes.begin() + 1, 10000);
-    if (w == BENCH_LIMBS) sizes.insert(sizes.begin() + 3, 100000);
+    if (w == BENCH_LIMBS || w == BENCH_LIMBS_SMOOTHED) sizes.insert(sizes.begin() + 3, 100000);
     for (uint32_t n : sizes)
       for (int impl : impls)
         for (uint32_t threads = 1; threads <= 2; threads++) {

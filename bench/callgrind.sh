@@ -12,7 +12,7 @@ ticks=${3:-64}
 warmup=${4:-300}
 count="$build/bench/callgrind_tick"
 [ -x "$count" ] || { echo "callgrind.sh: $count not built" >&2; exit 2; }
-workloads=${WORKLOADS:-face gaze harmonic blink blend limbs body}
+workloads=${WORKLOADS:-face gaze harmonic blink blend limbs body limbs_smoothed}
 impls=${IMPLS:-scalar sse2 avx2 avx512 per_object}
 printf '%-9s' workload
 for i in $impls; do printf ' %11s' "$i"; done

@@ -5,7 +5,7 @@
  *   callgrind_tick WORKLOAD IMPL [N [TICKS [WARMUP]]]
  *   valgrind --tool=callgrind --toggle-collect=counted_tick callgrind_tick face avx2 4096 64
  *
- * WORKLOAD: face gaze harmonic blink blend limbs body; IMPL: scalar sse2 avx2 avx512 per_object.
+ * WORKLOAD: face gaze harmonic blink blend limbs body limbs_smoothed; IMPL: scalar sse2 avx2 avx512 per_object.
  * One copy of N instances (default 4096) is ticked WARMUP times (default 300: every instance
  * has drawn its first blink wait, so blinks run at their steady rate), then TICKS times
  * (default 64) through counted_tick. Instructions per instance = collected Ir / (N * TICKS). */

@@ -14,7 +14,7 @@
  * ---------------------------------------------------------------------------------------- */
 enum { PO_OVERRIDE = 1, PO_ADDITIVE, PO_MULTIPLY };
 enum { PO_CENTRIC = 0, PO_LEFT, PO_RIGHT };
-enum { PO_BONES = CROWD_BONE_COUNT, PO_LANDMARKS = CROWD_LANDMARK_COUNT };
+enum { PO_BONES = CROWD_BONE_COUNT, PO_LANDMARKS = CROWD_LANDMARK_COUNT, PO_USED = 23 };
 
 typedef struct po_param {
     float min, max, size, default_value;
@@ -49,6 +49,12 @@ typedef struct po_limbs {
     versor local[PO_BONES];
 } po_limbs;
 
+/* One Euro state of the used landmarks' coordinates (rigs with smoothing only) */
+typedef struct po_filter {
+    float x[PO_USED][3], dx[PO_USED][3], raw[PO_USED][3]; /* filtered, derivative, last raw */
+    uint32_t ready;                                       /* has a first sample */
+} po_filter;
+
 struct per_object_rig {
     uint32_t param_count;
     po_param *params;
@@ -64,10 +70,12 @@ struct per_object_rig {
     float blink_mean, blink_max_deviation, blink_timescale;
     bool flip_y;
     float sign[CROWD_LIMB_COUNT], visibility_threshold, half_life;
+    bool smoothing;
+    float min_cutoff, beta, d_cutoff;
     CGLM_ALIGN(16) versor fix[PO_BONES];
 
-    /* the record: [limbs][blink][look][harmonic weight, T[H], NR[H]][base[P], out[P]] */
-    size_t off_limbs, off_blink, off_look, off_harm, off_values, stride;
+    /* the record: [limbs][filter][blink][look][harmonic weight, T[H], NR[H]][base[P], out[P]] */
+    size_t off_limbs, off_filter, off_blink, off_look, off_harm, off_values, stride;
 };
 
 struct per_object_crowd {
@@ -82,7 +90,7 @@ static const int po_bone_deps[PO_BONES][4] = {
     {15, 17, 19, -1}, {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1}, {23, 25, 27, -1},
     {23, 25, 27, -1}, {27, 29, 31, -1}, {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
 /* the landmarks a bone reads: only these are converted */
-static const int po_used[] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+static const int po_used[PO_USED] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
 static int find_param(const crowd_rig_desc *d, const char *id) {
     for (uint32_t p = 0; p < d->parameter_count; p++)
@@ -159,7 +167,9 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
     }
     if (d->limbs) {
         const crowd_limbs_desc *l = d->limbs;
-        if (l->smoothing || l->fallback != CROWD_FALLBACK_ROOT || l->axis_fix == CROWD_AXIS_FIX_CALIBRATED) goto error;
+        if (l->fallback != CROWD_FALLBACK_ROOT || l->axis_fix == CROWD_AXIS_FIX_CALIBRATED) goto error;
+        r->smoothing = l->smoothing;
+        r->min_cutoff = l->min_cutoff, r->beta = l->beta, r->d_cutoff = l->d_cutoff;
         r->has_limbs = true;
         r->flip_y = l->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
         memcpy(r->sign, l->fallback_sign, sizeof r->sign);
@@ -177,6 +187,7 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
     }
     size_t off = 0;
     if (r->has_limbs) r->off_limbs = off, off += sizeof(po_limbs);
+    if (r->smoothing) r->off_filter = off, off += round16(sizeof(po_filter));
     if (r->has_blink) r->off_blink = off, off += sizeof(po_blink);
     if (r->has_look) r->off_look = off, off += sizeof(po_look);
     if (r->has_harm) r->off_harm = off, off += sizeof(float) * (1 + 2 * (size_t)r->harm_count);
@@ -492,13 +503,43 @@ static inline void foot(const vec3 *lm, int ankle, int heel, int toe, versor q) 
     look_rotation(fwd, up, q);
 }
 
-static inline void update_limbs(const per_object_rig *restrict r, po_limbs *restrict L, float ease) {
+/* per tick constants of the One Euro filter, as MediaPipe's OneEuroFilter derives them */
+typedef struct po_euro {
+    float dt, alpha_d, frequency, two_pi_dt;
+} po_euro;
+
+/* One Euro on one coordinate (MediaPipe's OneEuroFilter: the derivative from the last raw
+ * value; the first sample passes; dt = 0 keeps the filtered value) */
+static inline float one_euro(const per_object_rig *r, const po_euro *e, bool first, float x, float *xhat, float *dxhat,
+                             float *raw) {
+    if (e->dt <= 0.0f) {
+        if (first) *xhat = *raw = x;
+        return *xhat;
+    }
+    float xf = x, edx = 0.0f;
+    if (!first) {
+        float dx = fminf(1e30f, fmaxf(-1e30f, (x - *raw) * e->frequency));
+        edx = e->alpha_d * dx + (1.0f - e->alpha_d) * *dxhat;
+        float c = e->two_pi_dt * (r->min_cutoff + r->beta * fabsf(edx));
+        float a = c / (c + 1.0f);
+        xf = a * x + (1.0f - a) * *xhat;
+    }
+    *xhat = xf, *dxhat = edx, *raw = x;
+    return xf;
+}
+
+static inline void update_limbs(const per_object_rig *restrict r, po_limbs *restrict L, po_filter *restrict F,
+                                const po_euro *e, float ease) {
     vec3 lm[PO_LANDMARKS];
-    for (size_t u = 0; u < sizeof po_used / sizeof po_used[0]; u++) {
+    for (int u = 0; u < PO_USED; u++) {
         const float *p = L->landmarks[po_used[u]];
         glm_vec3_copy((float *)p, lm[po_used[u]]);
         if (r->flip_y) lm[po_used[u]][1] = -p[1];
+        if (F)
+            for (int c = 0; c < 3; c++)
+                lm[po_used[u]][c] = one_euro(r, e, !F->ready, lm[po_used[u]][c], &F->x[u][c], &F->dx[u][c], &F->raw[u][c]);
     }
+    if (F) F->ready = 1;
     vec3 right, hip_mid, shoulder_mid, up, side, fwd, v;
     glm_quat_rotatev(L->root, GLM_XUP, right);
 
@@ -555,6 +596,12 @@ void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t cou
     const per_object_rig *restrict r = c->rig;
     const uint32_t P = r->param_count;
     const float ease = r->has_limbs ? 1.0f - exp2f(-dt / r->half_life) : 0.0f;
+    po_euro euro = {.dt = dt};
+    if (r->smoothing && dt > 0.0f) {
+        euro.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * r->d_cutoff)) / dt);
+        euro.frequency = fminf(1.0f / dt, 1e30f);
+        euro.two_pi_dt = 6.2831855f * dt;
+    }
     for (uint32_t a = first; a < first + count; a++) {
         unsigned char *rec = record(c, a);
         const float *restrict base = (const float *)(void *)(rec + r->off_values);
@@ -563,7 +610,9 @@ void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t cou
         if (r->has_blink) update_blink(r, (po_blink *)(void *)(rec + r->off_blink), out, dt);
         if (r->has_harm) update_harmonic(r, (float *)(void *)(rec + r->off_harm), out, dt);
         if (r->has_look) update_look(r, (po_look *)(void *)(rec + r->off_look), out, dt);
-        if (r->has_limbs) update_limbs(r, (po_limbs *)(void *)(rec + r->off_limbs), ease);
+        if (r->has_limbs)
+            update_limbs(r, (po_limbs *)(void *)(rec + r->off_limbs),
+                         r->smoothing ? (po_filter *)(void *)(rec + r->off_filter) : NULL, &euro, ease);
     }
 }
 

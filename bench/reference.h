@@ -6,7 +6,7 @@
  *    gaze, harmonic sines with their clamps, the sine blink with random waits, blends with
  *    clamping, and for rigs with limbs the 15 bones from 33 landmarks with cglm (cross
  *    products, LookRotation through a cglm matrix and glm_mat3_quat, the axis fix, local
- *    rotations). Built from the same crowd_rig_desc the engine takes and compiled with the
+ *    rotations; One Euro on each landmark coordinate when the rig smooths). Built from the same crowd_rig_desc the engine takes and compiled with the
  *    project's release flags (-O3, no -march): float32 throughout, libm sinf, no allocation,
  *    no virtual calls, and each record holds only the sections its rig uses, so an avatar's
  *    update touches one contiguous record. It follows SPEC §1-§5 operation by operation
@@ -35,8 +35,8 @@ typedef struct per_object_rig per_object_rig;
 typedef struct per_object_crowd per_object_crowd;
 
 /* The rig as the per-object code keeps it, from the desc the engine takes. NULL when the desc
- * asks for what the reference does not implement (limbs with smoothing, the `previous`
- * fallback, or custom/calibrated axis fixes), names an unknown parameter, or on out of memory. */
+ * asks for what the reference does not implement (the `previous` fallback or calibrated
+ * axis fixes), names an unknown parameter, or on out of memory. */
 per_object_rig *per_object_rig_create(const crowd_rig_desc *desc);
 void per_object_rig_destroy(per_object_rig *rig);
 /* Bytes of one avatar's record (a multiple of 16). */

@@ -48,9 +48,9 @@ def main():
     impls = ["per_object"] + [t for t in TARGETS if any(k[1] == t for k in rows)]
     best = impls[-1]
     keys = sorted({(k[0], k[2], k[3]) for k in rows},
-                  key=lambda k: (["face", "gaze", "harmonic", "blink", "blend", "limbs", "body"].index(k[0]), k[2], k[1]))
+                  key=lambda k: (["face", "gaze", "harmonic", "blink", "blend", "limbs", "body", "limbs_smoothed"].index(k[0]), k[2], k[1]))
     print()
-    print("%-8s %8s %2s | %s | %s | %s" % ("workload", "n", "th", " ".join("%10s" % i for i in impls),
+    print("%-14s %8s %2s | %s | %s | %s" % ("workload", "n", "th", " ".join("%10s" % i for i in impls),
                                           " ".join("%7s" % ("x " + i) for i in impls[1:]), "of triad (" + best + ")"))
     for w, n, t in keys:
         po = rows.get((w, "per_object", n, t))
@@ -58,7 +58,7 @@ def main():
         ups = ["%7.1f" % (r / po["items_per_second"]) if r and po else "%7s" % "-" for r in rates[1:]]
         b = rows.get((w, best, n, t))
         frac = "%5.0f%%" % (100 * b["bytes_per_second"] / stream[("triad", t)]) if b and ("triad", t) in stream else "-"
-        print("%-8s %8d %2d | %s | %s | %s" % (w, n, t, " ".join("%9.3gM" % (r / 1e6) if r else "%10s" % "-" for r in rates),
+        print("%-14s %8d %2d | %s | %s | %s" % (w, n, t, " ".join("%9.3gM" % (r / 1e6) if r else "%10s" % "-" for r in rates),
                                               " ".join(ups), frac))
     print()
     print("two threads / one thread (wall vs CPU time):")

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"face", "gaze", "harmonic", "blink",
-                                                                 "blend", "limbs", "body"};
+static const char *const workload_names[BENCH_WORKLOAD_COUNT] = {"face", "gaze",  "harmonic", "blink",
+                                                                 "blend", "limbs", "body",     "limbs_smoothed"};
 
 const char *bench_workload_name(bench_workload w) {
     return (unsigned)w < BENCH_WORKLOAD_COUNT ? workload_names[w] : NULL;
@@ -24,14 +24,19 @@ enum {
     BLINK_READ = 2, BLINK_RW = 4, /* manual, weight; clock, phase, last, opening */
     LIMB_READ = 23 * 4 + 4,       /* used landmarks, root */
     LIMB_WRITE = 15 * 4 * 2,      /* world and local of 15 bones */
+    LIMB_FILTER = 23 * 3 * 3 + 1, /* One Euro: filtered value, derivative, last raw value of each
+                                     used coordinate; the "has a first sample" flag */
 };
+
+bool bench_has_limbs(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_BODY || w == BENCH_LIMBS_SMOOTHED; }
+static bool limbs_only(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_LIMBS_SMOOTHED; }
 
 bench_traffic bench_workload_traffic(bench_workload w) {
     bool look = w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY;
     bool harm = w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY;
     bool blink = w == BENCH_FACE || w == BENCH_BLINK || w == BENCH_BODY;
-    bool limbs = w == BENCH_LIMBS || w == BENCH_BODY;
-    uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : w == BENCH_LIMBS ? 0 : 12;
+    bool limbs = bench_has_limbs(w);
+    uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : limbs_only(w) ? 0 : 12;
     uint32_t H = 5;
     bench_traffic t = {P, P, 2 * P};
     if (look) t.read_floats += LOOK_READ + LOOK_RW, t.write_floats += LOOK_RW, t.columns += LOOK_READ + LOOK_RW;
@@ -40,6 +45,7 @@ bench_traffic bench_workload_traffic(bench_workload w) {
             t.columns += HARM_READ + HARM_RW_PER * H;
     if (blink) t.read_floats += BLINK_READ + BLINK_RW, t.write_floats += BLINK_RW, t.columns += BLINK_READ + BLINK_RW;
     if (limbs) t.read_floats += LIMB_READ, t.write_floats += LIMB_WRITE, t.columns += LIMB_READ + LIMB_WRITE;
+    if (w == BENCH_LIMBS_SMOOTHED) t.read_floats += LIMB_FILTER, t.write_floats += LIMB_FILTER, t.columns += LIMB_FILTER;
     return t;
 }
 
@@ -48,7 +54,7 @@ double bench_bytes_per_instance(bench_workload w) {
     return 4.0 * (t.read_floats + t.write_floats);
 }
 
-uint32_t bench_chains_per_instance(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_BODY ? 4 : 0; }
+uint32_t bench_chains_per_instance(bench_workload w) { return bench_has_limbs(w) ? 4 : 0; }
 
 /* ---- rigs ---- */
 static const crowd_parameter_desc face_params[12] = {
@@ -66,7 +72,7 @@ void bench_rig_tables_init(bench_rig_tables *t, bench_workload w) {
     const bool look = w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY;
     const bool harm = w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY;
     const bool blink = w == BENCH_FACE || w == BENCH_BLINK || w == BENCH_BODY;
-    const bool limbs = w == BENCH_LIMBS || w == BENCH_BODY;
+    const bool limbs = bench_has_limbs(w);
     t->desc.name = workload_names[w];
     t->desc.parameters = t->params;
     if (w == BENCH_GAZE) {
@@ -78,7 +84,7 @@ void bench_rig_tables_init(bench_rig_tables *t, bench_workload w) {
     } else if (w == BENCH_BLINK) {
         for (int k = 0; k < 2; k++) t->params[k] = face_params[blink_only[k]];
         t->desc.parameter_count = 2;
-    } else if (w != BENCH_LIMBS) {
+    } else if (!limbs_only(w)) {
         memcpy(t->params, face_params, sizeof face_params);
         t->desc.parameter_count = 12;
     }
@@ -119,6 +125,7 @@ void bench_rig_tables_init(bench_rig_tables *t, bench_workload w) {
     if (limbs) {
         t->limbs = crowd_limbs_defaults();
         t->limbs.frame = CROWD_FRAME_ENGINE;
+        t->limbs.smoothing = w == BENCH_LIMBS_SMOOTHED;
         t->desc.limbs = &t->limbs;
     }
 }
@@ -154,7 +161,6 @@ static const float *pose_row(const bench_clip *clip, uint32_t k, uint32_t i) {
 }
 
 static bool has_look(bench_workload w) { return w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY; }
-static bool has_limbs(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_BODY; }
 
 static void fail(char *err, size_t size, const char *fmt, ...) {
     va_list ap;
@@ -199,7 +205,7 @@ static int ring_create(bench_ring *r, bench_workload w, int impl, uint32_t n, co
         fail(err, err_size, "unknown workload or no instances");
         return -1;
     }
-    if (has_limbs(w) && (!clip || !clip->row_count)) {
+    if (bench_has_limbs(w) && (!clip || !clip->row_count)) {
         fail(err, err_size, "the %s workload needs a pose clip", workload_names[w]);
         return -1;
     }
@@ -224,7 +230,7 @@ static int ring_create(bench_ring *r, bench_workload w, int impl, uint32_t n, co
                 fail(err, err_size, "out of memory (%u avatars)", n);
                 goto error;
             }
-            if (has_limbs(w))
+            if (bench_has_limbs(w))
                 for (uint32_t i = 0; i < n; i++) per_object_set_pose(r->po[k], i, pose_row(clip, k, i));
         }
     } else {
@@ -244,7 +250,7 @@ static int ring_create(bench_ring *r, bench_workload w, int impl, uint32_t n, co
                 RING_CHECK(crowd_rig_column(r->engine, r->rig[k], CROWD_FIELD_LOOK_ACTIVE, 0, 0, &active, &count));
                 for (uint32_t i = 0; i < n; i++) active[i] = 1.0f;
             }
-            if (has_limbs(w)) {
+            if (bench_has_limbs(w)) {
                 float *pose[4 * CROWD_LANDMARK_COUNT];
                 RING_CHECK(crowd_rig_columns(r->engine, r->rig[k], CROWD_FIELD_POSE, 0, pose, &count));
                 for (uint32_t i = 0; i < n; i++) {
@@ -338,11 +344,22 @@ int bench_verify(bench_workload w, crowd_simd simd, uint32_t n, uint32_t ticks, 
     float *out[12];
     float *bone[CROWD_BONE_COUNT][4];
     for (uint32_t q = 0; q < P; q++) crowd_rig_column(e.engine, e.rig[0], CROWD_FIELD_OUTPUT, q, 0, &out[q], &count);
-    if (has_limbs(w))
+    float *pose[4 * CROWD_LANDMARK_COUNT];
+    if (bench_has_limbs(w)) {
         for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
             crowd_rig_columns(e.engine, e.rig[0], CROWD_FIELD_BONE_WORLD, b, bone[b], &count);
+        crowd_rig_columns(e.engine, e.rig[0], CROWD_FIELD_POSE, 0, pose, &count);
+    }
     for (uint32_t t = 1; t <= ticks && status == 0; t++) {
         if (bench_ring_due(&e)) bench_ring_refresh(&e), bench_ring_refresh(&p);
+        /* the timed runs keep each avatar's pose; here it moves every tick (the clip's frames),
+         * so that the smoothing and the previous-frame states are checked too */
+        if (bench_has_limbs(w))
+            for (uint32_t i = 0; i < n; i++) {
+                const float *row = pose_row(clip, t, i);
+                for (int c = 0; c < 4 * CROWD_LANDMARK_COUNT; c++) pose[c][i] = row[c];
+                per_object_set_pose(p.po[0], i, row);
+            }
         bench_ring_tick(&e, BENCH_DT, 0, n);
         bench_ring_tick(&p, BENCH_DT, 0, n);
         bench_ring_advance(&e);
@@ -357,7 +374,7 @@ int bench_verify(bench_workload w, crowd_simd simd, uint32_t n, uint32_t ticks, 
                     status = -1;
                 }
             }
-            if (has_limbs(w))
+            if (bench_has_limbs(w))
                 for (uint32_t b = 0; b < CROWD_BONE_COUNT && status == 0; b++) {
                     float q4[4];
                     per_object_bone_world(p.po[0], i, b, q4);

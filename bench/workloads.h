@@ -53,10 +53,12 @@ typedef enum bench_workload {
     BENCH_BLEND,    /* the 12 parameters and no controller: out = base, the copy baseline */
     BENCH_LIMBS,    /* no parameter, limbs only (4 limb chains per instance) */
     BENCH_BODY,     /* face + limbs: 12 parameters and 15 bones from a pose clip */
+    BENCH_LIMBS_SMOOTHED, /* limbs only, One Euro (MediaPipe's defaults) on every landmark */
     BENCH_WORKLOAD_COUNT
 } bench_workload;
 
-/* "face", "gaze", "harmonic", "blink", "blend", "limbs", "body"; NULL if unknown. */
+/* "face", "gaze", "harmonic", "blink", "blend", "limbs", "body", "limbs_smoothed"; NULL if
+ * unknown. */
 const char *bench_workload_name(bench_workload w);
 
 typedef struct bench_traffic {
@@ -66,6 +68,8 @@ typedef struct bench_traffic {
 bench_traffic bench_workload_traffic(bench_workload w);
 /* 4 * (read_floats + write_floats) */
 double bench_bytes_per_instance(bench_workload w);
+/* Does the workload solve limbs (and so need a pose clip)? */
+bool bench_has_limbs(bench_workload w);
 /* Limb chains (upper + lower bone) per instance: 4 with limbs, else 0. */
 uint32_t bench_chains_per_instance(bench_workload w);
 

@@ -1,7 +1,8 @@
 /* crowd bench: a short run of the benchmarks (bench/bench_tick has the full grid). For the
  * 12-parameter face rig (gaze, harmonic, blink: the fused tick) at 1k, 10k, 16k, 256k and 1M
  * instances, the full body (face + 15 bones from the built-in walk clip) at 1k and 10k, and
- * the limbs alone at 100k (also as limb chains per second: 4 per instance),
+ * the limbs alone at 100k, without and with One Euro smoothing (also as limb chains per
+ * second: 4 per instance),
  * on every SIMD target this CPU runs and on the per-object way (bench/reference.h): instance
  * updates per second, the speed-up over the per-object way, and the bytes per second of the
  * columns the tick reads and writes as a fraction of STREAM's triad over buffers as large as
@@ -204,7 +205,7 @@ typedef struct cell {
 } cell;
 static const cell cells[] = {
     {BENCH_FACE, 1000},  {BENCH_FACE, 10000},  {BENCH_FACE, 16000},   {BENCH_FACE, 256000}, {BENCH_FACE, 1000000},
-    {BENCH_BODY, 1000},  {BENCH_BODY, 10000},  {BENCH_LIMBS, 100000},
+    {BENCH_BODY, 1000},  {BENCH_BODY, 10000},  {BENCH_LIMBS, 100000}, {BENCH_LIMBS_SMOOTHED, 100000},
 };
 #define CELLS (sizeof cells / sizeof cells[0])
 
@@ -292,7 +293,7 @@ int cmd_bench(int argc, char **argv) {
     json_set(stream, "triad_bytes_per_second", json_real(triad));
     json_set(stream, "copy_bytes_per_second", json_real(copy));
 
-    printf("%-8s %9s  %-10s %14s %12s %9s %9s\n", "workload", "instances", "impl", "instances/s", "x per-object",
+    printf("%-14s %9s  %-10s %14s %12s %9s %9s\n", "workload", "instances", "impl", "instances/s", "x per-object",
            "GB/s", "of triad");
     for (size_t c = 0; c < CELLS && st == TOOL_OK && !tool_interrupted; c++) {
         const bench_workload w = cells[c].w;
@@ -311,7 +312,7 @@ int cmd_bench(int argc, char **argv) {
             if (impls[k] == BENCH_PER_OBJECT) per_object = rate;
             const double speedup = per_object > 0 ? rate / per_object : 0.0, bw = rate * bytes;
             const double chains = rate * bench_chains_per_instance(w);
-            printf("%-8s %9u  %-10s %14.4g %11.1fx %9.2f %8.0f%%", bench_workload_name(w), cells[c].n,
+            printf("%-14s %9u  %-10s %14.4g %11.1fx %9.2f %8.0f%%", bench_workload_name(w), cells[c].n,
                    bench_impl_name(impls[k]), rate, speedup, bw / 1e9, 100.0 * bw / triad);
             if (chains > 0) printf("  %.4g limb chains/s", chains);
             printf("\n");
