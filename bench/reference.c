@@ -520,7 +520,7 @@ static inline float one_euro(const per_object_rig *r, const po_euro *e, bool fir
     if (!first) {
         float dx = fminf(1e30f, fmaxf(-1e30f, (x - *raw) * e->frequency));
         edx = e->alpha_d * dx + (1.0f - e->alpha_d) * *dxhat;
-        float c = e->two_pi_dt * (r->min_cutoff + r->beta * fabsf(edx));
+        float c = fminf(e->two_pi_dt * (r->min_cutoff + r->beta * fabsf(edx)), 1e30f);
         float a = c / (c + 1.0f);
         xf = a * x + (1.0f - a) * *xhat;
     }

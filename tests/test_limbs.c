@@ -1262,9 +1262,81 @@ static void test_extreme_landmarks(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* A root written through the unchecked column that is not unit (too long, too short, huge)
+ * must not leak into the outputs: the hips, which read it, hold; and nothing stored turns
+ * into NaN for the ticks after it (a dropout then eases from what was held). */
+static void test_unchecked_root(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(783);
+    crowd_limbs_desc ld = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE);
+    crowd_rig rig = limbs_rig(e, &ld, "roots");
+    crowd_instance h = add1(e, rig);
+    float pose[POSE_FLOATS];
+    standing_pose(pose);
+    bones b;
+    solve(e, h, pose, 1.0f / 30.0f, &b);
+    uint32_t row, count;
+    float *root[4];
+    OK(e, crowd_instance_info(e, h, NULL, NULL, &row));
+    OK(e, crowd_rig_columns(e, rig, CROWD_FIELD_ROOT, 0, root, &count));
+    const float bad[][4] = {{2, 2, 2, 2}, {3e38f, 3e38f, 3e38f, 3e38f}, {1e-20f, 0, 0, 1e-20f}, {0, 0, 0, 0}};
+    char ctx[96];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        for (int c = 0; c < 4; c++) root[c][row] = bad[k][c];
+        OK(e, crowd_tick(e, 1.0f / 30.0f));
+        read_bones(e, h, &b);
+        snprintf(ctx, sizeof ctx, "root (%g, %g, %g, %g) written through the column", (double)bad[k][0],
+                 (double)bad[k][1], (double)bad[k][2], (double)bad[k][3]);
+        check_all_canonical(&b, ctx);
+        /* then a unit root again, with the left hip unseen: the hips ease from what they held */
+        for (int c = 0; c < 4; c++) root[c][row] = c == 3 ? 1.0f : 0.0f;
+        pose[4 * 23 + 3] = 0.1f;
+        solve(e, h, pose, 1.0f / 30.0f, &b);
+        snprintf(ctx, sizeof ctx, "after root (%g, ...), with a hip dropout", (double)bad[k][0]);
+        check_all_canonical(&b, ctx);
+        pose[4 * 23 + 3] = 1.0f;
+    }
+    crowd_engine_destroy(e);
+}
+
+/* One Euro settings at the top of what is accepted (beta, min_cutoff up to 1e38) open the
+ * filter completely (alpha 1): the bones are the unsmoothed ones, never NaN. */
+static void test_huge_filter_settings(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(784);
+    crowd_limbs_desc raw = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE), wide_beta = raw, wide_cutoff = raw;
+    wide_beta.smoothing = wide_cutoff.smoothing = true;
+    wide_beta.beta = 1e38f;
+    wide_cutoff.min_cutoff = 1e38f;
+    crowd_instance h[3] = {add1(e, limbs_rig(e, &raw, "raw")), add1(e, limbs_rig(e, &wide_beta, "beta")),
+                           add1(e, limbs_rig(e, &wide_cutoff, "cutoff"))};
+    rng r = {784};
+    float pose[POSE_FLOATS];
+    bones b[3];
+    const float dts[] = {1.0f / 30.0f, 1.0f, 1e-6f};
+    for (int k = 0; k < 40; k++) {
+        qd root;
+        random_bent_pose(&r, pose, &root);
+        for (int s = 0; s < 3; s++) {
+            set_pose(e, h[s], pose);
+            set_root(e, h[s], root);
+        }
+        OK(e, crowd_tick(e, dts[k % 3]));
+        for (int s = 0; s < 3; s++) read_bones(e, h[s], &b[s]);
+        for (int s = 1; s < 3; s++)
+            for (int bone = 0; bone < NB; bone++)
+                if (!(q_dist(b[s].world[bone], b[0].world[bone]) <= 1e-6))
+                    FAILF("frame %d, %s 1e38: %s is (%g, %g, %g, %g), unsmoothed (%g, %g, %g, %g)", k,
+                          s == 1 ? "beta" : "min_cutoff", crowd_bone_name((crowd_bone)bone), b[s].world[bone].x,
+                          b[s].world[bone].y, b[s].world[bone].z, b[s].world[bone].w, b[0].world[bone].x,
+                          b[0].world[bone].y, b[0].world[bone].z, b[0].world[bone].w);
+    }
+    crowd_engine_destroy(e);
+}
+
 /* LookRotation depends on directions only (its thresholds aside), so a pose scaled anywhere
- * from centimetres to the largest accepted coordinates (1e9) gives the same rotations: no
- * product on the way overflows or falls into the overflow hold. */
+ * from centimetres to the largest accepted coordinates (1e9, landmarks up to 2e9 apart) gives
+ * the same rotations: no product on the way overflows or falls into the overflow hold. */
 static void test_scale_invariance(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(782);
@@ -1274,6 +1346,12 @@ static void test_scale_invariance(void **state) {
     standing_pose(base[0]);
     a_pose(base[1]);
     for (int p = 0; p < 2; p++) {
+        /* centred on its bounding box, so that the largest scale puts landmarks 2e9 apart */
+        for (int c = 0; c < 3; c++) {
+            float lo = base[p][c], hi = base[p][c];
+            for (int k = 0; k < NL; k++) lo = fminf(lo, base[p][4 * k + c]), hi = fmaxf(hi, base[p][4 * k + c]);
+            for (int k = 0; k < NL; k++) base[p][4 * k + c] -= 0.5f * (lo + hi);
+        }
         float largest = 0;
         for (int k = 0; k < POSE_FLOATS; k++)
             if (k % 4 != 3) largest = fmaxf(largest, fabsf(base[p][k]));
@@ -2015,6 +2093,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bad_limbs_desc),
         cmocka_unit_test(test_extreme_landmarks),
         cmocka_unit_test(test_scale_invariance),
+        cmocka_unit_test(test_unchecked_root),
+        cmocka_unit_test(test_huge_filter_settings),
     };
     const struct CMUnitTest clips[] = {
         cmocka_unit_test(test_cmu_walk),

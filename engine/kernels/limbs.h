@@ -191,7 +191,8 @@ static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float frequency, float
     cv_f ad = cv_set1(alpha_d);
     cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
     cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
-    cv_f c = cv_mul(cv_set1(two_pi_dt), cutoff);
+    /* at most 1e30 (alpha 1): a huge beta or min_cutoff must not make inf/inf */
+    cv_f c = cv_min(cv_mul(cv_set1(two_pi_dt), cutoff), cv_set1(1e30f));
     cv_f a = cv_div(c, cv_add(c, one));
     cv_f xf = cv_add(cv_mul(a, x), cv_mul(cv_sub(one, a), prev));
     xf = cv_select(first, x, xf);
@@ -360,6 +361,8 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
         }
     const bool some_unseen = t->hold && !cv_all(all_seen); /* else no bone of the block holds */
     cvk_q root = cvk_load_q(v->limb_root, st, i);
+    const cv_f root_n2 = cvk_q_norm2(root);
+    const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
     cvk_q world[CROWDI_BONES];
     for (int b = 0; b < CROWDI_BONES; b++) {
         cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
@@ -389,11 +392,13 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
                 w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
             }
         }
-        /* Landmarks so far apart that the products overflow (only through the unchecked
-         * columns) give no rotation: hold the bone, never a NaN. A finite, not tiny |q|^2
-         * before normalising makes w unit, and then local too (the parent is unit); a held
-         * bone is an nlerp of unit rotations. */
+        /* What the unchecked columns can hold (landmarks so far apart that the products
+         * overflow, a root that is not unit) gives no rotation: hold the bone, never a NaN.
+         * Below the root a finite, not tiny |q|^2 before normalising makes w unit, and then
+         * local too (the parent is unit), and a held bone is an nlerp of unit rotations; the
+         * bone on the root (hips) also needs the root to be unit, as crowd_set checks it. */
         cv_m sane = cv_mor(held, cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
+        if (crowdi_bone_parent[b] < 0) sane = cv_mand(sane, root_unit);
         if (!cv_all(sane)) {
             w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
             local = cvk_q_select(sane, local, cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i));
