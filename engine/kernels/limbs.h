@@ -123,7 +123,8 @@ static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, 
  * normalised either: with X = |x|, y = cross(z, x) has length X too, so (x, y, X*z) is X
  * times the rotation's matrix, which is all the Shepperd step needs (a division saved, and
  * the result stays below 4X, far from overflow for accepted landmarks). CVK_LOOK_GENERAL:
- * as SPEC writes it (torso, head and feet, whose up can be a product of two distances). */
+ * as SPEC writes it, for any forward (torso, head, feet); x is normalised there because up
+ * can be as long as a product of two landmark distances (the head's). */
 enum { CVK_LOOK_GENERAL, CVK_LOOK_UNIT };
 static inline cvk_q cvk_look_rotation_by(cvk_v3 forward, cvk_v3 up, int form) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
@@ -141,7 +142,7 @@ static inline cvk_q cvk_look_rotation_by(cvk_v3 forward, cvk_v3 up, int form) {
     cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
     cv_m parallel = cv_lt(xlen, tiny);
     cv_f scale = xlen;
-    if (form == CVK_LOOK_GENERAL) { /* up may be as long as a product of two landmark distances */
+    if (form == CVK_LOOK_GENERAL) {
         x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
         scale = one;
     }
