@@ -100,20 +100,17 @@ static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
  * fix, so neither a square root nor a division sits on the chain here. */
 static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, cv_f scale) {
     cv_f m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
-    cv_f trace = cv_add(cv_add(m00, m11), m22);
-    cv_m c0 = cv_gt(trace, cv_zero());
-    cv_m c1 = cv_mandnot(cv_mand(cv_gt(m00, m11), cv_gt(m00, m22)), c0);
-    cv_m c2 = cv_mandnot(cv_mandnot(cv_gt(m11, m22), c0), c1);
-    cv_m c3 = cv_mnot(cv_mor(cv_mor(c0, c1), c2));
-    /* t = scale + (+-m00) + (+-m11) + (+-m22) with the case's signs */
-    cv_f s00 = cv_select(cv_mor(c0, c1), m00, cv_neg(m00));
-    cv_f s11 = cv_select(cv_mor(c0, c2), m11, cv_neg(m11));
-    cv_f s22 = cv_select(cv_mor(c0, c3), m22, cv_neg(m22));
-    cv_f t = cv_add(cv_add(cv_add(scale, s00), s11), s22);
+    /* the four candidates' t = scale +- m00 +- m11 +- m22 (4w^2, 4x^2, 4y^2, 4z^2 times the
+     * scale); the largest wins, by a tournament of pairs */
+    cv_f sp = cv_add(scale, m00), sm = cv_sub(scale, m00), dp = cv_add(m11, m22), dm = cv_sub(m11, m22);
+    cv_f t0 = cv_add(sp, dp), t1 = cv_sub(sp, dp), t2 = cv_add(sm, dm), t3 = cv_sub(sm, dm);
     cv_f a = cv_sub(m21, m12), b = cv_sub(m02, m20), c = cv_sub(m10, m01);
     cv_f d = cv_add(m01, m10), e = cv_add(m02, m20), f = cv_add(m12, m21);
-    cvk_q q0 = {a, b, c, t}, q1 = {t, d, e, a}, q2 = {d, t, f, b}, q3 = {e, f, t, c};
-    return cvk_q_select(c0, q0, cvk_q_select(c1, q1, cvk_q_select(c2, q2, q3)));
+    cv_m pick1 = cv_gt(t1, t0), pick3 = cv_gt(t3, t2);
+    cv_m pick23 = cv_gt(cv_max(t3, t2), cv_max(t1, t0));
+    cvk_q q01 = cvk_q_select(pick1, (cvk_q){t1, d, e, a}, (cvk_q){a, b, c, t0});
+    cvk_q q23 = cvk_q_select(pick3, (cvk_q){e, f, t3, c}, (cvk_q){d, t2, f, b});
+    return cvk_q_select(pick23, q23, q01);
 }
 
 /* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases, unnormalised
