@@ -266,6 +266,10 @@ static inline void cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky, cvk_limb_s
     cvk_put_look(s, bone, j, dir, cvk_v3_cross(dir, side));
 }
 
+/* Which bones pass 1 gives a normalised forward (or zero): the limbs (cvk_limb) and hands
+ * (cvk_hand); the torso, head and feet pass landmark differences as they are. */
+static inline bool cvk_forward_is_unit(int bone) { return bone > 2 && bone != 11 && bone != 14; }
+
 /* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
  * LookRotation arguments out. */
 static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
@@ -421,11 +425,11 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
     for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
         const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
-        for (int b = 0; b < 3; b++) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL); /* torso, head */
-        for (int b = 3; b < CROWDI_BONES; b++)
-            if (b != 11 && b != 14) cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
-        cvk_limb_rotations(v, &s, rows, 11, CVK_LOOK_GENERAL);
-        cvk_limb_rotations(v, &s, rows, 14, CVK_LOOK_GENERAL);
+        for (int b = 0; b < CROWDI_BONES; b++)
+            if (cvk_forward_is_unit(b))
+                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
+            else
+                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
 }
