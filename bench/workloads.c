@@ -28,14 +28,15 @@ enum {
                                      used coordinate; the "has a first sample" flag */
 };
 
+/* which controllers each workload's rig has */
+static bool has_look(bench_workload w) { return w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY; }
+static bool has_harm(bench_workload w) { return w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY; }
+static bool has_blink(bench_workload w) { return w == BENCH_FACE || w == BENCH_BLINK || w == BENCH_BODY; }
 bool bench_has_limbs(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_BODY || w == BENCH_LIMBS_SMOOTHED; }
 static bool limbs_only(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_LIMBS_SMOOTHED; }
 
 bench_traffic bench_workload_traffic(bench_workload w) {
-    bool look = w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY;
-    bool harm = w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY;
-    bool blink = w == BENCH_FACE || w == BENCH_BLINK || w == BENCH_BODY;
-    bool limbs = bench_has_limbs(w);
+    bool look = has_look(w), harm = has_harm(w), blink = has_blink(w), limbs = bench_has_limbs(w);
     uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : limbs_only(w) ? 0 : 12;
     uint32_t H = 5;
     bench_traffic t = {P, P, 2 * P};
@@ -69,10 +70,7 @@ static const int gaze_only[6] = {0, 1, 2, 3, 4, 5}, harm_only[5] = {6, 5, 7, 8, 
 
 void bench_rig_tables_init(bench_rig_tables *t, bench_workload w) {
     memset(t, 0, sizeof *t);
-    const bool look = w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY;
-    const bool harm = w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY;
-    const bool blink = w == BENCH_FACE || w == BENCH_BLINK || w == BENCH_BODY;
-    const bool limbs = bench_has_limbs(w);
+    const bool look = has_look(w), harm = has_harm(w), blink = has_blink(w), limbs = bench_has_limbs(w);
     t->desc.name = workload_names[w];
     t->desc.parameters = t->params;
     if (w == BENCH_GAZE) {
@@ -159,8 +157,6 @@ static float target_axis(uint32_t k, uint32_t i, uint32_t refresh, uint32_t axis
 static const float *pose_row(const bench_clip *clip, uint32_t k, uint32_t i) {
     return clip->rows + (size_t)((i * 7u + k * 3u) % clip->row_count) * 4 * CROWD_LANDMARK_COUNT;
 }
-
-static bool has_look(bench_workload w) { return w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY; }
 
 static void fail(char *err, size_t size, const char *fmt, ...) {
     va_list ap;
