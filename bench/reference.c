@@ -174,7 +174,7 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
         r->flip_y = l->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
         memcpy(r->sign, l->fallback_sign, sizeof r->sign);
         r->visibility_threshold = l->visibility_threshold;
-        r->half_life = l->rest_half_life;
+        r->half_life = l->hold_half_life;
         for (int b = 0; b < PO_BONES; b++) {
             bool limb_bone = b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13;
             glm_quat_identity(r->fix[b]);

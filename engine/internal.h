@@ -53,7 +53,7 @@ typedef struct crowdi_rig {
     float **columns;         /* [column_count] */
     crowd_instance *handles; /* [capacity] the handle of each row */
     uint32_t col_base, col_out, col_look, col_harm_T, col_harm_NR, col_harm_weight, col_blink,
-        col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter;
+        col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter, col_track, col_src;
 
     float **base_ptrs, **out_ptrs, **harm_T_ptrs, **harm_NR_ptrs; /* arrays the view points at */
     crowdi_rig_view view;

@@ -17,9 +17,40 @@ const char *crowd_bone_name(crowd_bone bone) {
 crowd_limbs_desc crowd_limbs_defaults(void) {
     return (crowd_limbs_desc){
         .frame = CROWD_FRAME_MEDIAPIPE_WORLD, .axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE,
-        .fallback = CROWD_FALLBACK_ROOT, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
-        .visibility_threshold = 0.5f, .rest_half_life = 0.5f, .smoothing = false,
+        .fallback = CROWD_FALLBACK_STABLE, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
+        .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.3f,
+        .bend_min = 10.0f, .bend_full = 45.0f, .smoothing = false,
         .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f};
+}
+
+/* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
+ * side its mirror in x. */
+static const float rest_left[CROWDI_LANDMARKS][3] = {
+    [0] = {0.0f, 0.66f, -0.10f},
+    [1] = {0.03f, 0.69f, -0.075f}, [2] = {0.04f, 0.69f, -0.075f}, [3] = {0.05f, 0.69f, -0.07f},
+    [7] = {0.075f, 0.66f, 0.0f}, [9] = {0.02f, 0.62f, -0.085f},
+    [11] = {0.18f, 0.50f, 0.0f}, [13] = {0.20f, 0.22f, 0.0f}, [15] = {0.21f, -0.02f, -0.06f},
+    [17] = {0.215f, -0.10f, -0.045f}, [19] = {0.215f, -0.105f, -0.09f}, [21] = {0.20f, -0.06f, -0.10f},
+    [23] = {0.10f, 0.0f, 0.0f}, [25] = {0.10f, -0.45f, -0.03f}, [27] = {0.10f, -0.88f, 0.0f},
+    [29] = {0.10f, -0.93f, 0.04f}, [31] = {0.10f, -0.95f, -0.13f}};
+/* each right landmark and the left one it mirrors */
+static const int rest_mirror[][2] = {{4, 1}, {5, 2}, {6, 3}, {8, 7}, {10, 9}, {12, 11}, {14, 13},
+                                     {16, 15}, {18, 17}, {20, 19}, {22, 21}, {24, 23}, {26, 25},
+                                     {28, 27}, {30, 29}, {32, 31}};
+
+void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]) {
+    if (!out) return;
+    const float ys = frame == CROWD_FRAME_MEDIAPIPE_WORLD ? -1.0f : 1.0f;
+    for (int k = 0; k < CROWDI_LANDMARKS; k++) {
+        const float *p = rest_left[k];
+        float sx = 1.0f;
+        for (size_t m = 0; m < sizeof rest_mirror / sizeof rest_mirror[0]; m++)
+            if (rest_mirror[m][0] == k) p = rest_left[rest_mirror[m][1]], sx = -1.0f;
+        out[4 * k] = p[0] == 0.0f ? 0.0f : sx * p[0];
+        out[4 * k + 1] = ys * p[1];
+        out[4 * k + 2] = p[2];
+        out[4 * k + 3] = 1.0f;
+    }
 }
 
 /* The landmarks each bone reads (MediaPipe Pose numbering), -1 ending the list. */
@@ -105,15 +136,31 @@ crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc 
     LIMB_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
     LIMB_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
                "desc->limbs->visibility_threshold (%g) must be in [0, 1]", (double)d->visibility_threshold);
-    LIMB_CHECK(crowdi_finite(d->rest_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->rest_half_life is not finite");
-    LIMB_CHECK(d->rest_half_life > 0, CROWD_ERR_RANGE, "desc->limbs->rest_half_life (%g) must be > 0", (double)d->rest_half_life);
-    if (d->smoothing) {
-        LIMB_CHECK(crowdi_finite(d->min_cutoff) && crowdi_finite(d->beta) && crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE,
-                   "desc->limbs->min_cutoff, beta and d_cutoff must be finite");
-        LIMB_CHECK(d->min_cutoff > 0, CROWD_ERR_RANGE, "desc->limbs->min_cutoff (%g) must be > 0", (double)d->min_cutoff);
-        LIMB_CHECK(d->beta >= 0, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be >= 0", (double)d->beta);
-        LIMB_CHECK(d->d_cutoff > 0, CROWD_ERR_RANGE, "desc->limbs->d_cutoff (%g) must be > 0", (double)d->d_cutoff);
+    LIMB_CHECK(crowdi_finite(d->hold_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->hold_half_life is not finite");
+    LIMB_CHECK(d->hold_half_life > 0 && d->hold_half_life <= 3600, CROWD_ERR_RANGE,
+               "desc->limbs->hold_half_life (%g) must be in (0, 3600] seconds", (double)d->hold_half_life);
+    LIMB_CHECK(crowdi_finite(d->reacquire_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->reacquire_half_life is not finite");
+    LIMB_CHECK(d->reacquire_half_life > 0 && d->reacquire_half_life <= 3600, CROWD_ERR_RANGE,
+               "desc->limbs->reacquire_half_life (%g) must be in (0, 3600] seconds", (double)d->reacquire_half_life);
+    LIMB_CHECK(crowdi_finite(d->bend_min), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_min is not finite");
+    LIMB_CHECK(crowdi_finite(d->bend_full), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_full is not finite");
+    LIMB_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
+               "desc->limbs->bend_min (%g) and bend_full (%g) must satisfy 0 <= bend_min < bend_full <= 90 degrees",
+               (double)d->bend_min, (double)d->bend_full);
+    {
+        const double deg = 3.14159265358979323846 / 180.0;
+        LIMB_CHECK((float)sin(d->bend_full * deg) > (float)sin(d->bend_min * deg), CROWD_ERR_RANGE,
+                   "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
+                   (double)d->bend_full, (double)d->bend_min);
     }
+    LIMB_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
+    LIMB_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
+    LIMB_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
+    LIMB_CHECK(d->min_cutoff > 0 && d->min_cutoff <= 1e6f, CROWD_ERR_RANGE,
+               "desc->limbs->min_cutoff (%g) must be in (0, 1e6] Hz", (double)d->min_cutoff);
+    LIMB_CHECK(d->beta >= 0 && d->beta <= 1e6f, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be in [0, 1e6]", (double)d->beta);
+    LIMB_CHECK(d->d_cutoff > 0 && d->d_cutoff <= 1e6f, CROWD_ERR_RANGE,
+               "desc->limbs->d_cutoff (%g) must be in (0, 1e6] Hz", (double)d->d_cutoff);
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         LIMB_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
@@ -138,25 +185,27 @@ crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc 
     return CROWD_OK;
 }
 
-/* Solves the bind landmarks with identity fixes through the scalar kernel (the very code the
- * tick runs), so that fix = inverse(basis) * bind reproduces the bind rotations. */
-static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
-    float pose[4 * CROWDI_LANDMARKS], root[4] = {0, 0, 0, 1}, world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
+/* Solves 33 landmarks (engine frame) once through the scalar kernel (the very code the tick
+ * runs) with the given fixes, root identity, the side axis by the cross product (`root` mode:
+ * the poses solved here are bent) and every bone trusted. */
+static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool flip_y, const float fix[CROWDI_BONES][4],
+                       float world[4 * CROWDI_BONES], float local[4 * CROWDI_BONES]) {
+    float pose[4 * CROWDI_LANDMARKS], root[4] = {0, 0, 0, 1};
     for (int k = 0; k < CROWDI_LANDMARKS; k++) {
-        for (int c = 0; c < 3; c++) pose[4 * k + c] = d->bind_landmarks[4 * k + c];
+        for (int c = 0; c < 3; c++) pose[4 * k + c] = landmarks[4 * k + c];
         pose[4 * k + 3] = 1.0f;
     }
     crowdi_rig_view tmp = *v;
     tmp.param_count = 0;
     tmp.look_enabled = tmp.harm_enabled = tmp.blink_enabled = 0;
     tmp.limbs_enabled = 1;
-    tmp.limb_fallback_previous = 0;
+    tmp.limb_flip_y = flip_y;
+    tmp.limb_side_mode = CROWDI_SIDE_ROOT;
     tmp.limb_smoothing = 0;
     tmp.limb_visibility_threshold = 0.0f;
     for (int b = 0; b < CROWDI_BONES; b++) {
-        static const float identity[4] = {0, 0, 0, 1};
-        memcpy(tmp.limb_fix[b], identity, sizeof identity);
-        tmp.limb_fix_kind[b] = CROWDI_FIX_IDENTITY;
+        memcpy(tmp.limb_fix[b], fix[b], sizeof tmp.limb_fix[b]);
+        tmp.limb_fix_kind[b] = crowdi_fix_kind(fix[b]);
     }
     /* stride 1: column k of a group is element k */
     tmp.limb_stride = 1;
@@ -164,22 +213,44 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
     tmp.limb_root = root;
     tmp.limb_world = world;
     tmp.limb_local = local;
+    tmp.limb_side = tmp.limb_filter = tmp.limb_track = tmp.limb_src = NULL;
     crowdi_kernels_for(CROWD_SIMD_SCALAR)->tick(&tmp, 0.0f, 0, 1);
+}
+
+/* The rest rotations of a preset or custom fix: the canonical rest pose solved with the fix. */
+static void rest_pose(crowdi_rig_view *v) {
+    float lm[4 * CROWDI_LANDMARKS], world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
+    crowd_rest_landmarks(CROWD_FRAME_ENGINE, lm);
+    solve_once(v, lm, false, v->limb_fix, world, local);
+    for (int b = 0; b < CROWDI_BONES; b++)
+        for (int c = 0; c < 4; c++) {
+            v->limb_rest_world[b][c] = world[4 * b + c];
+            v->limb_rest_local[b][c] = local[4 * b + c];
+        }
+}
+
+/* Solves the bind landmarks with identity fixes, so that fix = inverse(basis) * bind
+ * reproduces the bind rotations; the bind rotations are the rest pose. */
+static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
+    float world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
+    float identity[CROWDI_BONES][4];
+    for (int b = 0; b < CROWDI_BONES; b++) identity[b][0] = identity[b][1] = identity[b][2] = 0, identity[b][3] = 1;
+    solve_once(v, d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, identity, world, local);
     for (int b = 0; b < CROWDI_BONES; b++) {
         const float basis_inv[4] = {-world[4 * b], -world[4 * b + 1], -world[4 * b + 2], world[4 * b + 3]};
         const crowd_quat *q = &d->bind_rotations[b];
         const float bind[4] = {q->x, q->y, q->z, q->w};
         quat_mul(basis_inv, bind, v->limb_fix[b]);
+        const float unit[4] = {0, 0, 0, 1};
+        quat_mul(bind, unit, v->limb_rest_world[b]); /* normalised, w >= 0 */
         int parent = crowdi_bone_parent[b];
         if (parent < 0) {
-            memcpy(v->limb_rest_local[b], bind, sizeof bind);
+            memcpy(v->limb_rest_local[b], v->limb_rest_world[b], sizeof bind);
         } else {
             const crowd_quat *pq = &d->bind_rotations[parent];
             const float parent_inv[4] = {-pq->x, -pq->y, -pq->z, pq->w};
             quat_mul(parent_inv, bind, v->limb_rest_local[b]);
         }
-        if (v->limb_rest_local[b][3] < 0)
-            for (int c = 0; c < 4; c++) v->limb_rest_local[b][c] = -v->limb_rest_local[b][c];
     }
 }
 
@@ -208,11 +279,18 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
     r->has_limbs = true;
     v->limbs_enabled = 1;
     v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
-    v->limb_fallback_previous = d->fallback == CROWD_FALLBACK_PREVIOUS;
+    v->limb_side_mode = d->fallback == CROWD_FALLBACK_PREVIOUS ? CROWDI_SIDE_PREVIOUS
+                        : d->fallback == CROWD_FALLBACK_ROOT   ? CROWDI_SIDE_ROOT
+                                                               : CROWDI_SIDE_STABLE;
     v->limb_smoothing = d->smoothing;
     for (int l = 0; l < CROWD_LIMB_COUNT; l++) v->limb_sign[l] = d->fallback_sign[l];
     v->limb_visibility_threshold = d->visibility_threshold;
-    v->limb_half_life = d->rest_half_life;
+    v->limb_hold_half_life = d->hold_half_life;
+    v->limb_reacquire_half_life = d->reacquire_half_life;
+    /* once per rig, in double then rounded: the same numbers on every target */
+    const double deg = 3.14159265358979323846 / 180.0;
+    v->limb_bend_sin_min = (float)sin(d->bend_min * deg);
+    v->limb_bend_sin_range = (float)sin(d->bend_full * deg) - v->limb_bend_sin_min;
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;
@@ -227,8 +305,24 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
             const float custom[4] = {q->x, q->y, q->z, q->w};
             memcpy(v->limb_fix[b], custom, sizeof custom);
         }
-        memcpy(v->limb_rest_local[b], identity, sizeof identity);
     }
-    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) calibrate(d, v);
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED)
+        calibrate(d, v);
+    else
+        rest_pose(v);
+    return CROWD_OK;
+}
+
+crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
+                                 crowd_quat local[CROWD_BONE_COUNT]) {
+    if (!engine) return CROWD_ERR_NULL;
+    const crowdi_rig *r = crowdi_rig_get(engine, rig);
+    CROWDI_CHECK(engine, r, CROWD_ERR_HANDLE, "crowd_rig_rest_pose: rig is not a rig of this engine");
+    CROWDI_CHECK(engine, r->has_limbs, CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
+    for (int b = 0; b < CROWDI_BONES; b++) {
+        const float *w = r->limbs.limb_rest_world[b], *l = r->limbs.limb_rest_local[b];
+        if (world) world[b] = (crowd_quat){w[0], w[1], w[2], w[3]};
+        if (local) local[b] = (crowd_quat){l[0], l[1], l[2], l[3]};
+    }
     return CROWD_OK;
 }

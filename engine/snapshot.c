@@ -8,7 +8,7 @@
 #include "internal.h"
 
 #define SNAP_MAGIC "CROWDSNP"
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
 /* ---- little-endian writer (counts only when p is NULL) ---- */
@@ -167,7 +167,10 @@ static void write_rig(writer *w, const crowdi_rig *r) {
         w_u32(w, (uint32_t)d->fallback);
         for (int l = 0; l < CROWD_LIMB_COUNT; l++) w_f32(w, d->fallback_sign[l]);
         w_f32(w, d->visibility_threshold);
-        w_f32(w, d->rest_half_life);
+        w_f32(w, d->hold_half_life);
+        w_f32(w, d->reacquire_half_life);
+        w_f32(w, d->bend_min);
+        w_f32(w, d->bend_full);
         w_u32(w, d->smoothing ? 1u : 0u);
         w_f32(w, d->min_cutoff);
         w_f32(w, d->beta);
@@ -360,7 +363,10 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         limbs.fallback = (crowd_limb_fallback)r_u32(rd);
         for (int l = 0; l < CROWD_LIMB_COUNT; l++) limbs.fallback_sign[l] = r_f32(rd);
         limbs.visibility_threshold = r_f32(rd);
-        limbs.rest_half_life = r_f32(rd);
+        limbs.hold_half_life = r_f32(rd);
+        limbs.reacquire_half_life = r_f32(rd);
+        limbs.bend_min = r_f32(rd);
+        limbs.bend_full = r_f32(rd);
         limbs.smoothing = r_u32(rd) != 0;
         limbs.min_cutoff = r_f32(rd);
         limbs.beta = r_f32(rd);
@@ -420,17 +426,43 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, reader *rd, ui
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
     r->active = active;
-    /* columns no field rule covers (outputs, the limbs' last bent sides, One Euro state):
-     * finite is their rule */
+    /* columns no field rule covers (outputs, the limbs' sides, One Euro state): finite is
+     * their rule */
+    const bool limbs = r->has_limbs, side = limbs && r->limbs.limb_side_mode != CROWDI_SIDE_ROOT,
+               track = limbs && r->limbs.limb_visibility_threshold > 0.0f;
     const uint32_t spans[3][2] = {
         {r->col_out, r->param_count},
-        {r->col_side, r->has_limbs && r->limbs.limb_fallback_previous ? 3u * CROWD_LIMB_COUNT : 0u},
-        {r->col_filter, r->has_limbs && r->limbs.limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
+        {r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
+        {r->col_filter, limbs && r->limbs.limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
     for (int sp = 0; sp < 3; sp++)
         for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
             const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
             for (uint32_t row = 0; row < count; row++)
                 LOAD_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
+        }
+    /* the tick multiplies sides by unit vectors, eases from src and reads r: sides at most
+     * unit (2 allows rounding), src unit, r -1 or in [0, 1] */
+    for (uint32_t row = 0; side && row < count; row++)
+        for (uint32_t l = 0; l < CROWD_LIMB_COUNT; l++) {
+            const float *x = r->columns[r->col_side + 3 * l], *y = r->columns[r->col_side + 3 * l + 1],
+                        *z = r->columns[r->col_side + 3 * l + 2];
+            float n2 = x[row] * x[row] + y[row] * y[row] + z[row] * z[row];
+            LOAD_CHECK(n2 <= 2.0f, "rigs[%u]: limb %u's side of row %u is longer than unit", k, l, row);
+        }
+    for (uint32_t row = 0; track && row < count; row++)
+        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+            float rb = r->columns[r->col_track + b][row];
+            LOAD_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
+                       crowd_bone_name((crowd_bone)b), row, (double)rb);
+            float n2 = 0.0f;
+            for (uint32_t c = 0; c < 4; c++) {
+                float q = r->columns[r->col_src + 4 * b + c][row];
+                LOAD_CHECK(crowdi_finite(q), "rigs[%u]: bone %s's ease source of row %u is not finite", k,
+                           crowd_bone_name((crowd_bone)b), row);
+                n2 += q * q;
+            }
+            LOAD_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's ease source of row %u is not unit", k,
+                       crowd_bone_name((crowd_bone)b), row);
         }
     /* every input and state column obeys what crowd_instances_set accepts (values[i] in the
      * message is row i) */

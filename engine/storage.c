@@ -42,24 +42,30 @@ static void refresh_view(crowdi_rig *r) {
         const crowdi_rig_view *l = &r->limbs;
         v->limbs_enabled = 1;
         v->limb_flip_y = l->limb_flip_y;
-        v->limb_fallback_previous = l->limb_fallback_previous;
+        v->limb_side_mode = l->limb_side_mode;
         v->limb_smoothing = l->limb_smoothing;
         memcpy(v->limb_sign, l->limb_sign, sizeof v->limb_sign);
         v->limb_visibility_threshold = l->limb_visibility_threshold;
-        v->limb_half_life = l->limb_half_life;
+        v->limb_hold_half_life = l->limb_hold_half_life;
+        v->limb_reacquire_half_life = l->limb_reacquire_half_life;
+        v->limb_bend_sin_min = l->limb_bend_sin_min;
+        v->limb_bend_sin_range = l->limb_bend_sin_range;
         v->limb_min_cutoff = l->limb_min_cutoff;
         v->limb_beta = l->limb_beta;
         v->limb_d_cutoff = l->limb_d_cutoff;
         memcpy(v->limb_fix, l->limb_fix, sizeof v->limb_fix);
         for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
         memcpy(v->limb_rest_local, l->limb_rest_local, sizeof v->limb_rest_local);
+        memcpy(v->limb_rest_world, l->limb_rest_world, sizeof v->limb_rest_world);
         memcpy(v->limb_deps, l->limb_deps, sizeof v->limb_deps);
         v->limb_stride = r->capacity;
         v->limb_pose = r->columns[r->col_pose];
         v->limb_root = r->columns[r->col_root];
         v->limb_world = r->columns[r->col_world];
         v->limb_local = r->columns[r->col_local];
-        v->limb_side = l->limb_fallback_previous ? r->columns[r->col_side] : NULL;
+        v->limb_side = l->limb_side_mode != CROWDI_SIDE_ROOT ? r->columns[r->col_side] : NULL;
+        v->limb_track = l->limb_visibility_threshold > 0.0f ? r->columns[r->col_track] : NULL;
+        v->limb_src = l->limb_visibility_threshold > 0.0f ? r->columns[r->col_src] : NULL;
         v->limb_filter = l->limb_smoothing ? r->columns[r->col_filter] : NULL;
     }
 }
@@ -84,8 +90,13 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->col_root = n, n += 4;
         r->col_world = n, n += 4 * CROWDI_BONES;
         r->col_local = n, n += 4 * CROWDI_BONES;
-        if (r->limbs.limb_fallback_previous) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
+        if (r->limbs.limb_side_mode != CROWDI_SIDE_ROOT) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
         if (r->limbs.limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
+        /* trust and re-acquisition state: only where a bone can be untrusted */
+        if (r->limbs.limb_visibility_threshold > 0.0f) {
+            r->col_track = n, n += CROWDI_BONES;
+            r->col_src = n, n += 4 * CROWDI_BONES;
+        }
     }
     r->column_count = n;
 
@@ -119,10 +130,16 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
     }
     if (r->has_limbs) {
         r->init_bits[r->col_root + 3] = bits_of(1.0f);
-        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
-            r->init_bits[r->col_world + 4 * b + 3] = bits_of(1.0f);
-            r->init_bits[r->col_local + 4 * b + 3] = bits_of(1.0f);
-        }
+        /* a new instance shows the rest pose (root identity), fully eased in */
+        const crowdi_rig_view *l = &r->limbs;
+        for (uint32_t b = 0; b < CROWDI_BONES; b++)
+            for (uint32_t c = 0; c < 4; c++) {
+                r->init_bits[r->col_world + 4 * b + c] = bits_of(l->limb_rest_world[b][c]);
+                r->init_bits[r->col_local + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
+                if (l->limb_visibility_threshold > 0.0f) r->init_bits[r->col_src + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
+            }
+        if (l->limb_visibility_threshold > 0.0f)
+            for (uint32_t b = 0; b < CROWDI_BONES; b++) r->init_bits[r->col_track + b] = bits_of(1.0f);
     }
     refresh_view(r);
     return CROWD_OK;

@@ -359,8 +359,13 @@ static void ref_solve(ref_state *st, const float *pose, bool flip, qd root, cons
 /* ------------------------------------------------------------------------------------------
  * engine helpers
  * ---------------------------------------------------------------------------------------- */
+/* SPEC 5's plain formulas: fallback root, and a bone seen again is tracked at once (a
+ * re-acquisition half-life so short that r reaches 1 on the first trusted tick); stable and
+ * the ease-in are tested on their own */
 static crowd_limbs_desc engine_limbs(crowd_axis_fix fix) {
     crowd_limbs_desc d = crowd_limbs_defaults();
+    d.fallback = CROWD_FALLBACK_ROOT;
+    d.reacquire_half_life = 1e-6f;
     d.frame = CROWD_FRAME_ENGINE;
     d.axis_fix = fix;
     return d;
@@ -906,6 +911,7 @@ static void test_calibration_roundtrip(void **state) {
         qd bindd[NB];
         random_binds(&r, binds, bindd);
         crowd_limbs_desc ld = crowd_limbs_defaults();
+        ld.fallback = CROWD_FALLBACK_ROOT;
         ld.frame = mediapipe ? CROWD_FRAME_MEDIAPIPE_WORLD : CROWD_FRAME_ENGINE;
         ld.axis_fix = CROWD_AXIS_FIX_CALIBRATED;
         ld.bind_landmarks = bind_pose;
@@ -1146,9 +1152,9 @@ static void test_bad_limbs_desc(void **state) {
     BAD(d.visibility_threshold = 1.5f, CROWD_ERR_RANGE, "visibility_threshold", NULL);
     BAD(d.visibility_threshold = -0.01f, CROWD_ERR_RANGE, "visibility_threshold", NULL);
     BAD(d.visibility_threshold = NAN, CROWD_ERR_NOT_FINITE, "visibility_threshold", NULL);
-    BAD(d.rest_half_life = 0.0f, CROWD_ERR_RANGE, "rest_half_life", NULL);
-    BAD(d.rest_half_life = -1.0f, CROWD_ERR_RANGE, "rest_half_life", NULL);
-    BAD(d.rest_half_life = INFINITY, CROWD_ERR_NOT_FINITE, "rest_half_life", NULL);
+    BAD(d.hold_half_life = 0.0f, CROWD_ERR_RANGE, "hold_half_life", NULL);
+    BAD(d.hold_half_life = -1.0f, CROWD_ERR_RANGE, "hold_half_life", NULL);
+    BAD(d.hold_half_life = INFINITY, CROWD_ERR_NOT_FINITE, "hold_half_life", NULL);
     BAD(d.frame = CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "frame", NULL);
     BAD(d.frame = (crowd_pose_frame)-1, CROWD_ERR_BAD_ENUM, "frame", NULL);
     BAD(d.axis_fix = CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "axis_fix", NULL);
@@ -1299,15 +1305,16 @@ static void test_unchecked_root(void **state) {
     crowd_engine_destroy(e);
 }
 
-/* One Euro settings at the top of what is accepted (beta, min_cutoff up to 1e38) open the
- * filter completely (alpha 1): the bones are the unsmoothed ones, never NaN. */
+/* One Euro settings at the top of what is accepted (beta, min_cutoff 1e6) open the filter
+ * nearly completely: never a NaN or a non-unit rotation, and with min_cutoff 1e6 at dt >= 1/30 s
+ * the bones are the unsmoothed ones within 1e-4 (alpha = c/(c + 1) with c >= 2*pi*1e6/30). */
 static void test_huge_filter_settings(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(784);
     crowd_limbs_desc raw = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE), wide_beta = raw, wide_cutoff = raw;
     wide_beta.smoothing = wide_cutoff.smoothing = true;
-    wide_beta.beta = 1e38f;
-    wide_cutoff.min_cutoff = 1e38f;
+    wide_beta.beta = 1e6f;
+    wide_cutoff.min_cutoff = 1e6f;
     crowd_instance h[3] = {add1(e, limbs_rig(e, &raw, "raw")), add1(e, limbs_rig(e, &wide_beta, "beta")),
                            add1(e, limbs_rig(e, &wide_cutoff, "cutoff"))};
     rng r = {784};
@@ -1323,10 +1330,12 @@ static void test_huge_filter_settings(void **state) {
         }
         OK(e, crowd_tick(e, dts[k % 3]));
         for (int s = 0; s < 3; s++) read_bones(e, h[s], &b[s]);
-        for (int s = 1; s < 3; s++)
+        for (int s = 1; s < 3; s++) check_all_canonical(&b[s], s == 1 ? "beta 1e6" : "min_cutoff 1e6");
+        if (dts[k % 3] < 1.0f / 30.0f) continue;
+        for (int s = 2; s < 3; s++) /* beta 1e6 opens the filter only where landmarks move */
             for (int bone = 0; bone < NB; bone++)
-                if (!(q_dist(b[s].world[bone], b[0].world[bone]) <= 1e-6))
-                    FAILF("frame %d, %s 1e38: %s is (%g, %g, %g, %g), unsmoothed (%g, %g, %g, %g)", k,
+                if (!(q_dist(b[s].world[bone], b[0].world[bone]) <= 1e-4))
+                    FAILF("frame %d, %s 1e6: %s is (%g, %g, %g, %g), unsmoothed (%g, %g, %g, %g)", k,
                           s == 1 ? "beta" : "min_cutoff", crowd_bone_name((crowd_bone)bone), b[s].world[bone].x,
                           b[s].world[bone].y, b[s].world[bone].z, b[s].world[bone].w, b[0].world[bone].x,
                           b[0].world[bone].y, b[0].world[bone].z, b[0].world[bone].w);
@@ -1721,10 +1730,11 @@ static void test_still_noise_smoothing(void **state) {
 }
 
 /* nlerp(prev, rest, t) on the near hemisphere, normalised, w >= 0 (the hold's easing) */
+/* SPEC 5.1: nlerp(rest, prev, k_out) with k_out = 1 - t */
 static qd ease_toward(qd prev, qd rest, double t) {
-    double s = q_dot(prev, rest) < 0 ? -1 : 1;
-    return q_canon((qd){prev.x * (1 - t) + rest.x * s * t, prev.y * (1 - t) + rest.y * s * t,
-                        prev.z * (1 - t) + rest.z * s * t, prev.w * (1 - t) + rest.w * s * t});
+    double s = q_dot(prev, rest) < 0 ? -1 : 1, k = 1 - t;
+    return q_canon((qd){rest.x * (1 - k) + prev.x * s * k, rest.y * (1 - k) + prev.y * s * k,
+                        rest.z * (1 - k) + prev.z * s * k, rest.w * (1 - k) + prev.w * s * k});
 }
 
 /* Held bones over dropout frames: each frame the local rotation moves from the previous one
@@ -1775,8 +1785,8 @@ static void test_cmu_noisy_dropouts(void **state) {
                 lmk[3] = (float)rng_range(&r, 0.0, 0.3);
             }
 
-    /* y_along_bone: rest is the identity local rotation; calibrated (A-pose bind): rest is the
-     * bind pose's local rotation */
+    /* y_along_bone: rest is the canonical rest pose's local rotation; calibrated (A-pose bind):
+     * rest is the bind pose's local rotation */
     crowd_limbs_desc ya = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE);
     float bind_pose[POSE_FLOATS];
     a_pose(bind_pose);
@@ -1786,10 +1796,15 @@ static void test_cmu_noisy_dropouts(void **state) {
     crowd_limbs_desc cal = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
     cal.bind_landmarks = bind_pose;
     cal.bind_rotations = binds;
-    for (int b = 0; b < NB; b++) {
-        rest_y[b] = Q_ID;
+    /* y_along_bone's rest: SPEC 5's formulas on the canonical rest pose, by the double model */
+    float rest_pose[POSE_FLOATS];
+    crowd_rest_landmarks(CROWD_FRAME_ENGINE, rest_pose);
+    qd fix_y[NB], rest_world_y[NB];
+    preset_fix(CROWD_AXIS_FIX_Y_ALONG_BONE, fix_y);
+    ref_state rs = ref_init(&ya);
+    ref_solve(&rs, rest_pose, false, Q_ID, fix_y, rest_world_y, rest_y);
+    for (int b = 0; b < NB; b++)
         rest_c[b] = q_canon(q_mul(q_conj(bone_parent[b] < 0 ? Q_ID : bindd[bone_parent[b]]), bindd[b]));
-    }
     const clip *clips[4] = {&noisy, &longd, &longd, &noisy};
     const crowd_limbs_desc *descs[4] = {&ya, &ya, &cal, &cal};
     clip_out out[4];
@@ -1802,14 +1817,14 @@ static void test_cmu_noisy_dropouts(void **state) {
         for (int b = 0; b < NB; b++) any |= !bone_seen(clip_row(&noisy, k), b, 0.5f);
         if (!any) continue;
         isolated++;
-        check_hold(&noisy, &out[0], rest_y, ya.rest_half_life, k, k, &max_iso, "noisy walk, y_along_bone");
-        check_hold(&noisy, &out[3], rest_c, cal.rest_half_life, k, k, &max_iso, "noisy walk, calibrated");
+        check_hold(&noisy, &out[0], rest_y, ya.hold_half_life, k, k, &max_iso, "noisy walk, y_along_bone");
+        check_hold(&noisy, &out[3], rest_c, cal.hold_half_life, k, k, &max_iso, "noisy walk, calibrated");
     }
     if (isolated < 10) FAILF("the noisy clip has %d dropout frames, its README says 10%%", isolated);
     for (int w = 0; w < 2; w++) {
-        check_hold(&longd, &out[1], rest_y, ya.rest_half_life, windows[w][0], windows[w][1], &max_long,
+        check_hold(&longd, &out[1], rest_y, ya.hold_half_life, windows[w][0], windows[w][1], &max_long,
                    "long dropout, y_along_bone");
-        check_hold(&longd, &out[2], rest_c, cal.rest_half_life, windows[w][0], windows[w][1], &max_long,
+        check_hold(&longd, &out[2], rest_c, cal.hold_half_life, windows[w][0], windows[w][1], &max_long,
                    "long dropout, calibrated");
         /* across the window the held upper arm got much closer to rest */
         int b = windows[w][2] ? CROWD_BONE_RIGHT_UPPER_ARM : CROWD_BONE_LEFT_UPPER_ARM;
@@ -1952,10 +1967,10 @@ static void test_determinism(void **state) {
     random_binds(&r, binds, tmp);
     random_binds(&r, custom, tmp);
     crowd_limbs_desc descs[DET_RIGS];
-    /* the crowd: MediaPipe frame, smoothing, fallback previous, the default hold */
+    /* the crowd: MediaPipe frame, smoothing, the default (stable) side axis, hold and
+     * re-acquisition */
     descs[0] = crowd_limbs_defaults();
     descs[0].smoothing = true;
-    descs[0].fallback = CROWD_FALLBACK_PREVIOUS;
     /* calibrated, root fallback with other signs, another threshold and half-life */
     descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
     descs[1].bind_landmarks = bind_pose;
@@ -1963,7 +1978,7 @@ static void test_determinism(void **state) {
     descs[1].fallback_sign[0] = 1.0f;
     descs[1].fallback_sign[3] = -1.0f;
     descs[1].visibility_threshold = 0.3f;
-    descs[1].rest_half_life = 0.2f;
+    descs[1].hold_half_life = 0.2f;
     /* custom fix, smoothing with other cutoffs, previous */
     descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
     descs[2].custom_fix = custom;

@@ -85,6 +85,19 @@ int parse_float(const tool_args *a, const char *name, const char *s, float min, 
     return TOOL_OK;
 }
 
+int parse_float_open(const tool_args *a, const char *name, const char *s, float min, float max, float *out) {
+    char *end;
+    double d = strtod(s, &end);
+    float f = (float)d;
+    if (!s[0] || *end || !isfinite(f) || !(f > min && f <= max)) {
+        char want[96];
+        snprintf(want, sizeof want, "a number in (%g, %g]", (double)min, (double)max);
+        return bad(a, name, s, want);
+    }
+    *out = f;
+    return TOOL_OK;
+}
+
 int parse_choice(const tool_args *a, const char *name, const char *s, const char *const *names, int count, int *out) {
     char want[256] = "one of ";
     for (int k = 0; k < count; k++) {

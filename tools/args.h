@@ -27,6 +27,8 @@ int parse_u32(const tool_args *a, const char *name, const char *s, uint32_t min,
 int parse_u64(const tool_args *a, const char *name, const char *s, uint64_t *out);
 /* A decimal number read as double, rounded to float32 once, finite and within [min, max]. */
 int parse_float(const tool_args *a, const char *name, const char *s, float min, float max, float *out);
+/* the same with the lower bound excluded: (min, max] */
+int parse_float_open(const tool_args *a, const char *name, const char *s, float min, float max, float *out);
 /* One of names[0..count) (the index in *out). */
 int parse_choice(const tool_args *a, const char *name, const char *s, const char *const *names, int count, int *out);
 /* auto|scalar|sse2|avx2|avx512 */

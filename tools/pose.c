@@ -13,8 +13,9 @@
 
 static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
-    "                  [--fallback root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
-    "                  [--local] [--bones FILE]\n"
+    "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
+    "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
+    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--local] [--bones FILE]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV; format in README.md), one tick\n"
     "per row with dt the difference of t_s (0 on the first row), and writes its bone rotations\n"
     "(world, or local with --local) as frame,instance,bone,qx,qy,qz,qw to FILE or standard output.\n"
@@ -24,7 +25,7 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
                       const char **bones_path) {
     static const char *const frames[] = {"mediapipe_world", "engine"};
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
-    static const char *const fallbacks[] = {"root", "previous"};
+    static const char *const fallbacks[] = {"stable", "root", "previous"}; /* crowd_limb_fallback order */
     static const char *const smoothings[] = {"off", "one_euro"};
     tool_args a = {argc, argv, 1, "pose"};
     for (; a.i < argc; a.i++) {
@@ -37,11 +38,27 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
             if (m < 0 || (st = parse_choice(&a, "--axis-fix", v, fixes, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
             limbs->axis_fix = (crowd_axis_fix)k;
         } else if ((m = args_value(&a, "--fallback", &v)) != 0) {
-            if (m < 0 || (st = parse_choice(&a, "--fallback", v, fallbacks, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
+            if (m < 0 || (st = parse_choice(&a, "--fallback", v, fallbacks, 3, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
             limbs->fallback = (crowd_limb_fallback)k;
         } else if ((m = args_value(&a, "--visibility-threshold", &v)) != 0) {
             if (m < 0 || parse_float(&a, "--visibility-threshold", v, 0.0f, 1.0f, &limbs->visibility_threshold) != TOOL_OK)
                 return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--min-cutoff", &v)) != 0) {
+            if (m < 0 || parse_float_open(&a, "--min-cutoff", v, 0.0f, 1e6f, &limbs->min_cutoff) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--beta", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--beta", v, 0.0f, 1e6f, &limbs->beta) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--d-cutoff", &v)) != 0) {
+            if (m < 0 || parse_float_open(&a, "--d-cutoff", v, 0.0f, 1e6f, &limbs->d_cutoff) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--hold-half-life", &v)) != 0) {
+            if (m < 0 || parse_float_open(&a, "--hold-half-life", v, 0.0f, 3600.0f, &limbs->hold_half_life) != TOOL_OK)
+                return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--reacquire-half-life", &v)) != 0) {
+            if (m < 0 || parse_float_open(&a, "--reacquire-half-life", v, 0.0f, 3600.0f, &limbs->reacquire_half_life) != TOOL_OK)
+                return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--bend-min", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--bend-min", v, 0.0f, 90.0f, &limbs->bend_min) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--bend-full", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--bend-full", v, 0.0f, 90.0f, &limbs->bend_full) != TOOL_OK) return TOOL_BAD_INPUT;
         } else if ((m = args_value(&a, "--smoothing", &v)) != 0) {
             if (m < 0 || (st = parse_choice(&a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
             limbs->smoothing = k == 1;
@@ -60,6 +77,9 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
             *clip_path = argv[a.i];
         }
     }
+    if (!(limbs->bend_min < limbs->bend_full))
+        return tool_error(TOOL_BAD_INPUT, "pose: --bend-min (%g) must be below --bend-full (%g)", (double)limbs->bend_min,
+                          (double)limbs->bend_full);
     if (!*clip_path) {
         fputs(pose_usage, stderr);
         return tool_error(TOOL_BAD_INPUT, "pose: a pose clip is required");

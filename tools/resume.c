@@ -71,7 +71,7 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
         const crowd_limbs_desc *l = d->limbs;
         h = fp_u32(fp_u32(fp_u32(h, (uint32_t)l->frame), (uint32_t)l->axis_fix), (uint32_t)l->fallback);
         h = fp_floats(h, l->fallback_sign, CROWD_LIMB_COUNT);
-        h = fp_floats(h, (const float[]){l->visibility_threshold, l->rest_half_life, l->min_cutoff, l->beta, l->d_cutoff}, 5);
+        h = fp_floats(h, (const float[]){l->visibility_threshold, l->hold_half_life, l->reacquire_half_life, l->bend_min, l->bend_full, l->min_cutoff, l->beta, l->d_cutoff}, 8);
         h = fp_u32(h, l->smoothing);
         if (l->axis_fix == CROWD_AXIS_FIX_CUSTOM && l->custom_fix)
             h = fp_floats(h, &l->custom_fix[0].x, 4 * CROWD_BONE_COUNT);

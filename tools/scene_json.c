@@ -495,26 +495,49 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
 }
 
 static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
-    static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", NULL};
-    static const char *const frames[] = {"mediapipe_world", "engine"};   /* crowd_pose_frame order */
-    static const char *const fixes[] = {"y_along_bone", "z_along_bone"}; /* crowd_axis_fix order */
-    static const char *const fallbacks[] = {"root", "previous"};         /* crowd_limb_fallback order */
+    static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", "one_euro",
+                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", NULL};
+    static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
+    static const char *const frames[] = {"mediapipe_world", "engine"};       /* crowd_pose_frame order */
+    static const char *const fixes[] = {"y_along_bone", "z_along_bone"};     /* crowd_axis_fix order */
+    static const char *const fallbacks[] = {"stable", "root", "previous"};   /* crowd_limb_fallback order */
     static const char *const smoothings[] = {"off", "one_euro"};
     TRY(check_object(c, jl, keys));
-    rig->limbs = crowd_limbs_defaults();
+    crowd_limbs_desc *l = &rig->limbs;
+    *l = crowd_limbs_defaults();
     int k = -1;
     TRY(get_enum(c, jl, "frame", frames, 2, &k));
-    if (k >= 0) rig->limbs.frame = (crowd_pose_frame)k;
+    if (k >= 0) l->frame = (crowd_pose_frame)k;
     k = -1;
     TRY(get_enum(c, jl, "axis_fix", fixes, 2, &k));
-    if (k >= 0) rig->limbs.axis_fix = (crowd_axis_fix)k;
+    if (k >= 0) l->axis_fix = (crowd_axis_fix)k;
     k = -1;
-    TRY(get_enum(c, jl, "fallback", fallbacks, 2, &k));
-    if (k >= 0) rig->limbs.fallback = (crowd_limb_fallback)k;
-    TRY(get_float(c, jl, "visibility_threshold", 0, false, 1, &rig->limbs.visibility_threshold));
+    TRY(get_enum(c, jl, "fallback", fallbacks, 3, &k));
+    if (k >= 0) l->fallback = (crowd_limb_fallback)k;
+    TRY(get_float(c, jl, "visibility_threshold", 0, false, 1, &l->visibility_threshold));
     k = -1;
     TRY(get_enum(c, jl, "smoothing", smoothings, 2, &k));
-    if (k >= 0) rig->limbs.smoothing = k == 1;
+    if (k >= 0) l->smoothing = k == 1;
+    const json_t *euro;
+    TRY(get_object(c, jl, "one_euro", &euro));
+    if (euro) {
+        size_t o = push_key(c, "one_euro");
+        TRY(check_object(c, euro, euro_keys));
+        TRY(get_float(c, euro, "min_cutoff", 0, true, 1e6f, &l->min_cutoff));
+        TRY(get_float(c, euro, "beta", 0, false, 1e6f, &l->beta));
+        TRY(get_float(c, euro, "d_cutoff", 0, true, 1e6f, &l->d_cutoff));
+        pop(c, o);
+    }
+    TRY(get_float(c, jl, "hold_half_life", 0, true, 3600, &l->hold_half_life));
+    TRY(get_float(c, jl, "reacquire_half_life", 0, true, 3600, &l->reacquire_half_life));
+    TRY(get_float(c, jl, "bend_min", 0, false, 90, &l->bend_min));
+    TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
+    if (!(l->bend_min < l->bend_full)) {
+        size_t o = push_key(c, "bend_min");
+        int st = fail(c, "%.9g must be below bend_full (%.9g)", (double)l->bend_min, (double)l->bend_full);
+        pop(c, o);
+        return st;
+    }
     return TOOL_OK;
 }
 

@@ -249,7 +249,12 @@ typedef enum crowd_axis_fix {
 } crowd_axis_fix;
 
 typedef enum crowd_limb_fallback {
-    CROWD_FALLBACK_ROOT = 0, /* a straight limb's side axis is fallback_sign * (root * +x) */
+    CROWD_FALLBACK_STABLE = 0, /* the default (SPEC 5.1): the side axis kept in the torso's frame,
+                                  referred to the rest hinge carried along the limb and blended
+                                  with the bend plane by how much the limb bends (bend_min ..
+                                  bend_full); knees bend one way. A straight or nearly straight
+                                  limb keeps its roll, a clearly bent one follows its bend */
+    CROWD_FALLBACK_ROOT,     /* a straight limb's side axis is fallback_sign * (root * +x) */
     CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before),
                                 and a bent limb's side keeps its sign from frame to frame: an
                                 elbow or knee straightening, or bending past straight, never
@@ -283,18 +288,26 @@ typedef struct crowd_limbs_desc {
     const crowd_quat *bind_rotations; /* [CROWD_BONE_COUNT] unit world rotations, for CALIBRATED */
     crowd_limb_fallback fallback;
     float fallback_sign[CROWD_LIMB_COUNT]; /* +1 or -1 each. Default +1 legs, -1 arms */
-    float visibility_threshold;  /* in [0, 1]; 0 turns the hold off. Default 0.5. A bone
-                                    reading a landmark below it holds its local rotation and
-                                    eases it (nlerp) toward rest: the bind pose's local rotation
-                                    when calibrated, identity otherwise */
-    float rest_half_life;        /* s, > 0: a held bone eases halfway to rest in this time. Default 0.5 */
+    float visibility_threshold;  /* in [0, 1]. Default 0.5. A bone is trusted on a tick when
+                                    every landmark it is computed from has visibility >= this
+                                    (0: always trusted); see section 9 for what an untrusted
+                                    bone does */
+    float hold_half_life;        /* s, in (0, 3600]: an untrusted bone's shown rotation eases
+                                    halfway to its rest local rotation in this time. Default 0.3 */
+    float reacquire_half_life;   /* s, in (0, 3600]: a bone trusted again eases halfway from where
+                                    it was shown to its tracked rotation in this time. Default 0.3 */
+    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90 (fallback stable): a
+                                    limb bent less than bend_min keeps its roll, one bent more
+                                    than bend_full follows its bend plane. Default 10, 45 */
     bool smoothing;              /* One Euro filter (MediaPipe's: the derivative from the last
                                     raw value) on every coordinate of the landmarks the bones
                                     read. dt = 0 keeps the filtered values. Default off */
-    float min_cutoff, beta, d_cutoff; /* Hz, >0; >=0; Hz, >0. Default 0.1, 40, 1 (MediaPipe world) */
+    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6];
+                                    checked whether smoothing is on or not. Default 0.1, 40, 1
+                                    (MediaPipe's world landmarks) */
 } crowd_limbs_desc;
-/* frame mediapipe_world, y_along_bone, fallback root with signs -1 arms / +1 legs, threshold
- * 0.5, half-life 0.5 s, smoothing off with 0.1 / 40 / 1. */
+/* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
+ * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
 crowd_limbs_desc crowd_limbs_defaults(void);
 
 typedef struct crowd_rig_desc {
@@ -480,9 +493,67 @@ crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uin
  *    limbs by cross products and LookRotation, torso and head from hips, shoulders, ears and
  *    nose, then the axis fix; world and local rotations are written to CROWD_FIELD_BONE_WORLD
  *    and CROWD_FIELD_BONE_LOCAL. Names of bones for files: crowd_bone_name().
+ *
+ *    Real tracker input (SPEC 5.1). Every rig has a rest pose: calibrated rigs their bind
+ *    rotations, the others the solve of the canonical rest landmarks below with the rig's fix.
+ *    A bone is trusted when every landmark it reads has visibility >= visibility_threshold:
+ *    hips and chest 11, 12, 23, 24; head 0, 7, 8; an upper or lower arm or leg its limb's
+ *    three joints; a hand its wrist, index and pinky; a foot its ankle, heel and foot index.
+ *    Bones are solved from the hips outward against the parent's output world rotation P.
+ *    With k_in = 0.5^(dt/reacquire_half_life) and k_out = 0.5^(dt/hold_half_life), each bone
+ *    keeps a progress r (1 at first):
+ *    - trusted after an untrusted tick: it eases from the local rotation it showed (src),
+ *      r = 1 - k_in; trusted after a trusted tick: r = 1 - (1 - r)*k_in;
+ *    - trusted with r >= 1 - 2^-10: r = 1 and world is the plain solve, bit for bit (so
+ *      steady tracking has no lag and exact directions); local = inverse(P) * world;
+ *    - trusted with r below that: local = nlerp(src, inverse(P) * plain world, r);
+ *    - untrusted: local = nlerp(rest local, previous local, k_out): the shown pose eases
+ *      toward rest while moving with its parent, so unseen legs hang down under the torso;
+ *    - otherwise world = P * local. nlerp(a, b, t) = normalise(a*(1 - t) + b'*t), b' = -b
+ *      when dot(a, b) < 0. A new instance shows the rest pose until its first tick.
+ *    k_in and k_out are computed once a tick as exp2f(-(dt/half_life)).
+ *
+ *    The stable side axis (fallback stable) of a limb, with T the torso rotation it hangs
+ *    from (the hips' LookRotation for legs, the chest's for arms, this tick's landmarks, no
+ *    axis fix), T_x, T_y its columns and d the upper bone's unit direction: the reference
+ *    side is the rest hinge h (T_x for legs, -T_x for arms) carried by the shortest arc from
+ *    -T_y to d, ref = normalise(h*c + cross(k, h) + k*(dot(k, h)/(1 + c))) with c = dot(-T_y,
+ *    d), k = cross(-T_y, d) (if 1 + c < 1e-6 or that vector is shorter than 1e-3:
+ *    normalise(cross(d, (0,0,1))) when |d.z| < 0.9, else normalise(cross(d, (1,0,0)))); the
+ *    previous side p is the limb's last side, kept in T's frame (ref at first), projected off
+ *    d (ref if shorter than 1e-3), normalised; the bend side is cross(upperDir, lowerDir),
+ *    b = |bend side|, counted straight for a leg when dot(bend side, ref) < 0 (a knee bent
+ *    backward, which depth noise fakes), then turned toward ref (legs, and arms with
+ *    1 + c >= 0.25) or toward p (an arm raised toward overhead); u = clamp((b - sin(bend_min))
+ *    / (sin(bend_full) - sin(bend_min)), 0, 1) (sin in double, rounded to float once per rig);
+ *    side = p when u = 0, else normalise(bend side*(u/b) + p*(1 - u)). The side is stored in
+ *    T's frame every tick, trusted or not.
+ *
+ *    All of this is per lane masks and selects (branch-free across lanes), bit-identical on
+ *    every target, split and thread count, and part of the snapshot.
  * ---------------------------------------------------------------------------------------- */
 /* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
 const char *crowd_bone_name(crowd_bone bone);
+
+/* The canonical rest pose: 33 landmarks (x, y, z, visibility 1) in `frame` (in the engine frame,
+ * metres, +y up, origin between the hips): an upright subject facing -z, +x toward the
+ * subject's left, legs straight down with the knees 3 cm forward (each leg segment about 4
+ * degrees off down), feet forward, arms hanging at the sides with the elbows bent 15 degrees
+ * forward, palms toward the thighs, head level. In the engine frame (left side; the right
+ * side mirrors x):
+ *   nose (0, 0.66, -0.10); eye inner (0.03, 0.69, -0.075), eye (0.04, 0.69, -0.075), eye outer
+ *   (0.05, 0.69, -0.07); ear (0.075, 0.66, 0); mouth (0.02, 0.62, -0.085); shoulder
+ *   (0.18, 0.50, 0); elbow (0.20, 0.22, 0); wrist (0.21, -0.02, -0.06); pinky (0.215, -0.10,
+ *   -0.045); index (0.215, -0.105, -0.09); thumb (0.20, -0.06, -0.10); hip (0.10, 0, 0); knee
+ *   (0.10, -0.45, -0.03); ankle (0.10, -0.88, 0); heel (0.10, -0.93, 0.04); foot index
+ *   (0.10, -0.95, -0.13).
+ * An unknown frame gives the engine frame. */
+void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
+/* A limbs rig's rest rotations per bone with root identity: world and local (either may be
+ * NULL). CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
+ * (a rig without limbs). */
+crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
+                                 crowd_quat local[CROWD_BONE_COUNT]);
 
 /* ------------------------------------------------------------------------------------------
  * 10. Snapshots. The whole engine state — rigs with their settings, instances with their ids,
@@ -493,7 +564,7 @@ const char *crowd_bone_name(crowd_bone bone);
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 1), every number little-endian:
+ *     Format (version 2), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial

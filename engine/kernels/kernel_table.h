@@ -32,6 +32,8 @@ enum {
 #define CROWDI_LOOK_MAX_POSITION 1e18f
 #define CROWDI_LOOK_MAX_VELOCITY 1e24f
 #define CROWDI_BONES 15
+/* How a limb's side axis is chosen (crowd_limb_fallback as the kernels see it). */
+enum { CROWDI_SIDE_STABLE = 0, CROWDI_SIDE_ROOT = 1, CROWDI_SIDE_PREVIOUS = 2 };
 /* Each bone's parent along the hierarchy (crowd_bone order); -1 is the root. */
 static const int crowdi_bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
@@ -74,16 +76,20 @@ typedef struct crowdi_rig_view {
     const uint32_t *blink_param;
     float *blink_col[CROWDI_BLINK_NCOLS];
     /* limbs: column groups of stride rows each. pose: 4 per landmark (x, y, z, visibility);
-     * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous);
-     * filter: 99 filtered coordinates, 99 derivatives, 99 last raw values, 1 "has a first
-     * sample" flag */
-    uint32_t limbs_enabled, limb_flip_y, limb_fallback_previous, limb_smoothing;
-    float limb_sign[4], limb_visibility_threshold, limb_half_life, limb_min_cutoff, limb_beta, limb_d_cutoff;
-    float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4];
+     * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous: the last bent
+     * side; stable: the side in the torso's frame); filter: 99 filtered coordinates, 99
+     * derivatives, 99 last raw values, 1 "has a first sample" flag; track (when the threshold
+     * is above 0): per bone the re-acquisition progress r, or -1 after an untrusted tick;
+     * src: per bone the local rotation a re-acquired bone eases from (4 per quaternion) */
+    uint32_t limbs_enabled, limb_flip_y, limb_side_mode, limb_smoothing;
+    float limb_sign[4], limb_visibility_threshold, limb_hold_half_life, limb_reacquire_half_life;
+    float limb_bend_sin_min, limb_bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
+    float limb_min_cutoff, limb_beta, limb_d_cutoff;
+    float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4], limb_rest_world[CROWDI_BONES][4];
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     int limb_deps[CROWDI_BONES][4]; /* landmarks a bone depends on, -1 ends the list */
     size_t limb_stride;
-    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter;
+    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
 
     uint32_t *rkey;  /* per instance: the random key from seed and instance id */
     uint32_t *draws; /* per instance: draws used so far */

@@ -218,8 +218,9 @@ typedef struct cvk_limb_scratch {
 
 /* per tick constants */
 typedef struct cvk_limb_tick {
-    float dt, alpha_d, frequency, two_pi_dt, ease;
-    bool hold;
+    float dt, alpha_d, frequency, two_pi_dt;
+    float k_in, k_out; /* 0.5^(dt/reacquire_half_life), 0.5^(dt/hold_half_life) */
+    bool track;        /* bones can be untrusted (threshold > 0) */
 } cvk_limb_tick;
 
 static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 forward, cvk_v3 up) {
@@ -231,30 +232,125 @@ static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 
     cv_storeu(&s->look[bone][5][j], up.z);
 }
 
-/* A limb bone pair (upper, lower) from joints a, b, c; side fallback by the rig's mode. */
+/* An orthonormal basis: the columns of a rotation matrix. */
+typedef struct { cvk_v3 x, y, z; } cvk_basis;
+
+/* The columns of LookRotation(forward, up) (SPEC 5's degenerate cases: identity without a
+ * forward, the shortest arc from +z when up is parallel to it), for the stable side axis. */
+static inline cvk_basis cvk_look_basis(cvk_v3 forward, cvk_v3 up) {
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
+    cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
+    cv_m no_forward = cv_lt(flen, tiny);
+    cvk_v3 z = cvk_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
+    cvk_v3 x = cvk_v3_cross(up, z);
+    cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
+    cv_m parallel = cv_lt(xlen, tiny);
+    x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
+    cvk_basis t = {x, cvk_v3_cross(z, x), z};
+    if (cv_any(parallel)) {
+        cv_f aw = cv_add(one, z.z);
+        cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
+        cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+                                            cv_select(opposite, zero, aw)});
+        cvk_v3 ax = cvk_q_rotate(arc, (cvk_v3){one, zero, zero}), ay = cvk_q_rotate(arc, (cvk_v3){zero, one, zero});
+        t.x = cvk_v3_select(parallel, ax, t.x);
+        t.y = cvk_v3_select(parallel, ay, t.y);
+    }
+    if (cv_any(no_forward)) {
+        t.x = cvk_v3_select(no_forward, (cvk_v3){one, zero, zero}, t.x);
+        t.y = cvk_v3_select(no_forward, (cvk_v3){zero, one, zero}, t.y);
+        t.z = cvk_v3_select(no_forward, (cvk_v3){zero, zero, one}, t.z);
+    }
+    return t;
+}
+
+static inline cvk_v3 cvk_v3_neg(cvk_v3 a) { return (cvk_v3){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z)}; }
+static inline cvk_v3 cvk_v3_add(cvk_v3 a, cvk_v3 b) { return (cvk_v3){cv_add(a.x, b.x), cv_add(a.y, b.y), cv_add(a.z, b.z)}; }
+
+/* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
+ * torso basis T; reads and writes the limb's side (kept in T's frame). */
+static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cvk_v3 d, cvk_v3 ld,
+                                     const cvk_basis *T) {
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), small = cv_set1(1e-3f);
+    /* reference: the rest hinge carried by the shortest arc from the torso's down to d */
+    cvk_v3 down = cvk_v3_neg(T->y), h = leg ? T->x : cvk_v3_neg(T->x);
+    cv_f c = cvk_v3_dot(down, d), one_c = cv_add(one, c);
+    cvk_v3 k = cvk_v3_cross(down, d);
+    cv_m arc = cv_ge(one_c, cv_set1(1e-6f));
+    cv_f kh = cv_div(cvk_v3_dot(k, h), cv_select(arc, one_c, one));
+    cvk_v3 ref = cvk_v3_add(cvk_v3_add(cvk_v3_scale(h, c), cvk_v3_cross(k, h)), cvk_v3_scale(k, kh));
+    cv_f rlen = cv_sqrt(cvk_v3_dot(ref, ref));
+    cv_m ref_ok = cv_mand(arc, cv_ge(rlen, small));
+    ref = cvk_v3_scale(ref, cv_div(one, cv_select(ref_ok, rlen, one)));
+    if (!cv_all(ref_ok)) { /* cross(d, (0,0,1)) or cross(d, (1,0,0)) */
+        cv_m use_z = cv_lt(cv_abs(d.z), cv_set1(0.9f));
+        cvk_v3 alt = cvk_v3_select(use_z, (cvk_v3){d.y, cv_neg(d.x), zero}, (cvk_v3){zero, d.z, cv_neg(d.y)});
+        ref = cvk_v3_select(ref_ok, ref, cvk_v3_normalized(alt));
+    }
+    /* previous side, turned with the torso and projected off the bone */
+    float *col = v->limb_side + (size_t)(3 * limb) * st;
+    cvk_v3 kept = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+    cv_m has = cv_gt(cvk_v3_dot(kept, kept), zero);
+    cvk_v3 p = cvk_v3_add(cvk_v3_add(cvk_v3_scale(T->x, kept.x), cvk_v3_scale(T->y, kept.y)), cvk_v3_scale(T->z, kept.z));
+    p = cvk_v3_select(has, p, ref);
+    p = cvk_v3_sub(p, cvk_v3_scale(d, cvk_v3_dot(p, d)));
+    cv_f plen = cv_sqrt(cvk_v3_dot(p, p));
+    cv_m p_ok = cv_ge(plen, small);
+    p = cvk_v3_select(p_ok, cvk_v3_scale(p, cv_div(one, cv_select(p_ok, plen, one))), ref);
+    /* the bend plane, one way for knees, weighted by how much the limb bends */
+    cvk_v3 bend = cvk_v3_cross(d, ld);
+    cv_f b = cv_sqrt(cvk_v3_dot(bend, bend));
+    cv_m straight = cv_mfalse(); /* a knee bent backward counts as straight */
+    cvk_v3 toward = ref;
+    if (leg)
+        straight = cv_lt(cvk_v3_dot(bend, ref), zero);
+    else
+        toward = cvk_v3_select(cv_ge(one_c, cv_set1(0.25f)), ref, p);
+    cv_m flip = cv_lt(cvk_v3_dot(bend, toward), zero);
+    bend = cvk_v3_select(flip, cvk_v3_neg(bend), bend);
+    cv_f u = cv_div(cv_sub(b, cv_set1(v->limb_bend_sin_min)), cv_set1(v->limb_bend_sin_range));
+    u = cv_min(cv_max(u, zero), one);
+    u = cv_select(straight, zero, u);
+    cv_m none = cv_le(u, zero);
+    cvk_v3 mix = cvk_v3_add(cvk_v3_scale(bend, cv_div(u, cv_select(none, one, b))), cvk_v3_scale(p, cv_sub(one, u)));
+    cvk_v3 side = cvk_v3_select(none, p, cvk_v3_normalized(mix));
+    cv_storeu(col + i, cvk_v3_dot(T->x, side));
+    cv_storeu(col + st + i, cvk_v3_dot(T->y, side));
+    cv_storeu(col + 2 * st + i, cvk_v3_dot(T->z, side));
+    return side;
+}
+
+/* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (T: the
+ * torso basis the limb hangs from, read in stable mode only). */
 static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3 a, cvk_v3 b, cvk_v3 c,
-                            cvk_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
+                            cvk_v3 right, const cvk_basis *T, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
     cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
-    cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
-    cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
-    cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
-    if (v->limb_fallback_previous) {
-        const size_t st = v->limb_stride;
-        float *col = v->limb_side + (size_t)(3 * limb) * st;
-        cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
-        cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
-        fallback = cvk_v3_select(has_prev, prev, fallback);
-        /* keep the bend on the side it had: past straight the side axis would reverse and
-         * turn both bones half a turn */
-        cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
-        side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
-        cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
-        cv_storeu(col + i, keep.x);
-        cv_storeu(col + st + i, keep.y);
-        cv_storeu(col + 2 * st + i, keep.z);
+    cvk_v3 side;
+    if (v->limb_side_mode == CROWDI_SIDE_STABLE) {
+        side = cvk_stable_side(v, i, limb, limb >= 2 /* legs */, upper_dir, lower_dir, T);
+    } else {
+        side = cvk_v3_cross(upper_dir, lower_dir);
+        cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
+        cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
+        if (v->limb_side_mode == CROWDI_SIDE_PREVIOUS) {
+            const size_t st = v->limb_stride;
+            float *col = v->limb_side + (size_t)(3 * limb) * st;
+            cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+            cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
+            fallback = cvk_v3_select(has_prev, prev, fallback);
+            /* keep the bend on the side it had: past straight the side axis would reverse and
+             * turn both bones half a turn */
+            cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
+            side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
+            cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
+            cv_storeu(col + i, keep.x);
+            cv_storeu(col + st + i, keep.y);
+            cv_storeu(col + 2 * st + i, keep.z);
+        }
+        side = cvk_v3_select(straight, fallback, side);
     }
-    side = cvk_v3_select(straight, fallback, side);
     cvk_put_look(s, upper_bone, j, upper_dir, cvk_v3_cross(upper_dir, side));
     cvk_put_look(s, upper_bone + 1, j, lower_dir, cvk_v3_cross(lower_dir, side));
 }
@@ -318,13 +414,19 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
     cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
     cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
     cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
-    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, s, 3, j);
+    /* the torso rotations (before any fix) the stable side axes hang from */
+    cvk_basis hips_T = {0}, chest_T = {0};
+    if (v->limb_side_mode == CROWDI_SIDE_STABLE) {
+        hips_T = cvk_look_basis(cvk_v3_cross(hips_right, up), up);
+        chest_T = cvk_look_basis(cvk_v3_cross(chest_right, up), up);
+    }
+    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, &chest_T, s, 3, j);
     cvk_hand(lm[15], lm[19], lm[17], s, 5, j);
-    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, s, 6, j);
+    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, &chest_T, s, 6, j);
     cvk_hand(lm[16], lm[20], lm[18], s, 8, j);
-    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, s, 9, j);
+    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, &hips_T, s, 9, j);
     cvk_put_look(s, 11, j, cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
-    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, s, 12, j);
+    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, &hips_T, s, 12, j);
     cvk_put_look(s, 14, j, cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
 }
 
@@ -346,22 +448,29 @@ static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch
     }
 }
 
-/* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, the
- * visibility hold, the stores. */
+/* nlerp(a, b, t) = normalise(a*(1 - t) + b'*t), b' = -b when dot(a, b) < 0; w >= 0 */
+static inline cvk_q cvk_q_nlerp(cvk_q a, cvk_q b, cv_f t) {
+    const cv_f one = cv_set1(1.0f);
+    cv_f dot = cv_add(cv_add(cv_add(cv_mul(a.x, b.x), cv_mul(a.y, b.y)), cv_mul(a.z, b.z)), cv_mul(a.w, b.w));
+    cv_f tb = cv_select(cv_lt(dot, cv_zero()), cv_neg(t), t), ta = cv_sub(one, t);
+    return cvk_q_canonical((cvk_q){cv_add(cv_mul(a.x, ta), cv_mul(b.x, tb)), cv_add(cv_mul(a.y, ta), cv_mul(b.y, tb)),
+                                   cv_add(cv_mul(a.z, ta), cv_mul(b.z, tb)), cv_add(cv_mul(a.w, ta), cv_mul(b.w, tb))});
+}
+
+/* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
+ * and re-acquisition (SPEC 5.1), the stores. */
 static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
                                     const cvk_limb_scratch *s, size_t j) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    /* visibility: a bone that depends on a landmark below the threshold holds its local
-     * rotation and eases toward rest (nlerp by 1 - 0.5^(dt/half_life), uniform per tick) */
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
-    if (t->hold)
+    if (t->track)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
             seen[k] = cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * st + i), cv_set1(v->limb_visibility_threshold));
             all_seen = cv_mand(all_seen, seen[k]);
         }
-    const bool some_unseen = t->hold && !cv_all(all_seen); /* else no bone of the block holds */
+    const bool some_unseen = t->track && !cv_all(all_seen);
     cvk_q root = cvk_load_q(v->limb_root, st, i);
     const cv_f root_n2 = cvk_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
@@ -372,34 +481,38 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
                    cv_loadu(&s->world[b][3][j])};
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
-        cv_m held = cv_mfalse();
-        if (some_unseen) {
-            cv_m ok = cv_mtrue();
-            for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) ok = cv_mand(ok, seen[v->limb_deps[b][d]]);
-            if (!cv_all(ok)) {
-                cvk_q prev = cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i);
-                cvk_q rest = cvk_q_set1(v->limb_rest_local[b]);
-                /* nlerp on the near hemisphere */
-                cv_f dot = cv_add(cv_add(cv_add(cv_mul(prev.x, rest.x), cv_mul(prev.y, rest.y)), cv_mul(prev.z, rest.z)),
-                                  cv_mul(prev.w, rest.w));
-                cv_f sgn = cv_select(cv_lt(dot, zero), cv_set1(-1.0f), one);
-                cv_f e = cv_set1(t->ease), keep = cv_sub(one, e);
-                cvk_q eased = cvk_q_canonical((cvk_q){
-                    cv_add(cv_mul(prev.x, keep), cv_mul(cv_mul(rest.x, sgn), e)),
-                    cv_add(cv_mul(prev.y, keep), cv_mul(cv_mul(rest.y, sgn), e)),
-                    cv_add(cv_mul(prev.z, keep), cv_mul(cv_mul(rest.z, sgn), e)),
-                    cv_add(cv_mul(prev.w, keep), cv_mul(cv_mul(rest.w, sgn), e))});
-                held = cv_mnot(ok);
-                local = cvk_q_select(ok, local, eased);
-                w = cvk_q_select(ok, w, cvk_q_canonical(cvk_q_mul(parent, eased)));
+        cv_m trusted = cv_mtrue();
+        if (t->track) {
+            if (some_unseen)
+                for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) trusted = cv_mand(trusted, seen[v->limb_deps[b][d]]);
+            float *track_col = v->limb_track + (size_t)b * st;
+            cv_f r = cv_loadu(track_col + i);
+            /* steady tracking (trusted, fully eased in) is the plain solve: nothing to do */
+            if (!cv_all(cv_mand(trusted, cv_eq(r, one)))) {
+                float *src_col = v->limb_src + (size_t)(4 * b) * st, *prev_col = v->limb_local + (size_t)(4 * b) * st;
+                cvk_q prev = cvk_load_q(prev_col, st, i), src = cvk_load_q(src_col, st, i);
+                const cv_f k_in = cv_set1(t->k_in);
+                cv_m reacquired = cv_mand(trusted, cv_lt(r, zero));
+                src = cvk_q_select(reacquired, prev, src);
+                r = cv_select(reacquired, cv_sub(one, k_in), cv_sub(one, cv_mul(cv_sub(one, r), k_in)));
+                cv_m eased_in = cv_ge(r, cv_set1(1.0f - 0x1p-10f));
+                r = cv_select(eased_in, one, r);
+                cv_m plain = cv_mand(trusted, eased_in);
+                cvk_q shown = cvk_q_select(trusted, cvk_q_nlerp(src, local, r),
+                                           cvk_q_nlerp(cvk_q_set1(v->limb_rest_local[b]), prev, cv_set1(t->k_out)));
+                local = cvk_q_select(plain, local, shown);
+                w = cvk_q_select(plain, w, cvk_q_canonical(cvk_q_mul(parent, shown)));
+                cv_storeu(track_col + i, cv_select(trusted, r, cv_set1(-1.0f)));
+                cvk_store_q(src_col, st, i, src);
             }
         }
         /* What the unchecked columns can hold (landmarks so far apart that the products
-         * overflow, a root that is not unit) gives no rotation: hold the bone, never a NaN.
-         * Below the root a finite, not tiny |q|^2 before normalising makes w unit, and then
-         * local too (the parent is unit), and a held bone is an nlerp of unit rotations; the
-         * bone on the root (hips) also needs the root to be unit, as crowd_set checks it. */
-        cv_m sane = cv_mor(held, cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
+         * overflow, a root that is not unit) gives no rotation: keep the bone's last output,
+         * never a NaN. Below the root a finite, not tiny |q|^2 before normalising makes w unit,
+         * and then local too (the parent is unit); an untrusted bone is an nlerp of unit
+         * rotations; the bone on the root (hips) also needs the root to be unit, as crowd_set
+         * checks it. */
+        cv_m sane = cv_mor(cv_mnot(trusted), cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
         if (crowdi_bone_parent[b] < 0) sane = cv_mand(sane, root_unit);
         if (!cv_all(sane)) {
             w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
@@ -419,8 +532,11 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         t.frequency = fminf(1.0f / dt, 1e30f);
         t.two_pi_dt = 6.2831855f * dt;
     }
-    t.hold = v->limb_visibility_threshold > 0.0f;
-    t.ease = t.hold ? 1.0f - exp2f(-dt / v->limb_half_life) : 0.0f;
+    t.track = v->limb_track != NULL;
+    if (t.track) {
+        t.k_in = exp2f(-(dt / v->limb_reacquire_half_life));
+        t.k_out = exp2f(-(dt / v->limb_hold_half_life));
+    }
     cvk_limb_scratch s;
     for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
         const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
