@@ -9,6 +9,8 @@
 
 #include "random.h" /* the engine's counter-based generator: the same blink waits and phases */
 
+static void rest_pose(per_object_rig *r);
+
 /* ------------------------------------------------------------------------------------------
  * The rig: what a model type shares with its avatars.
  * ---------------------------------------------------------------------------------------- */
@@ -47,6 +49,9 @@ typedef struct po_limbs {
     versor root;
     versor world[PO_BONES];
     versor local[PO_BONES];
+    versor src[PO_BONES];      /* where a re-acquired bone eases from */
+    float r[PO_BONES];         /* its progress; -1 after an untrusted tick */
+    vec3 side[CROWD_LIMB_COUNT]; /* stable: the side in the torso's frame (zero: none yet) */
 } po_limbs;
 
 /* One Euro state of the used landmarks' coordinates (rigs with smoothing only) */
@@ -69,7 +74,10 @@ struct per_object_rig {
     uint32_t *blink_param;
     float blink_mean, blink_max_deviation, blink_timescale;
     bool flip_y;
-    float sign[CROWD_LIMB_COUNT], visibility_threshold, half_life;
+    float sign[CROWD_LIMB_COUNT], visibility_threshold, hold_half_life, reacquire_half_life;
+    bool stable;
+    float bend_sin_min, bend_sin_range;
+    CGLM_ALIGN(16) versor rest_world[PO_BONES], rest_local[PO_BONES];
     bool smoothing;
     float min_cutoff, beta, d_cutoff;
     CGLM_ALIGN(16) versor fix[PO_BONES];
@@ -167,14 +175,18 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
     }
     if (d->limbs) {
         const crowd_limbs_desc *l = d->limbs;
-        if (l->fallback != CROWD_FALLBACK_ROOT || l->axis_fix == CROWD_AXIS_FIX_CALIBRATED) goto error;
+        if (l->fallback == CROWD_FALLBACK_PREVIOUS || l->axis_fix == CROWD_AXIS_FIX_CALIBRATED) goto error;
         r->smoothing = l->smoothing;
         r->min_cutoff = l->min_cutoff, r->beta = l->beta, r->d_cutoff = l->d_cutoff;
         r->has_limbs = true;
         r->flip_y = l->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
         memcpy(r->sign, l->fallback_sign, sizeof r->sign);
         r->visibility_threshold = l->visibility_threshold;
-        r->half_life = l->hold_half_life;
+        r->hold_half_life = l->hold_half_life;
+        r->reacquire_half_life = l->reacquire_half_life;
+        r->stable = l->fallback == CROWD_FALLBACK_STABLE;
+        r->bend_sin_min = (float)sin(l->bend_min * (GLM_PI / 180.0));
+        r->bend_sin_range = (float)sin(l->bend_full * (GLM_PI / 180.0)) - r->bend_sin_min;
         for (int b = 0; b < PO_BONES; b++) {
             bool limb_bone = b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13;
             glm_quat_identity(r->fix[b]);
@@ -184,6 +196,7 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
                 glm_quat_init(r->fix[b], q->x, q->y, q->z, q->w);
             }
         }
+        rest_pose(r);
     }
     size_t off = 0;
     if (r->has_limbs) r->off_limbs = off, off += sizeof(po_limbs);
@@ -257,7 +270,13 @@ per_object_crowd *per_object_crowd_create(const per_object_rig *r, uint32_t coun
         if (r->has_limbs) {
             po_limbs *l = (po_limbs *)(void *)(rec + r->off_limbs);
             glm_quat_identity(l->root);
-            for (int b = 0; b < PO_BONES; b++) glm_quat_identity(l->world[b]), glm_quat_identity(l->local[b]);
+            for (int b = 0; b < PO_BONES; b++) {
+                glm_quat_copy((float *)r->rest_world[b], l->world[b]);
+                glm_quat_copy((float *)r->rest_local[b], l->local[b]);
+                glm_quat_copy((float *)r->rest_local[b], l->src[b]);
+                l->r[b] = 1.0f;
+            }
+            for (int k = 0; k < CROWD_LIMB_COUNT; k++) glm_vec3_zero(l->side[k]);
         }
     }
     return c;
@@ -472,14 +491,79 @@ static inline void canonical(versor q) {
     if (q[3] < 0.0f) glm_vec4_negate(q);
 }
 
-static inline void limb(const vec3 *lm, int a, int b, int c, const vec3 right, float sign, versor upper, versor lower) {
+/* SPEC 5.1's stable side axis: the rest hinge carried along the limb, the last side turned
+ * with the torso T (columns), the bend plane weighted by how much the limb bends */
+static void stable_side(const per_object_rig *r, bool leg, const vec3 d, const vec3 ld, mat3 T, vec3 kept, vec3 side) {
+    vec3 down, h, k, ref, p, bend, t;
+    glm_vec3_negate_to(T[1], down);
+    if (leg)
+        glm_vec3_copy(T[0], h);
+    else
+        glm_vec3_negate_to(T[0], h);
+    float c = glm_vec3_dot(down, (float *)d);
+    glm_vec3_cross(down, (float *)d, k);
+    bool ok = 1.0f + c >= 1e-6f;
+    if (ok) {
+        vec3 kxh;
+        glm_vec3_scale(h, c, ref);
+        glm_vec3_cross(k, h, kxh);
+        glm_vec3_add(ref, kxh, ref);
+        glm_vec3_muladds(k, glm_vec3_dot(k, h) / (1.0f + c), ref);
+        ok = glm_vec3_norm(ref) >= 1e-3f;
+    }
+    if (ok) {
+        glm_vec3_normalize(ref);
+    } else {
+        vec3 alt;
+        if (fabsf(d[2]) < 0.9f)
+            glm_vec3_cross((float *)d, GLM_ZUP, alt);
+        else
+            glm_vec3_cross((float *)d, GLM_XUP, alt);
+        normalized(alt, ref);
+    }
+    if (glm_vec3_norm2(kept) > 0.0f)
+        glm_mat3_mulv(T, kept, p);
+    else
+        glm_vec3_copy(ref, p);
+    vec3 along;
+    glm_vec3_scale((float *)d, glm_vec3_dot(p, (float *)d), along);
+    glm_vec3_sub(p, along, p);
+    if (glm_vec3_norm(p) < 1e-3f)
+        glm_vec3_copy(ref, p);
+    else
+        glm_vec3_normalize(p);
+    glm_vec3_cross((float *)d, (float *)ld, bend);
+    float b = glm_vec3_norm(bend), u = 0.0f;
+    bool backward = leg && glm_vec3_dot(bend, ref) < 0.0f;
+    glm_vec3_copy(leg || 1.0f + c >= 0.25f ? ref : p, t);
+    if (glm_vec3_dot(bend, t) < 0.0f) glm_vec3_negate(bend);
+    if (!backward) u = glm_clamp((b - r->bend_sin_min) / r->bend_sin_range, 0.0f, 1.0f);
+    if (u > 0.0f) {
+        glm_vec3_scale(bend, u / b, side);
+        glm_vec3_muladds(p, 1.0f - u, side);
+        normalized(side, side);
+    } else {
+        glm_vec3_copy(p, side);
+    }
+    mat3 Tt;
+    glm_mat3_transpose_to(T, Tt);
+    glm_mat3_mulv(Tt, side, kept);
+}
+
+/* kept: the limb's stable side state, NULL for the root fallback */
+static inline void limb(const per_object_rig *r, const vec3 *lm, int a, int b, int c, const vec3 right, float sign,
+                        bool leg, mat3 T, vec3 kept, versor upper, versor lower) {
     vec3 upper_dir, lower_dir, side, up, d;
     glm_vec3_sub((float *)lm[b], (float *)lm[a], d);
     normalized(d, upper_dir);
     glm_vec3_sub((float *)lm[c], (float *)lm[b], d);
     normalized(d, lower_dir);
-    glm_vec3_cross(upper_dir, lower_dir, side);
-    if (glm_vec3_norm2(side) < 1e-4f) glm_vec3_scale((float *)right, sign, side);
+    if (kept) {
+        stable_side(r, leg, upper_dir, lower_dir, T, kept, side);
+    } else {
+        glm_vec3_cross(upper_dir, lower_dir, side);
+        if (glm_vec3_norm2(side) < 1e-4f) glm_vec3_scale((float *)right, sign, side);
+    }
     glm_vec3_cross(upper_dir, side, up);
     look_rotation(upper_dir, up, upper);
     glm_vec3_cross(lower_dir, side, up);
@@ -528,8 +612,66 @@ static inline float one_euro(const per_object_rig *r, const po_euro *e, bool fir
     return xf;
 }
 
+/* The plain bases of SPEC 5 (stable side state in `side`, or NULL for the root fallback). */
+static void solve_bases(const per_object_rig *r, vec3 *lm, const float *root, vec3 *side, versor basis[PO_BONES]) {
+    vec3 right, hip_mid, shoulder_mid, up, sd, fwd, v;
+    glm_quat_rotatev((float *)root, GLM_XUP, right);
+    glm_vec3_center(lm[23], lm[24], hip_mid);
+    glm_vec3_center(lm[11], lm[12], shoulder_mid);
+    glm_vec3_sub(shoulder_mid, hip_mid, up);
+    glm_vec3_sub(lm[24], lm[23], sd);
+    glm_vec3_cross(sd, up, fwd);
+    look_rotation(fwd, up, basis[0]);
+    glm_vec3_sub(lm[12], lm[11], sd);
+    glm_vec3_cross(sd, up, fwd);
+    look_rotation(fwd, up, basis[1]);
+    mat3 hips_T, chest_T; /* the torso rotations the stable sides hang from */
+    glm_quat_mat3(basis[0], hips_T);
+    glm_quat_mat3(basis[1], chest_T);
+    glm_vec3_sub(lm[8], lm[7], sd);
+    glm_vec3_center(lm[7], lm[8], v);
+    glm_vec3_sub(lm[0], v, fwd);
+    glm_vec3_cross(fwd, sd, up);
+    look_rotation(fwd, up, basis[2]);
+    limb(r, (const vec3 *)lm, 11, 13, 15, right, r->sign[0], false, chest_T, side ? side[0] : NULL, basis[3], basis[4]);
+    hand((const vec3 *)lm, 15, 19, 17, basis[5]);
+    limb(r, (const vec3 *)lm, 12, 14, 16, right, r->sign[1], false, chest_T, side ? side[1] : NULL, basis[6], basis[7]);
+    hand((const vec3 *)lm, 16, 20, 18, basis[8]);
+    limb(r, (const vec3 *)lm, 23, 25, 27, right, r->sign[2], true, hips_T, side ? side[2] : NULL, basis[9], basis[10]);
+    foot((const vec3 *)lm, 27, 29, 31, basis[11]);
+    limb(r, (const vec3 *)lm, 24, 26, 28, right, r->sign[3], true, hips_T, side ? side[3] : NULL, basis[12], basis[13]);
+    foot((const vec3 *)lm, 28, 30, 32, basis[14]);
+}
+
+/* nlerp(a, b, t) on the near hemisphere, w >= 0 */
+static void nlerp(const float *a, const float *b, float t, versor dest) {
+    CGLM_ALIGN(16) versor bb;
+    glm_vec4_copy((float *)b, bb);
+    if (glm_quat_dot((float *)a, bb) < 0.0f) glm_vec4_negate(bb);
+    glm_vec4_lerp((float *)a, bb, t, dest);
+    canonical(dest);
+}
+
+/* The rest rotations: the canonical rest pose solved with the rig's fix (root fallback: the
+ * rest limbs are bent). */
+static void rest_pose(per_object_rig *r) {
+    float rest[4 * PO_LANDMARKS];
+    vec3 lm[PO_LANDMARKS];
+    crowd_rest_landmarks(CROWD_FRAME_ENGINE, rest);
+    for (int k = 0; k < PO_LANDMARKS; k++) glm_vec3_copy(rest + 4 * k, lm[k]);
+    CGLM_ALIGN(16) versor basis[PO_BONES], root = GLM_QUAT_IDENTITY_INIT, inv;
+    solve_bases(r, lm, root, NULL, basis);
+    for (int b = 0; b < PO_BONES; b++) {
+        glm_quat_mul(basis[b], r->fix[b], r->rest_world[b]);
+        canonical(r->rest_world[b]);
+        glm_quat_conjugate(po_bone_parent[b] < 0 ? root : r->rest_world[po_bone_parent[b]], inv);
+        glm_quat_mul(inv, r->rest_world[b], r->rest_local[b]);
+        canonical(r->rest_local[b]);
+    }
+}
+
 static inline void update_limbs(const per_object_rig *restrict r, po_limbs *restrict L, po_filter *restrict F,
-                                const po_euro *e, float ease) {
+                                const po_euro *e, float k_in, float k_out) {
     vec3 lm[PO_LANDMARKS];
     for (int u = 0; u < PO_USED; u++) {
         const float *p = L->landmarks[po_used[u]];
@@ -540,34 +682,10 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
                 lm[po_used[u]][c] = one_euro(r, e, !F->ready, lm[po_used[u]][c], &F->x[u][c], &F->dx[u][c], &F->raw[u][c]);
     }
     if (F) F->ready = 1;
-    vec3 right, hip_mid, shoulder_mid, up, side, fwd, v;
-    glm_quat_rotatev(L->root, GLM_XUP, right);
-
     CGLM_ALIGN(16) versor basis[PO_BONES];
-    glm_vec3_center(lm[23], lm[24], hip_mid);
-    glm_vec3_center(lm[11], lm[12], shoulder_mid);
-    glm_vec3_sub(shoulder_mid, hip_mid, up);
-    glm_vec3_sub(lm[24], lm[23], side);
-    glm_vec3_cross(side, up, fwd);
-    look_rotation(fwd, up, basis[0]);
-    glm_vec3_sub(lm[12], lm[11], side);
-    glm_vec3_cross(side, up, fwd);
-    look_rotation(fwd, up, basis[1]);
-    glm_vec3_sub(lm[8], lm[7], side);
-    glm_vec3_center(lm[7], lm[8], v);
-    glm_vec3_sub(lm[0], v, fwd);
-    glm_vec3_cross(fwd, side, up);
-    look_rotation(fwd, up, basis[2]);
-    limb((const vec3 *)lm, 11, 13, 15, right, r->sign[0], basis[3], basis[4]);
-    hand((const vec3 *)lm, 15, 19, 17, basis[5]);
-    limb((const vec3 *)lm, 12, 14, 16, right, r->sign[1], basis[6], basis[7]);
-    hand((const vec3 *)lm, 16, 20, 18, basis[8]);
-    limb((const vec3 *)lm, 23, 25, 27, right, r->sign[2], basis[9], basis[10]);
-    foot((const vec3 *)lm, 27, 29, 31, basis[11]);
-    limb((const vec3 *)lm, 24, 26, 28, right, r->sign[3], basis[12], basis[13]);
-    foot((const vec3 *)lm, 28, 30, 32, basis[14]);
+    solve_bases(r, lm, L->root, r->stable ? L->side : NULL, basis);
 
-    const bool hold = r->visibility_threshold > 0.0f;
+    const bool track = r->visibility_threshold > 0.0f;
     for (int b = 0; b < PO_BONES; b++) {
         float *parent = po_bone_parent[b] < 0 ? L->root : L->world[po_bone_parent[b]];
         CGLM_ALIGN(16) versor w, inv, local;
@@ -576,16 +694,30 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
         glm_quat_conjugate(parent, inv);
         glm_quat_mul(inv, w, local);
         canonical(local);
-        bool seen = true;
-        if (hold)
+        if (track) {
+            bool trusted = true;
             for (int k = 0; k < 4 && po_bone_deps[b][k] >= 0; k++)
-                seen = seen && L->landmarks[po_bone_deps[b][k]][3] >= r->visibility_threshold;
-        if (!seen) { /* hold the bone and ease it toward rest (identity) */
-            CGLM_ALIGN(16) versor rest = {0.0f, 0.0f, 0.0f, glm_quat_dot(L->local[b], GLM_QUAT_IDENTITY) < 0.0f ? -1.0f : 1.0f};
-            glm_vec4_lerp(L->local[b], rest, ease, local);
-            canonical(local);
-            glm_quat_mul(parent, local, w);
-            canonical(w);
+                trusted = trusted && L->landmarks[po_bone_deps[b][k]][3] >= r->visibility_threshold;
+            if (trusted) {
+                if (L->r[b] < 0.0f) {
+                    glm_vec4_copy(L->local[b], L->src[b]);
+                    L->r[b] = 1.0f - k_in;
+                } else {
+                    L->r[b] = 1.0f - (1.0f - L->r[b]) * k_in;
+                }
+                if (L->r[b] >= 1.0f - 0x1p-10f) {
+                    L->r[b] = 1.0f;
+                } else {
+                    nlerp(L->src[b], local, L->r[b], local);
+                    glm_quat_mul(parent, local, w);
+                    canonical(w);
+                }
+            } else { /* the shown pose eases toward rest */
+                nlerp(r->rest_local[b], L->local[b], k_out, local);
+                glm_quat_mul(parent, local, w);
+                canonical(w);
+                L->r[b] = -1.0f;
+            }
         }
         glm_vec4_copy(w, L->world[b]);
         glm_vec4_copy(local, L->local[b]);
@@ -595,7 +727,8 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
 void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t count) {
     const per_object_rig *restrict r = c->rig;
     const uint32_t P = r->param_count;
-    const float ease = r->has_limbs ? 1.0f - exp2f(-dt / r->half_life) : 0.0f;
+    const float k_in = r->has_limbs ? exp2f(-(dt / r->reacquire_half_life)) : 0.0f;
+    const float k_out = r->has_limbs ? exp2f(-(dt / r->hold_half_life)) : 0.0f;
     po_euro euro = {.dt = dt};
     if (r->smoothing && dt > 0.0f) {
         euro.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * r->d_cutoff)) / dt);
@@ -612,7 +745,7 @@ void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t cou
         if (r->has_look) update_look(r, (po_look *)(void *)(rec + r->off_look), out, dt);
         if (r->has_limbs)
             update_limbs(r, (po_limbs *)(void *)(rec + r->off_limbs),
-                         r->smoothing ? (po_filter *)(void *)(rec + r->off_filter) : NULL, &euro, ease);
+                         r->smoothing ? (po_filter *)(void *)(rec + r->off_filter) : NULL, &euro, k_in, k_out);
     }
 }
 

@@ -272,7 +272,7 @@ static inline cvk_v3 cvk_v3_add(cvk_v3 a, cvk_v3 b) { return (cvk_v3){cv_add(a.x
 static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cvk_v3 d, cvk_v3 ld,
                                      const cvk_basis *T) {
     const size_t st = v->limb_stride;
-    const cv_f zero = cv_zero(), one = cv_set1(1.0f), small = cv_set1(1e-3f);
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* reference: the rest hinge carried by the shortest arc from the torso's down to d */
     cvk_v3 down = cvk_v3_neg(T->y), h = leg ? T->x : cvk_v3_neg(T->x);
     cv_f c = cvk_v3_dot(down, d), one_c = cv_add(one, c);
@@ -280,24 +280,23 @@ static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int lim
     cv_m arc = cv_ge(one_c, cv_set1(1e-6f));
     cv_f kh = cv_div(cvk_v3_dot(k, h), cv_select(arc, one_c, one));
     cvk_v3 ref = cvk_v3_add(cvk_v3_add(cvk_v3_scale(h, c), cvk_v3_cross(k, h)), cvk_v3_scale(k, kh));
-    cv_f rlen = cv_sqrt(cvk_v3_dot(ref, ref));
-    cv_m ref_ok = cv_mand(arc, cv_ge(rlen, small));
-    ref = cvk_v3_scale(ref, cv_div(one, cv_select(ref_ok, rlen, one)));
+    /* ref is used by its sign in dot products, and as p, which is normalised: it needs no
+     * normalising of its own (nor its length: shorter than 1e-3 is |ref|^2 < 1e-6) */
+    cv_m ref_ok = cv_mand(arc, cv_ge(cvk_v3_dot(ref, ref), cv_set1(1e-6f)));
     if (!cv_all(ref_ok)) { /* cross(d, (0,0,1)) or cross(d, (1,0,0)) */
         cv_m use_z = cv_lt(cv_abs(d.z), cv_set1(0.9f));
         cvk_v3 alt = cvk_v3_select(use_z, (cvk_v3){d.y, cv_neg(d.x), zero}, (cvk_v3){zero, d.z, cv_neg(d.y)});
-        ref = cvk_v3_select(ref_ok, ref, cvk_v3_normalized(alt));
+        ref = cvk_v3_select(ref_ok, ref, alt);
     }
-    /* previous side, turned with the torso and projected off the bone */
+    /* previous side, turned with the torso and projected off the bone (ref when there is none
+     * or the projection is shorter than 1e-3), normalised */
     float *col = v->limb_side + (size_t)(3 * limb) * st;
     cvk_v3 kept = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
     cv_m has = cv_gt(cvk_v3_dot(kept, kept), zero);
     cvk_v3 p = cvk_v3_add(cvk_v3_add(cvk_v3_scale(T->x, kept.x), cvk_v3_scale(T->y, kept.y)), cvk_v3_scale(T->z, kept.z));
-    p = cvk_v3_select(has, p, ref);
     p = cvk_v3_sub(p, cvk_v3_scale(d, cvk_v3_dot(p, d)));
-    cv_f plen = cv_sqrt(cvk_v3_dot(p, p));
-    cv_m p_ok = cv_ge(plen, small);
-    p = cvk_v3_select(p_ok, cvk_v3_scale(p, cv_div(one, cv_select(p_ok, plen, one))), ref);
+    cv_m p_ok = cv_mand(has, cv_ge(cvk_v3_dot(p, p), cv_set1(1e-6f)));
+    p = cvk_v3_normalized(cvk_v3_select(p_ok, p, ref));
     /* the bend plane, one way for knees, weighted by how much the limb bends */
     cvk_v3 bend = cvk_v3_cross(d, ld);
     cv_f b = cv_sqrt(cvk_v3_dot(bend, bend));
@@ -321,15 +320,17 @@ static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int lim
     return side;
 }
 
-/* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (T: the
- * torso basis the limb hangs from, read in stable mode only). */
+/* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (in
+ * stable mode only the directions: cvk_limb_sides completes them). */
 static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3 a, cvk_v3 b, cvk_v3 c,
-                            cvk_v3 right, const cvk_basis *T, cvk_limb_scratch *s, int upper_bone, size_t j) {
+                            cvk_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
     cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
     cvk_v3 side;
-    if (v->limb_side_mode == CROWDI_SIDE_STABLE) {
-        side = cvk_stable_side(v, i, limb, limb >= 2 /* legs */, upper_dir, lower_dir, T);
+    if (v->limb_side_mode == CROWDI_SIDE_STABLE) { /* the side axis and the ups: cvk_limb_sides */
+        cvk_put_look(s, upper_bone, j, upper_dir, upper_dir);
+        cvk_put_look(s, upper_bone + 1, j, lower_dir, lower_dir);
+        return;
     } else {
         side = cvk_v3_cross(upper_dir, lower_dir);
         cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
@@ -414,20 +415,36 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
     cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
     cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
     cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
-    /* the torso rotations (before any fix) the stable side axes hang from */
-    cvk_basis hips_T = {0}, chest_T = {0};
-    if (v->limb_side_mode == CROWDI_SIDE_STABLE) {
-        hips_T = cvk_look_basis(cvk_v3_cross(hips_right, up), up);
-        chest_T = cvk_look_basis(cvk_v3_cross(chest_right, up), up);
-    }
-    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, &chest_T, s, 3, j);
+    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, s, 3, j);
     cvk_hand(lm[15], lm[19], lm[17], s, 5, j);
-    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, &chest_T, s, 6, j);
+    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, s, 6, j);
     cvk_hand(lm[16], lm[20], lm[18], s, 8, j);
-    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, &hips_T, s, 9, j);
+    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, s, 9, j);
     cvk_put_look(s, 11, j, cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
-    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, &hips_T, s, 12, j);
+    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, s, 12, j);
     cvk_put_look(s, 14, j, cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
+}
+
+static inline cvk_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
+    return (cvk_v3){cv_loadu(&s->look[bone][3 * part][j]), cv_loadu(&s->look[bone][3 * part + 1][j]),
+                    cv_loadu(&s->look[bone][3 * part + 2][j])};
+}
+
+/* Pass 1b (fallback stable), one block at row i (scratch offset j): each limb's side axis from
+ * the directions pass 1 left and the torso rotations' LookRotation arguments, and the limbs'
+ * ups. Not inlined: inside the stage it costs the other passes ~20% more instructions (the
+ * compiler's inlining and register choices for the whole stage), even where it never runs. */
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+    const cvk_basis hips_T = cvk_look_basis(cvk_get_look(s, 0, 0, j), cvk_get_look(s, 0, 1, j));
+    const cvk_basis chest_T = cvk_look_basis(cvk_get_look(s, 1, 0, j), cvk_get_look(s, 1, 1, j));
+    for (int limb = 0; limb < 4; limb++) {
+        const int upper = limb == 0 ? 3 : limb == 1 ? 6 : limb == 2 ? 9 : 12;
+        const bool leg = limb >= 2;
+        cvk_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
+        cvk_v3 side = cvk_stable_side(v, i, limb, leg, d, ld, leg ? &hips_T : &chest_T);
+        cvk_put_look(s, upper, j, d, cvk_v3_cross(d, side));
+        cvk_put_look(s, upper + 1, j, ld, cvk_v3_cross(ld, side));
+    }
 }
 
 /* Pass 2: one bone's rotation on every row of the scratch; `form` is a constant at each call
@@ -541,6 +558,8 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
     for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
         const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
+        if (v->limb_side_mode == CROWDI_SIDE_STABLE)
+            for (size_t j = 0; j < rows; j += CV_W) cvk_limb_sides(v, r0 + j, &s, j);
         for (int b = 0; b < CROWDI_BONES; b++)
             if (cvk_forward_is_unit(b))
                 cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
