@@ -154,6 +154,20 @@ static void ranges(void **state) {
     test("\"range\": 0.5", "\"range\": -0.5", "rigs[0].harmonic.parameters[0].range", NULL);
     test("\"timescale\": 10", "\"timescale\": 0", "rigs[0].blink.timescale", "must be > 0");
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 1.5", "rigs[1].limbs.visibility_threshold", NULL);
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"hold_half_life\": 0", "rigs[1].limbs.hold_half_life",
+         "must be > 0");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"reacquire_half_life\": 3601",
+         "rigs[1].limbs.reacquire_half_life", "must be <= 3600");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"bend_full\": 95", "rigs[1].limbs.bend_full", NULL);
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"bend_min\": 50", "rigs[1].limbs.bend_min",
+         "must be below bend_full");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"one_euro\": {\"beta\": -2}",
+         "rigs[1].limbs.one_euro.beta", ">= 0");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"one_euro\": {\"min_cutoff\": 0}",
+         "rigs[1].limbs.one_euro.min_cutoff", "must be > 0");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"one_euro\": {\"dcutoff\": 1}",
+         "rigs[1].limbs.one_euro.dcutoff", "unknown field");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"one_euro\": 3", "rigs[1].limbs.one_euro", NULL);
     test("\"min\": -30, \"max\": 30, \"default\": 0, \"repeat\": false", "\"min\": 1, \"max\": 1, \"repeat\": true",
          "rigs[0].parameters[0]", "repeat needs max > min");
 }
@@ -307,6 +321,16 @@ static void bad_usage(void **state) {
         {{"pose", "x.csv", "--fallback", "none"}, "pose: --fallback: 'none'"},
         {{"pose", "x.csv", "--smoothing", "on"}, "pose: --smoothing: 'on'"},
         {{"pose", "x.csv", "--visibility-threshold", "2"}, "pose: --visibility-threshold: '2'"},
+        {{"pose", "x.csv", "--hold-half-life", "0"}, "pose: --hold-half-life: '0' is not a number in (0, 3600]"},
+        {{"pose", "x.csv", "--reacquire-half-life", "4000"}, "pose: --reacquire-half-life: '4000'"},
+        {{"pose", "x.csv", "--reacquire-half-life", "-1"}, "pose: --reacquire-half-life: '-1'"},
+        {{"pose", "x.csv", "--bend-min", "-5"}, "pose: --bend-min: '-5'"},
+        {{"pose", "x.csv", "--bend-full", "91"}, "pose: --bend-full: '91'"},
+        {{"pose", "x.csv", "--bend-min", "50", "--bend-full", "40"}, "pose: --bend-min (50) must be below --bend-full (40)"},
+        {{"pose", "x.csv", "--min-cutoff", "0"}, "pose: --min-cutoff: '0'"},
+        {{"pose", "x.csv", "--beta", "-1"}, "pose: --beta: '-1'"},
+        {{"pose", "x.csv", "--d-cutoff", "inf"}, "pose: --d-cutoff: 'inf'"},
+        {{"pose", "x.csv", "--beta"}, "pose: --beta needs a value"},
         {{"render", "--size", "100"}, "render: --size: '100'"},
         {{"render", "--count", "0"}, "render: --count: '0'"},
         {{"render", "--frame", "0"}, "render: --frame: '0'"},

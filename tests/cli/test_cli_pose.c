@@ -88,7 +88,7 @@ static void compare(const char *text, const float *q, uint32_t rows, const char 
 
 /* Runs crowd pose on the clip with the flags; compares to the API with the matching desc. */
 static void check(const char *path, const char *const *flags, const crowd_limbs_desc *limbs, bool local, bool to_file) {
-    const char *args[20] = {"pose", path};
+    const char *args[32] = {"pose", path};
     size_t n = 2;
     for (size_t k = 0; flags[k]; k++) args[n++] = flags[k];
     const char *out = cli_path("bones_out.csv");
@@ -161,6 +161,22 @@ static void every_flag(void **state) {
     const char *local_flags[] = {"--frame", "engine", "--axis-fix", "z_along_bone", "--fallback", "previous",
                                  "--visibility-threshold", "0.25", "--smoothing", "one_euro", "--local", NULL};
     check(generated_clip(), local_flags, &limbs, true, true);
+    /* SPEC 5.1's settings */
+    limbs = crowd_limbs_defaults();
+    limbs.fallback = CROWD_FALLBACK_STABLE;
+    limbs.smoothing = true;
+    limbs.min_cutoff = 1.5f, limbs.beta = 0.25f, limbs.d_cutoff = 2.0f;
+    limbs.hold_half_life = 0.7f, limbs.reacquire_half_life = 0.05f;
+    limbs.bend_min = 5.0f, limbs.bend_full = 30.0f;
+    const char *track_flags[] = {"--fallback", "stable", "--smoothing", "one_euro", "--min-cutoff", "1.5", "--beta", "0.25",
+                                 "--d-cutoff=2", "--hold-half-life", "0.7", "--reacquire-half-life", "0.05",
+                                 "--bend-min", "5", "--bend-full", "30", NULL};
+    check(generated_clip(), track_flags, &limbs, false, true);
+    limbs.fallback = CROWD_FALLBACK_ROOT;
+    const char *root_flags[] = {"--fallback", "root", "--smoothing", "one_euro", "--min-cutoff", "1.5", "--beta", "0.25",
+                                "--d-cutoff=2", "--hold-half-life", "0.7", "--reacquire-half-life", "0.05",
+                                "--bend-min", "5", "--bend-full", "30", "--local", NULL};
+    check(generated_clip(), root_flags, &limbs, true, true);
     limbs = crowd_limbs_defaults();
     limbs.axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE;
     limbs.smoothing = false;
