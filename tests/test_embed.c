@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* the limb tracking state, which no field exposes */
 #include "test_support.h"
 #include "snapshot_checksum.h"
 
@@ -982,6 +983,9 @@ static void snapshot_api(void **state) {
 #define MARK_ROOT 0.12345679f     /* root x of instance 79 (custom) */
 #define MARK_DAMPING 0.4142135f   /* look damping of instance 6 */
 #define MARK_PHASE 0.0123456f     /* harmonic phase 0 of instance 7 */
+#define MARK_TRACK 0.37210372f    /* re-acquisition progress of bone 3 of instance 79 (custom) */
+#define MARK_SRC 0.28735632f      /* x of bone 3's ease source of instance 79 */
+#define MARK_SIDE 0.19191919f     /* x of the left arm's stable side of instance 79 */
 
 static scene *corrupt_source(blob *out) {
     scene *s = malloc(sizeof *s);
@@ -1012,6 +1016,19 @@ static scene *corrupt_source(blob *out) {
     OK(e, crowd_set(e, s->h[44], CROWD_FIELD_POSE, 0, lm));
     float q[4] = {MARK_ROOT, 0, 0, sqrtf(1.0f - MARK_ROOT * MARK_ROOT)};
     OK(e, crowd_set(e, s->h[79], CROWD_FIELD_ROOT, 0, q));
+    /* the limb tracking state (SPEC 5.1) of instance 79, valid values, through the internals */
+    crowd_rig crig;
+    uint32_t row;
+    OK(e, crowd_instance_info(e, s->h[79], NULL, &crig, &row));
+    crowdi_rig *cr = crowdi_rig_get(e, crig);
+    assert_non_null(cr);
+    assert_true(cr->limbs.limb_visibility_threshold > 0.0f && cr->limbs.limb_side_mode == CROWDI_SIDE_STABLE);
+    cr->columns[cr->col_track + 3][row] = MARK_TRACK;
+    cr->columns[cr->col_src + 4 * 3 + 0][row] = MARK_SRC;
+    cr->columns[cr->col_src + 4 * 3 + 1][row] = 0.0f;
+    cr->columns[cr->col_src + 4 * 3 + 2][row] = 0.0f;
+    cr->columns[cr->col_src + 4 * 3 + 3][row] = sqrtf(1.0f - MARK_SRC * MARK_SRC);
+    cr->columns[cr->col_side + 0][row] = MARK_SIDE;
     *out = save(e);
     return s;
 }
@@ -1457,6 +1474,13 @@ static void snapshot_value_rules(void **state) {
         {"look damping -1", MARK_DAMPING, -1.0f},
         {"a visibility of 3", MARK_VIS, 3.0f},
         {"root (2, 0, 0, w)", MARK_ROOT, 2.0f},
+        {"a re-acquisition progress of 2", MARK_TRACK, 2.0f},
+        {"a re-acquisition progress of -0.5", MARK_TRACK, -0.5f},
+        {"a re-acquisition progress of NaN", MARK_TRACK, NAN},
+        {"an ease source (3, 0, 0, w)", MARK_SRC, 3.0f},
+        {"an ease source (inf, 0, 0, w)", MARK_SRC, INFINITY},
+        {"a stable side (7, y, z)", MARK_SIDE, 7.0f},
+        {"a stable side (NaN, y, z)", MARK_SIDE, NAN},
     };
     blob c = blob_copy(good);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
