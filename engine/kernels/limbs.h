@@ -435,15 +435,16 @@ static inline cvk_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part,
  * ups. Not inlined: inside the stage it costs the other passes ~20% more instructions (the
  * compiler's inlining and register choices for the whole stage), even where it never runs. */
 __attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
-    const cvk_basis hips_T = cvk_look_basis(cvk_get_look(s, 0, 0, j), cvk_get_look(s, 0, 1, j));
-    const cvk_basis chest_T = cvk_look_basis(cvk_get_look(s, 1, 0, j), cvk_get_look(s, 1, 1, j));
-    for (int limb = 0; limb < 4; limb++) {
-        const int upper = limb == 0 ? 3 : limb == 1 ? 6 : limb == 2 ? 9 : 12;
-        const bool leg = limb >= 2;
-        cvk_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
-        cvk_v3 side = cvk_stable_side(v, i, limb, leg, d, ld, leg ? &hips_T : &chest_T);
-        cvk_put_look(s, upper, j, d, cvk_v3_cross(d, side));
-        cvk_put_look(s, upper + 1, j, ld, cvk_v3_cross(ld, side));
+    /* arms on the chest, then legs on the hips: one torso basis live at a time */
+    for (int torso = 1; torso >= 0; torso--) {
+        const cvk_basis T = cvk_look_basis(cvk_get_look(s, torso, 0, j), cvk_get_look(s, torso, 1, j));
+        for (int limb = torso ? 0 : 2; limb < (torso ? 2 : 4); limb++) {
+            const int upper = limb == 0 ? 3 : limb == 1 ? 6 : limb == 2 ? 9 : 12;
+            cvk_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
+            cvk_v3 side = cvk_stable_side(v, i, limb, limb >= 2, d, ld, &T);
+            cvk_put_look(s, upper, j, d, cvk_v3_cross(d, side));
+            cvk_put_look(s, upper + 1, j, ld, cvk_v3_cross(ld, side));
+        }
     }
 }
 

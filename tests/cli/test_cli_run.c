@@ -516,6 +516,34 @@ static void interrupted(void **state) {
     cli_result_free(&r);
 }
 
+/* Every example scene in README.md and tools/README.md runs as written (a few frames). */
+static void readme_scenes(void **state) {
+    (void)state;
+    const char *docs[] = {CROWD_SOURCE_DIR "/README.md", CROWD_SOURCE_DIR "/tools/README.md"};
+    int scenes = 0;
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        char *text = cli_read(docs[d], NULL);
+        assert_non_null(text);
+        for (char *p = text; (p = strstr(p, "```json\n")) != NULL;) {
+            p += 8;
+            char *end = strstr(p, "```");
+            assert_non_null(end);
+            *end = 0;
+            if (strstr(p, "\"rigs\"")) { /* a scene, not another JSON example */
+                char name[32];
+                snprintf(name, sizeof name, "readme_scene%d.json", scenes++);
+                const char *path = cli_write(name, p);
+                cli_result r = cli_run("run", path, "--frames", "3", "--quiet");
+                if (r.status != 0) fail_msg("%s: the example scene at byte %td fails: %s", docs[d], p - text, r.err);
+                cli_result_free(&r);
+            }
+            p = end + 3;
+        }
+        free(text);
+    }
+    if (scenes == 0) fail_msg("no example scene found in the READMEs");
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -523,6 +551,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(scene_vs_api_overrides),
         cmocka_unit_test(threads_and_targets),
         cmocka_unit_test(default_crowd),
+        cmocka_unit_test(readme_scenes),
         cmocka_unit_test(interrupted),
     };
     return cmocka_run_group_tests_name("cli_run", tests, write_files, NULL);
