@@ -476,19 +476,20 @@ static inline cvk_q cvk_q_nlerp(cvk_q a, cvk_q b, cv_f t) {
 }
 
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
- * and re-acquisition (SPEC 5.1), the stores. */
-static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
-                                    const cvk_limb_scratch *s, size_t j) {
+ * and re-acquisition (SPEC 5.1) when `tracking`, the stores. `tracking` is a constant at each
+ * call: without it every bone is the plain solve. */
+static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                       const cvk_limb_scratch *s, size_t j, const bool tracking) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
-    if (t->track)
+    if (tracking)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
             seen[k] = cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * st + i), cv_set1(v->limb_visibility_threshold));
             all_seen = cv_mand(all_seen, seen[k]);
         }
-    const bool some_unseen = t->track && !cv_all(all_seen);
+    const bool some_unseen = tracking && !cv_all(all_seen);
     cvk_q root = cvk_load_q(v->limb_root, st, i);
     const cv_f root_n2 = cvk_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
@@ -500,7 +501,7 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
         cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
         cv_m trusted = cv_mtrue();
-        if (t->track) {
+        if (tracking) {
             if (some_unseen)
                 for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) trusted = cv_mand(trusted, seen[v->limb_deps[b][d]]);
             float *track_col = v->limb_track + (size_t)b * st;
@@ -540,6 +541,33 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
         cvk_store_q(v->limb_world + (size_t)(4 * b) * st, st, i, w);
         cvk_store_q(v->limb_local + (size_t)(4 * b) * st, st, i, local);
     }
+}
+
+/* The tracking form, for blocks where some bone is untrusted or easing in (not inlined: its
+ * code would cost the plain form's registers). */
+__attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                                                const cvk_limb_scratch *s, size_t j) {
+    cvk_limb_outputs_by(v, t, i, s, j, true);
+}
+
+/* Is every bone of the block trusted and fully eased in (r = 1)? Then pass 3 is the plain
+ * solve, as SPEC 5.1 makes it. */
+static inline bool cvk_limb_block_steady(const crowdi_rig_view *v, size_t i) {
+    const size_t st = v->limb_stride;
+    const cv_f threshold = cv_set1(v->limb_visibility_threshold), one = cv_set1(1.0f);
+    cv_m ok = cv_mtrue();
+    for (int u = 0; u < CVK_USED_LANDMARKS; u++)
+        ok = cv_mand(ok, cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * cvk_used_landmarks[u] + 3) * st + i), threshold));
+    for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(v->limb_track + (size_t)b * st + i), one));
+    return cv_all(ok);
+}
+
+static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                    const cvk_limb_scratch *s, size_t j) {
+    if (t->track && !cvk_limb_block_steady(v, i))
+        cvk_limb_outputs_tracking(v, t, i, s, j);
+    else
+        cvk_limb_outputs_by(v, t, i, s, j, false);
 }
 
 /* The limb stage on rows [i0, i1) (whole blocks). */
