@@ -1,0 +1,279 @@
+"""Issue 11's criteria for the limb solve on tracker input, judged against the CMU mocap truth.
+
+The solver is a `crowd pose` command (conftest: --solver); its bones CSVs are compared with the
+mocap rotations (harness.py), on clips made from the mocap by the tracker-noise model (noise.py).
+"""
+import csv
+import os
+
+import numpy as np
+import pytest
+
+import harness as h
+import noise
+import quat
+import skeleton as sk
+
+# Criteria that SPEC §5.1 as written does not reach on this noise model: the reference model
+# (double precision, ../shared/reference) misses them by the numbers in each reason (seed 11;
+# `python3 harness.py` prints the full tables). Strict: a solver that reaches one shows XPASS and
+# fails, so that the mark goes when the SPEC or the engine gets there. Only an AssertionError is
+# expected; a solver that errors fails.
+def spec_misses(reason):
+    return pytest.mark.xfail(raises=AssertionError, strict=True,
+                             reason='SPEC §5.1 (reference model) misses this: ' + reason)
+
+
+ARMS = (3, 4, 6, 7)
+LEGS = (9, 10, 12, 13)
+OTHER = (0, 1, 2, 5, 8, 11, 14)     # torso, head, hands, feet: no side axis of a limb
+
+
+def _cases(study, variants, fps, bones):
+    """(clip, fps, variant, bone, root p95, stable p95) over the given runs."""
+    out = []
+    for c in study.names:
+        for f in fps:
+            for v in variants:
+                r, s = study.run(c, f, v, 'root'), study.run(c, f, v, 'stable')
+                out += [(c, f, v, sk.BONES[b], r.p95[b], s.p95[b]) for b in bones]
+    return out
+
+
+def _fmt(rows):
+    return '; '.join(f'{c} {f} fps {v} {b}: root {r:.1f} stable {s:.1f}' for c, f, v, b, r, s in rows)
+
+
+# ------------------------------------------------------------------ the harness itself
+def test_forward_kinematics_reproduces_the_shared_pose_clips(data):
+    """Every 4th mocap frame through our FK gives the shared 30 fps clips (to 1e-4 m)."""
+    for name, file, clip in (('walk', 'cmu_scaled_131_01.bvh', 'cmu_walk_30fps.csv'),
+                             ('hop', 'cmu_scaled_131_03.bvh', 'cmu_hop_30fps.csv')):
+        tr = sk.Truth(os.path.join(data, 'bvh', file), step=4)
+        with open(os.path.join(data, 'pose', clip)) as f:
+            rows = list(csv.reader(f))[1:]
+        lm = np.array([[float(v) for v in r[2:]] for r in rows]).reshape(len(rows), 33, 4)
+        t = np.array([float(r[1]) for r in rows])
+        assert len(rows) == len(tr), name
+        assert np.abs(tr.landmarks - lm[:, :, :3]).max() < 1e-4, name
+        assert np.abs(tr.t - t).max() < 1e-6, name
+        # and the truth rotations carry the landmark segments rigidly: a bone's segment, seen in
+        # the bone's own mocap frame, does not move (here: the upper legs and lower arms)
+        seg = sk.segment_directions(tr.landmarks)
+        for b in (4, 7, 9, 12):
+            local = quat.rotate(quat.conj(tr.rotations[:, b]), seg[:, b])
+            assert np.abs(local - local[0]).max() < 1e-6, (name, sk.BONES[b])
+
+
+def test_noise_model_is_deterministic_and_shaped_as_documented(data, tmp_path):
+    p = noise.NOISY
+    walk = os.path.join(data, 'bvh', 'cmu_scaled_131_01.bvh')
+    tr30, tr60 = sk.Truth(walk, 4), sk.Truth(walk, 2)
+    a, b = noise.noisy(tr30, 5, 'walk'), noise.noisy(tr30, 5, 'walk')
+    a.write(tmp_path / 'a.csv')
+    b.write(tmp_path / 'b.csv')
+    assert (tmp_path / 'a.csv').read_bytes() == (tmp_path / 'b.csv').read_bytes()
+    assert not np.array_equal(noise.noisy(tr30, 6, 'walk').landmarks, a.landmarks)
+    # the jitter: depth noise several times the in-plane noise, correlated over frames
+    j = noise.noisy(tr60, 5, 'walk', dropouts=False)
+    e = (j.landmarks[:, :, :3] - tr60.landmarks)[:, :13] / noise.SCALE[:13, None]   # face, shoulders, elbows
+    sd = e.reshape(-1, 3).std(axis=0)
+    assert abs(sd[0] / p['sigma_xy'] - 1) < 0.15 and abs(sd[2] / p['sigma_z'] - 1) < 0.15, sd
+    assert sd[2] > 3 * sd[:2].max()
+    lag1 = [np.corrcoef(e[1:, :, c].ravel(), e[:-1, :, c].ravel())[0, 1] for c in range(3)]
+    assert abs(lag1[0] - p['phi_xy']) < 0.1 and abs(lag1[2] - p['phi_z']) < 0.1, lag1
+    assert np.all(j.landmarks[:, :, 3] >= p['vis_seen'][0]) and not j.lost.any()
+    # dropouts: the same seconds at every frame rate, a lost row is written empty
+    n30, n60 = noise.noisy(tr30, 5, 'walk'), noise.noisy(tr60, 5, 'walk')
+    assert n30.events['long'] == n60.events['long'] and n30.events['legs_out'] == n60.events['legs_out']
+    (a0, a1), = n30.events['legs_out']
+    assert a1 - a0 >= p['legs_out'][0]
+    legs_out = (n60.t >= a0) & (n60.t < a1)
+    assert np.all(n60.landmarks[legs_out][:, 25:33, 3] <= p['legs_out_vis'][1])
+    drift = np.linalg.norm(n60.landmarks[legs_out][:, 27, :3] - tr60.landmarks[legs_out][:, 27], axis=1)
+    assert drift.max() > 0.1          # the unseen ankles wander off, as a tracker's guesses do
+    for limb, ((s0, s1),) in n60.events['long'].items():
+        k = (n60.t >= s0) & (n60.t < s1)
+        assert k.any() and np.all(n60.landmarks[k][:, noise.LIMBS[limb], 3] <= p['vis_unseen'][1]), limb
+    assert n30.lost.sum() >= p['lost_gap'] * 30 - 1
+    rows = (tmp_path / 'a.csv').read_text().splitlines()
+    k = int(np.nonzero(a.lost)[0][0])
+    assert rows[k + 1].split(',')[2:] == [''] * 132
+    assert rows[0].split(',')[:6] == ['frame', 't_s', 'lm0_x', 'lm0_y', 'lm0_z', 'lm0_vis'] and len(rows[0].split(',')) == 134
+
+
+# ------------------------------------------------------------------ exactness on clean input
+def test_clean_input_stable_keeps_the_plain_directions(study):
+    """Noise-free, visibility 1: `stable` gives the plain formulas' bone directions (1e-5), and
+    every bone without a limb side axis exactly the plain rotation (r stays 1: world = plain)."""
+    for c in study.names:
+        for f in study.fps:
+            r, s = study.run(c, f, 'clean', 'root'), study.run(c, f, 'clean', 'stable')
+            for b in sk.LIMB_BONES:
+                ya = quat.rotate(r.world[:, b], h.BONE_AXIS)
+                yb = quat.rotate(s.world[:, b], h.BONE_AXIS)
+                assert np.abs(ya - yb).max() < 1e-5, (c, f, sk.BONES[b])
+                # and the direction is the landmarks' own (ground truth, not the other mode)
+                seg = sk.segment_directions(r.given[:, :, :3])[:, b]
+                assert np.abs(yb - seg).max() < 1e-5, (c, f, sk.BONES[b])
+            for b in OTHER:
+                assert np.array_equal(r.world[:, b], s.world[:, b]), (c, f, sk.BONES[b])
+
+
+def test_clean_input_recovers_the_mocap_limbs(study):
+    """On clean input the plain formulas are the mocap's limb rotations up to a constant offset
+    (the knees and elbows of this skeleton are hinges): a check of the truth itself."""
+    for c in study.names:
+        for f in study.fps:
+            r = study.run(c, f, 'clean', 'root')
+            worst = r.p95[list(sk.LIMB_BONES) + [2, 5, 8]].max()
+            assert worst < 1.0, (c, f, np.round(r.p95, 2))
+
+
+@pytest.mark.parametrize('mode', h.MODES)
+def test_local_rotations_are_the_world_ones_under_their_parents(study, mode):
+    for key in [k for k in study.runs if k[3] == mode]:
+        r = study.run(*key)
+        expect = quat.mul(quat.conj(h.parents(r.world)), r.world)
+        assert quat.angle(expect, r.local).max() < 0.01, key
+
+
+# ------------------------------------------------------------------ issue 11's criteria
+@pytest.mark.parametrize('group', ['legs', pytest.param('arms', marks=spec_misses(
+    'upper arms flip 118 times on the three noisy variants (root: 81), where the elbow is '
+    'bent 30-50 deg with its bend plane across the rest hinge (|dot(bendSide/b, ref)| < 0.2): the '
+    'flip toward ref then follows the noise'))])
+def test_no_flips_at_14_fps_and_more(study, group):
+    bones = LEGS if group == 'legs' else ARMS
+    bad = []
+    for c in study.names:
+        for f in h.FLIP_FPS:
+            for v in ('jitter', 'noisy', 'upper'):
+                r = study.run(c, f, v, 'stable')
+                bad += [(c, f, v) + case for case in r.flip_cases if sk.BONES.index(case[1]) in bones]
+    assert not bad, f'{len(bad)} flips (clip, fps, variant, frame, bone, step, segment move, parent turn): {bad[:8]}'
+
+
+@pytest.mark.parametrize('group', [
+    pytest.param('legs', marks=spec_misses('walk 10 fps noisy left upper leg 48.7 deg against root 38.0, '
+                                           'hop 10 and 30 fps noisy right lower leg 34.0 against 26.0 and 29.3')),
+    pytest.param('arms', marks=spec_misses('hop 30 fps left arm 108-112 deg against root 74-75 (jitter), '
+                                           '72-90 against 59-66 (noisy): the arm flips above')),
+    pytest.param('other', marks=spec_misses('walk 10 fps noisy left hand 80.5 deg against root 76.4 '
+                                            '(it eases in under a different lower arm)'))])
+def test_accuracy_no_worse_than_root(study, group):
+    """p95 error per bone: stable <= root, within the measurement's own spread (1 deg or 5%)."""
+    bones = {'legs': LEGS, 'arms': ARMS, 'other': OTHER}[group]
+    rows = _cases(study, ('jitter', 'noisy'), study.fps, bones)
+    bad = [x for x in rows if x[5] > x[4] + max(1.0, 0.05 * x[4])]
+    assert not bad, _fmt(bad)
+
+
+@pytest.mark.parametrize('group', [
+    pytest.param('legs', marks=spec_misses('2x or more in 14 of 64 bone/rate cases, only where root flips '
+                                           '(e.g. walk 60 fps noisy left upper leg 117 -> 70); where root\'s '
+                                           'bend plane holds, both share the noise floor (~20 deg)')),
+    pytest.param('arms', marks=spec_misses('2x in 4 of 64 cases; the arms\' p95 is set by flips that '
+                                           'stable has as well'))])
+def test_accuracy_twice_better_than_root_on_the_limbs(study, group):
+    rows = _cases(study, ('jitter', 'noisy'), study.fps, LEGS if group == 'legs' else ARMS)
+    bad = [x for x in rows if 2.0 * x[5] > x[4]]
+    assert not bad, f'{len(bad)} of {len(rows)} below 2x: ' + _fmt(bad)
+
+
+@pytest.mark.parametrize('down', [pytest.param('world', marks=spec_misses(
+    'unseen legs hang from the hips, whose tilt noise at the frame\'s edge they carry: up to 38.1 deg '
+    'from world down (walk 15 fps upper-body); from the hips\' own down they stay within 30')), 'hips'])
+def test_unseen_legs_hang_down(study, down):
+    """A leg unseen for >= 1 s is within 30 deg of down (bone +Y, y_along_bone): world down as
+    the issue states it, and the down of the hips it hangs from (SPEC §5.1: rest local under the
+    parent)."""
+    bad = []
+    for c in study.names:
+        for f in study.fps:
+            for v in ('noisy', 'upper'):
+                r = study.run(c, f, v, 'stable')
+                worst, worst_hips, n = h.unseen_legs(r.world, r.trust, r.truth.t)
+                assert n > 0, (c, f, v)
+                w = worst if down == 'world' else worst_hips
+                if w > 30.0:
+                    bad.append((c, f, v, round(w, 1)))
+    assert not bad, f'legs unseen >= 1 s, largest angle from {down} down: {bad}'
+
+
+@spec_misses('after the 0.5 s loss of detection while the hop turns, the hips and chest ease in by '
+             'nlerp(src, plain, r), which changes hemisphere when the target passes 180 deg from src: '
+             'the chest steps 167 deg more than the jitter-only run in one frame (hop 15 fps); easing '
+             'from the previous output instead, nlerp(prev, plain, 1 - k_in), passes')
+def test_reacquisition_does_not_pop(study):
+    """After a dropout of any length, no bone moves more than 45 deg in one frame at >= 14 fps
+    (beyond what the mocap itself turned on that frame, and what the bone did on that frame of the
+    same noise without dropouts: harness.reacquisition)."""
+    bad = []
+    for c in study.names:
+        for f in h.FLIP_FPS:
+            r = study.run(c, f, 'noisy', 'stable')
+            base = study.run(c, f, 'jitter', 'stable').world
+            excess, raw, count = h.reacquisition(r.world, r.truth.rotations, r.trust, r.truth.t, base)
+            assert count > 0, (c, f)
+            bad += [(c, f, sk.BONES[b], round(float(excess[b]), 1)) for b in range(15) if excess[b] > 45.0]
+    assert not bad, bad
+
+
+def test_10_and_60_fps_alike(study):
+    """The error tables at 10 and 60 fps agree: per bone, p95 within a factor of 2 (the spread
+    between clips at one rate is about that much)."""
+    bad = []
+    for c in study.names:
+        for v in ('jitter', 'noisy'):
+            e10, e60 = study.run(c, 10, v, 'stable').p95, study.run(c, 60, v, 'stable').p95
+            for b in range(15):
+                if not (0.5 <= e10[b] / e60[b] <= 2.0):
+                    bad.append((c, v, sk.BONES[b], round(float(e10[b]), 1), round(float(e60[b]), 1)))
+    assert not bad, bad
+
+
+# ------------------------------------------------------------------ agreement with the reference
+AGREE = [  # (clip, fps, variant, flags): short clips; the first two need nothing new in crowd pose
+    ('walk', 30, 'clean', ['--fallback', 'root']),
+    ('hop', 15, 'jitter', ['--fallback', 'root']),
+    ('walk', 15, 'upper', ['--fallback', 'root']),        # the rest pose
+    ('hop', 15, 'noisy', ['--fallback', 'root']),         # trust, re-acquisition, rows without detection
+    ('walk', 15, 'noisy', ['--fallback', 'stable']),
+    ('hop', 15, 'jitter', ['--smoothing', 'one_euro', '--min-cutoff', '0.5', '--beta', '5', '--d-cutoff', '2',
+                           '--hold-half-life', '0.2', '--reacquire-half-life', '0.4', '--bend-min', '8',
+                           '--bend-full', '40']),        # and the default fallback
+]
+
+
+def _clip(data, tmp_path, clip, fps, variant):
+    tr = sk.Truth(os.path.join(data, 'bvh', h.CLIPS[clip]), h.STEPS[fps])
+    c = noise.clean(tr) if variant == 'clean' else noise.noisy(
+        tr, h.SEED, clip, dropouts=variant == 'noisy', upper_body=variant == 'upper')
+    path = str(tmp_path / f'{clip}_{fps}_{variant}.csv')
+    c.write(path)
+    return c, path
+
+
+@pytest.mark.parametrize('clip,fps,variant,flags', AGREE, ids=[f'{a[0]}-{a[1]}-{a[2]}-{a[3][1]}' for a in AGREE])
+def test_agrees_with_the_reference_model(solver, reference, data, tmp_path, clip, fps, variant, flags):
+    if reference is None:
+        pytest.skip('no reference model at ../shared/reference')
+    if solver == reference:
+        pytest.skip('the solver under test is the reference model')
+    c, path = _clip(data, tmp_path, clip, fps, variant)
+    for local in ([], ['--local']):
+        got = h.Solver(solver).run(path, len(c.t), str(tmp_path / 'got.csv'), flags + local)
+        ref = h.Solver(reference).run(path, len(c.t), str(tmp_path / 'ref.csv'), flags + local)
+        diff = np.radians(quat.angle(got, ref))
+        k, b = np.unravel_index(np.argmax(diff), diff.shape)
+        assert diff.max() < 1e-3, f'{local}: {diff.max():.2e} rad at frame {k + 1} {sk.BONES[b]}'
+
+
+def test_default_fallback_is_stable(solver, data, tmp_path):
+    c, path = _clip(data, tmp_path, 'walk', 15, 'jitter')
+    default = h.Solver(solver).run(path, len(c.t), str(tmp_path / 'default.csv'))
+    stable = h.Solver(solver).run(path, len(c.t), str(tmp_path / 'stable.csv'), ['--fallback', 'stable'])
+    root = h.Solver(solver).run(path, len(c.t), str(tmp_path / 'root.csv'), ['--fallback', 'root'])
+    assert np.array_equal(default, stable)
+    assert not np.array_equal(default, root)
