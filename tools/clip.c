@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 
 #define CLIP_COLUMNS (2 + CLIP_FLOATS)
 
@@ -179,28 +180,11 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
 
 int clip_load(const char *path, pose_clip *clip) {
     memset(clip, 0, sizeof *clip);
-    FILE *f = fopen(path, "rb");
-    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the pose clip: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t size = 0, cap = 0;
-    int st = TOOL_OK;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *t = tool_realloc(text, cap, 1);
-            if (!t) {
-                st = TOOL_FAILED;
-                break;
-            }
-            text = t;
-        }
-        size_t got = fread(text + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) break;
-    }
-    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the pose clip", path);
-    fclose(f);
-    if (st == TOOL_OK) st = clip_parse(path, text, size, clip);
+    char *text;
+    size_t size;
+    int st = tool_read_file(path, "pose clip", &text, &size);
+    if (st != TOOL_OK) return st;
+    st = clip_parse(path, text, size, clip);
     free(text);
     return st;
 }

@@ -7,6 +7,7 @@
 
 #include "checksum.h"
 #include "diag.h"
+#include "files.h"
 
 /* ---- the scene's fingerprint ---- */
 static uint64_t fp_u32(uint64_t h, uint32_t v) {
@@ -166,27 +167,16 @@ int resume_save(const world *w, uint32_t frame, const char *path) {
         return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_snapshot_save");
     }
 
-    size_t n = strlen(path);
-    char *tmp = tool_malloc(n + 5);
-    if (!tmp) {
-        free(buf);
-        return TOOL_FAILED;
+    tool_output out;
+    int st = tool_output_open(&out, path, "snapshot");
+    if (st == TOOL_OK) {
+        if (fwrite(buf, 1, (size_t)head + snap, out.f) != (size_t)head + snap) {
+            tool_output_abort(&out);
+            st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot (disk full?)", path);
+        } else {
+            st = tool_output_commit(&out, "snapshot");
+        }
     }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    int st = TOOL_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot: %s", path, strerror(errno));
-    } else {
-        bool ok = fwrite(buf, 1, (size_t)head + snap, f) == (size_t)head + snap;
-        ok = fclose(f) == 0 && ok;
-        if (!ok) st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot (disk full?)", path);
-        else if (rename(tmp, path) != 0)
-            st = tool_error(TOOL_FAILED, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-        if (st != TOOL_OK) remove(tmp);
-    }
-    free(tmp);
     free(buf);
     return st;
 }
@@ -241,28 +231,10 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
 }
 
 int resume_load(world *w, const char *path, uint32_t *out_frame) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the run snapshot: %s", path, strerror(errno));
-    unsigned char *data = NULL;
-    size_t size = 0, cap = 0;
-    int st = TOOL_OK;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1u << 20;
-            unsigned char *d = tool_realloc(data, cap, 1);
-            if (!d) {
-                st = TOOL_FAILED;
-                break;
-            }
-            data = d;
-        }
-        size_t got = fread(data + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) break;
-    }
-    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the run snapshot", path);
-    fclose(f);
-    if (st == TOOL_OK) st = resume_load_bytes(w, path, data, size, out_frame);
+    char *data;
+    size_t size;
+    int st = tool_read_file(path, "run snapshot", &data, &size);
+    if (st == TOOL_OK) st = resume_load_bytes(w, path, (const unsigned char *)data, size, out_frame);
     free(data);
     return st;
 }
