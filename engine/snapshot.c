@@ -11,11 +11,14 @@
 #define SNAP_VERSION 1u
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
-/* ---- little-endian writer (counts only when p is NULL) ---- */
-typedef struct { uint8_t *p; size_t n; } writer;
+/* ---- little-endian writer (counts only when p is NULL; with hashing, FNV-1a 64 of the
+ * bytes into hash) ---- */
+typedef struct { uint8_t *p; size_t n; bool hashing; uint64_t hash; } writer;
 
 static void w_bytes(writer *w, const void *src, size_t n) {
     if (w->p && n) memcpy(w->p + w->n, src, n);
+    if (w->hashing)
+        for (size_t k = 0; k < n; k++) w->hash = (w->hash ^ ((const uint8_t *)src)[k]) * 0x100000001b3ull;
     w->n += n;
 }
 static void w_u32(writer *w, uint32_t v) {
@@ -114,7 +117,8 @@ static uint64_t payload_checksum(const uint8_t *p, size_t n) {
 }
 
 /* ---- the payload ---- */
-static void write_rig(writer *w, const crowdi_rig *r) {
+/* A rig's settings: everything crowd_rig_create took from the desc. */
+static void write_rig_settings(writer *w, const crowdi_rig *r) {
     w_str(w, r->name);
     w_u32(w, r->param_count);
     for (uint32_t p = 0; p < r->param_count; p++) {
@@ -178,6 +182,10 @@ static void write_rig(writer *w, const crowdi_rig *r) {
             w_words(w, d->bind_rotations, 4 * CROWD_BONE_COUNT);
         }
     }
+}
+
+static void write_rig(writer *w, const crowdi_rig *r) {
+    write_rig_settings(w, r);
     w_u32(w, r->count);
     w_u32(w, r->active);
     w_u32(w, r->column_count);
@@ -203,10 +211,21 @@ static void write_payload(writer *w, const crowd_engine *e) {
     }
 }
 
+crowd_result crowd_rig_settings_digest(const crowd_engine *e, crowd_rig rig, uint64_t *out_digest) {
+    if (!e) return CROWD_ERR_NULL;
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "crowd_rig_settings_digest: rig is not a rig of this engine");
+    CROWDI_CHECK(e, out_digest, CROWD_ERR_NULL, "crowd_rig_settings_digest: out_digest is NULL");
+    writer w = {NULL, 0, true, 0xcbf29ce484222325ull};
+    write_rig_settings(&w, r);
+    *out_digest = w.hash;
+    return CROWD_OK;
+}
+
 crowd_result crowd_snapshot_size(const crowd_engine *e, size_t *out_size) {
     if (!e) return CROWD_ERR_NULL;
     CROWDI_CHECK(e, out_size, CROWD_ERR_NULL, "crowd_snapshot_size: out_size is NULL");
-    writer w = {NULL, 0};
+    writer w = {NULL, 0, false, 0};
     write_payload(&w, e);
     *out_size = SNAP_HEADER + w.n;
     return CROWD_OK;
@@ -220,9 +239,9 @@ crowd_result crowd_snapshot_save(const crowd_engine *e, void *buffer, size_t cap
     crowd_snapshot_size(e, &size);
     CROWDI_CHECK(e, capacity >= size, CROWD_ERR_CAPACITY, "%s: capacity (%zu bytes) < snapshot size (%zu bytes)", fn,
                  capacity, size);
-    writer w = {(uint8_t *)buffer + SNAP_HEADER, 0};
+    writer w = {(uint8_t *)buffer + SNAP_HEADER, 0, false, 0};
     write_payload(&w, e);
-    writer h = {buffer, 0};
+    writer h = {buffer, 0, false, 0};
     w_bytes(&h, SNAP_MAGIC, 8);
     w_u32(&h, SNAP_VERSION);
     w_u32(&h, 0);

@@ -542,6 +542,10 @@ crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_
                                  size_t *out_written);
 /* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates. */
 crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
+/* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
+ * settings; not its instances): rigs created from equal descs have equal digests, in any
+ * engine. A host checks with it that a loaded snapshot holds the rigs it expects. */
+crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
 
 #ifdef __cplusplus
 }
