@@ -339,7 +339,8 @@ uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
 crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
 /* The bytes one instance of the rig takes in the engine: its columns (4 bytes each), its row's
  * handle and its slot. For planning before anything is allocated: N instances reserved with
- * crowd_reserve take N times this (rounded up to 16 rows); crowd_instances_add alone grows the
+ * crowd_reserve take N times this (N rounded up to 16 rows, and up to 16 rows more of padding
+ * that keeps columns from lying a multiple of 4 KiB apart); crowd_instances_add alone grows the
  * capacity by doubling and holds the old and the new columns while it copies them. */
 crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
 
