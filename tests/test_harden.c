@@ -143,13 +143,36 @@ static crowd_rig limbs_rig(crowd_engine *e, bool custom) {
     return rig;
 }
 
+/* calibrated from a made-up bind pose (distinct points, no straight limb) */
+static crowd_rig calibrated_rig(crowd_engine *e) {
+    static float bind[4 * CROWD_LANDMARK_COUNT];
+    for (int k = 0; k < CROWD_LANDMARK_COUNT; k++) {
+        bind[4 * k] = 0.3f * sinf(1.7f * (float)k + 0.3f);
+        bind[4 * k + 1] = 0.5f * cosf(1.1f * (float)k);
+        bind[4 * k + 2] = 0.05f * (float)k;
+        bind[4 * k + 3] = 1.0f;
+    }
+    crowd_quat rot[CROWD_BONE_COUNT];
+    for (int b = 0; b < CROWD_BONE_COUNT; b++) rot[b] = b % 2 ? (crowd_quat){0, 0, 0, 1} : (crowd_quat){0, 0.6f, 0, 0.8f};
+    crowd_limbs_desc limbs = crowd_limbs_defaults();
+    limbs.frame = CROWD_FRAME_ENGINE;
+    limbs.axis_fix = CROWD_AXIS_FIX_CALIBRATED;
+    limbs.bind_landmarks = bind;
+    limbs.bind_rotations = rot;
+    crowd_rig_desc rd = {.name = "calibrated", .parameters = params, .parameter_count = 2, .limbs = &limbs};
+    crowd_rig rig;
+    OK(e, crowd_rig_create(e, &rd, &rig));
+    return rig;
+}
+
 static void add(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_instance *out) {
     crowd_add_desc ad = {.rig = rig, .count = n, .harmonic_phase = CROWD_HARMONIC_PHASE_RANDOM};
     OK(e, crowd_instances_add(e, &ad, out));
 }
 
 /* blob k of the set: 0 every controller, paused rows and free slots (the id bitmap check),
- * 1 limbs with a custom fix, smoothing and the previous-side fallback plus a bare rig, 2 ids
+ * 1 limbs with a custom fix, smoothing and the previous-side fallback, calibrated limbs and a
+ * bare rig, 2 ids
  * spread thin by churn (the sorted id check) with retired slots, 3 an empty engine */
 static blob make_blob(int k) {
     crowd_engine *e = crowd_test_engine(11 + (uint64_t)k);
@@ -161,13 +184,14 @@ static blob make_blob(int k) {
         OK(e, crowd_instances_pause(e, h + 3, 5, true));
         OK(e, crowd_instances_remove(e, h + 10, 4));
     } else if (k == 1) {
-        crowd_rig a = limbs_rig(e, true), b = limbs_rig(e, false);
+        crowd_rig a = limbs_rig(e, true), b = limbs_rig(e, false), d = calibrated_rig(e);
         crowd_rig_desc bare = {.name = "bare"};
         crowd_rig c;
         OK(e, crowd_rig_create(e, &bare, &c));
         add(e, a, 20, h);
         add(e, b, 4, h);
         add(e, c, 3, h);
+        add(e, d, 5, h);
     } else if (k == 2) {
         crowd_rig a = full_rig(e, "churn");
         add(e, a, 4, h);
