@@ -21,12 +21,6 @@ static int check_stat(const char *path, const char *what, const struct stat *st)
     return TOOL_OK;
 }
 
-int tool_check_input(const char *path, const char *what) {
-    struct stat st;
-    if (stat(path, &st) != 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
-    return check_stat(path, what, &st);
-}
-
 int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size) {
     *out_data = NULL;
     *out_size = 0;
@@ -152,13 +146,14 @@ typedef struct file_key {
     const char *name; /* NULL: (dev, ino) is the file's own; else its folder's, and its name */
 } file_key;
 
-static bool key_of(const char *path, file_key *k) {
+static bool key_of(const char *path, bool output, file_key *k) {
     struct stat st;
     memset(k, 0, sizeof *k);
     if (stat(path, &st) == 0) {
         k->dev = st.st_dev, k->ino = st.st_ino;
         return true;
     }
+    if (!output) return false;
     /* not there yet: its folder and name (a missing folder cannot alias anything) */
     const char *slash = strrchr(path, '/');
     char dir[4096];
@@ -182,12 +177,12 @@ int tool_check_aliases(const char *command, const tool_named_file *files, size_t
     for (size_t i = 0; i < count; i++) {
         if (!files[i].output || !files[i].path || strcmp(files[i].path, "-") == 0) continue;
         file_key ki;
-        if (!key_of(files[i].path, &ki)) continue;
+        if (!key_of(files[i].path, true, &ki)) continue;
         for (size_t j = 0; j < count; j++) {
             if (j == i || !files[j].path || strcmp(files[j].path, "-") == 0) continue;
             if (files[j].output && j < i) continue; /* that pair was compared from j */
             file_key kj;
-            if (!key_of(files[j].path, &kj) || !same_key(&ki, &kj)) continue;
+            if (!key_of(files[j].path, files[j].output, &kj) || !same_key(&ki, &kj)) continue;
             return tool_error(TOOL_BAD_INPUT, "%s: %s %s and %s %s are the same file (an output must be a file of its own)",
                               command, files[i].flag, files[i].path, files[j].flag, files[j].path);
         }

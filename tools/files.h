@@ -25,9 +25,6 @@ extern uint64_t tool_max_file_bytes;
  * ("scene", "pose clip", ...). TOOL_BAD_INPUT: cannot open, not a regular file, too large, or
  * a read error; TOOL_FAILED: out of memory. */
 int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size);
-/* Only the checks: TOOL_OK when path names a regular file within the limit (for readers that
- * hand the path to a library). */
-int tool_check_input(const char *path, const char *what);
 
 typedef struct tool_output {
     FILE *f;
@@ -53,7 +50,8 @@ typedef struct tool_named_file {
 
 /* Refuses (TOOL_BAD_INPUT, naming both flags) any output that is the same file as another
  * output or as an input, compared by device and inode (an output that does not exist yet by
- * its folder's device and inode and its name), before anything is written. */
+ * its folder's device and inode and its name; an input that does not exist is skipped: its
+ * reader reports it), before anything is written. */
 int tool_check_aliases(const char *command, const tool_named_file *files, size_t count);
 
 #endif
