@@ -1,5 +1,6 @@
 /* The engine: creation, errors, the SIMD target, and rigs with their validation. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,53 @@ crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const ch
         if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
     }
     return code;
+}
+
+crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
+    crowd_engine *e = (crowd_engine *)engine;
+    /* the first of concurrently failing calls takes the message; the others leave it alone
+     * rather than race on it (and on the logger) */
+    if (__atomic_test_and_set(&e->error_busy, __ATOMIC_ACQUIRE)) return code;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(e->error, sizeof e->error, fmt, args);
+    va_end(args);
+    if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
+    __atomic_clear(&e->error_busy, __ATOMIC_RELEASE);
+    return code;
+}
+
+/* ---- handle tags ---- */
+#define TAG_COUNT 0x10000u /* tags 1 .. 0xffff; 0 is never a tag */
+static pthread_mutex_t tag_mutex = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t tag_refs[TAG_COUNT];
+static uint32_t tag_cursor; /* the last tag handed out */
+
+uint32_t crowdi_tag_new(void) {
+    uint32_t tag = 0;
+    pthread_mutex_lock(&tag_mutex);
+    for (uint32_t k = 1; k < TAG_COUNT && !tag; k++) {
+        uint32_t t = (tag_cursor + k) % TAG_COUNT;
+        if (t != 0 && tag_refs[t] == 0) tag = t;
+    }
+    if (tag) {
+        tag_refs[tag] = 1;
+        tag_cursor = tag;
+    }
+    pthread_mutex_unlock(&tag_mutex);
+    return tag;
+}
+
+void crowdi_tag_ref(uint32_t tag) {
+    pthread_mutex_lock(&tag_mutex);
+    tag_refs[tag & 0xffffu]++;
+    pthread_mutex_unlock(&tag_mutex);
+}
+
+void crowdi_tag_release(uint32_t tag) {
+    pthread_mutex_lock(&tag_mutex);
+    if (tag_refs[tag & 0xffffu]) tag_refs[tag & 0xffffu]--;
+    pthread_mutex_unlock(&tag_mutex);
 }
 
 const char *crowd_last_error(const crowd_engine *engine) { return engine ? engine->error : ""; }
@@ -115,18 +163,21 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     e->simd = simd;
     e->kernels = kernels;
     e->tail_kernels = crowdi_kernels_for(CROWD_SIMD_SCALAR);
-    /* A tag from the engine's address: handles of another live engine differ in it. */
-    uint64_t a = (uint64_t)(uintptr_t)e;
-    e->tag = (uint32_t)((a >> 6) ^ (a >> 22) ^ (a >> 38)) & 0xffffu;
-    if (e->tag == 0) e->tag = 1;
+    /* a tag no other live engine holds: handles of another live engine differ in it */
+    e->tag = crowdi_tag_new();
     e->free_slot = UINT32_MAX;
     e->threads = desc->threads ? desc->threads : 1;
-    crowd_result res = crowdi_pool_start(e, e->threads);
+    crowd_result res = e->tag ? crowdi_pool_start(e, e->threads) : CROWD_ERR_CAPACITY;
     if (res != CROWD_OK) {
+        if (e->tag) crowdi_tag_release(e->tag);
         crowd_allocator al = e->allocator;
         if (al.free) al.free(e, al.user);
         else free(e);
-        return crowdi_fail(&probe, res, "crowd_engine_create: cannot start %u threads", desc->threads);
+        if (res == CROWD_ERR_CAPACITY)
+            return crowdi_fail(&probe, res, "crowd_engine_create: %u engines are live, the most there can be", TAG_COUNT - 1);
+        if (res == CROWD_ERR_THREAD)
+            return crowdi_fail(&probe, res, "crowd_engine_create: the system could not start %u threads", desc->threads - 1);
+        return crowdi_fail(&probe, res, "crowd_engine_create: out of memory for the pool of %u threads", desc->threads);
     }
     *out_engine = e;
     return CROWD_OK;
@@ -138,6 +189,7 @@ void crowd_engine_destroy(crowd_engine *engine) {
     for (uint32_t r = 0; r < engine->rig_count; r++) crowdi_rig_free(engine, engine->rigs[r]);
     crowdi_free(engine, engine->rigs);
     crowdi_free(engine, engine->slots);
+    crowdi_tag_release(engine->tag);
     crowd_allocator al = engine->allocator;
     if (al.free) al.free(engine, al.user);
     else free(engine);
@@ -180,10 +232,43 @@ crowd_blink_desc crowd_blink_defaults(void) {
 }
 
 /* ---- rig validation ---- */
-static int find_param(const crowd_rig_desc *d, const char *id) {
-    for (uint32_t p = 0; p < d->parameter_count; p++)
-        if (strcmp(d->parameters[p].id, id) == 0) return (int)p;
-    return -1;
+/* The desc's parameter ids hashed (FNV-1a 32) into an open-addressed table of index + 1, at
+ * most half full: checking ids takes time linear in the counts. */
+typedef struct id_index {
+    const crowd_rig_desc *desc;
+    uint32_t *slots;
+    uint32_t mask;
+} id_index;
+
+static uint32_t hash_id(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The index of id, or -1; with insert, a missing id is added as parameter `insert_as`. */
+static int index_probe(id_index *x, const char *id, bool insert, uint32_t insert_as) {
+    for (uint32_t at = hash_id(id) & x->mask;; at = (at + 1) & x->mask) {
+        uint32_t v = x->slots[at];
+        if (v == 0) {
+            if (insert) x->slots[at] = insert_as + 1;
+            return -1;
+        }
+        if (strcmp(x->desc->parameters[v - 1].id, id) == 0) return (int)(v - 1);
+    }
+}
+
+static int find_param(const id_index *x, const char *id) { return index_probe((id_index *)x, id, false, 0); }
+
+static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, id_index *x) {
+    uint32_t size = 16;
+    while (size < 2 * d->parameter_count) size *= 2;
+    x->desc = d;
+    x->mask = size - 1;
+    x->slots = crowdi_alloc(engine, sizeof *x->slots * size);
+    if (!x->slots) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(x->slots, 0, sizeof *x->slots * size);
+    return CROWD_OK;
 }
 
 static uint32_t blend_or(crowd_blend b, uint32_t fallback) {
@@ -197,17 +282,29 @@ static uint32_t blend_or(crowd_blend b, uint32_t fallback) {
 #define RIG_PARAM_ID(field_fmt, idx, id, out_index)                                                   \
     do {                                                                                             \
         RIG_CHECK((id) != NULL, CROWD_ERR_NULL, field_fmt " is NULL", idx);                          \
-        int found_ = find_param(desc, (id));                                                         \
+        int found_ = find_param(ids, (id));                                                         \
         RIG_CHECK(found_ >= 0, CROWD_ERR_UNKNOWN_ID, field_fmt " \"%s\" is not a parameter of the rig", \
                   idx, (id));                                                                        \
         (out_index) = (uint32_t)found_;                                                              \
     } while (0)
 
-static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc) {
+/* Checks the desc; ids (filled here, counts checked first) indexes its parameter ids. */
+static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, id_index *ids) {
     RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
               "desc->parameters is NULL with parameter_count %u", desc->parameter_count);
-    RIG_CHECK(desc->parameter_count <= (1u << 16), CROWD_ERR_CAPACITY,
-              "desc->parameter_count (%u) exceeds 65536", desc->parameter_count);
+    RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
+              "desc->parameter_count (%u) exceeds %u", desc->parameter_count, CROWD_MAX_PARAMETERS);
+    RIG_CHECK(!desc->look || desc->look->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+              "desc->look->parameter_count (%u) exceeds %u", desc->look->parameter_count, CROWD_MAX_ENTRIES);
+    RIG_CHECK(!desc->harmonic || desc->harmonic->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+              "desc->harmonic->parameter_count (%u) exceeds %u", desc->harmonic->parameter_count, CROWD_MAX_ENTRIES);
+    RIG_CHECK(!desc->blink || desc->blink->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+              "desc->blink->parameter_count (%u) exceeds %u", desc->blink->parameter_count, CROWD_MAX_ENTRIES);
+    for (uint32_t p = 0; p < desc->parameter_count; p++) {
+        RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+    }
+    if (index_create(engine, desc, ids) != CROWD_OK) RIG_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for the id index");
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
         const crowd_parameter_desc *pd = &desc->parameters[p];
         RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
@@ -222,9 +319,9 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
                   "desc->parameters[%u].repeat needs max > min (\"%s\")", p, pd->id);
         RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
                   "desc->parameters[%u]: min and max must be within +-1e18 (\"%s\")", p, pd->id);
-        for (uint32_t q = 0; q < p; q++)
-            RIG_CHECK(strcmp(desc->parameters[q].id, pd->id) != 0, CROWD_ERR_DUPLICATE_ID,
-                      "desc->parameters[%u].id \"%s\" repeats desc->parameters[%u].id", p, pd->id, q);
+        int q = index_probe(ids, pd->id, true, p);
+        RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
+                  pd->id, q);
     }
     uint32_t idx;
     if (desc->look) {
@@ -304,7 +401,7 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
     return CROWD_OK;
 }
 
-static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_rig *r) {
+static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowdi_rig *r) {
     uint32_t P = desc->parameter_count;
     r->name = crowdi_strdup(engine, desc->name ? desc->name : "");
     r->param_count = P;
@@ -328,7 +425,7 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         r->look_count = l->parameter_count;
         if (!(r->look = crowdi_alloc(engine, sizeof *r->look * l->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
         for (uint32_t k = 0; k < l->parameter_count; k++)
-            r->look[k] = (crowdi_look_entry){(uint32_t)find_param(desc, l->parameters[k].id),
+            r->look[k] = (crowdi_look_entry){(uint32_t)find_param(ids, l->parameters[k].id),
                                              (uint32_t)l->parameters[k].axis, l->parameters[k].factor};
     }
     if (desc->harmonic) {
@@ -344,7 +441,7 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         if (!r->harm || !r->harm_range) return CROWD_ERR_OUT_OF_MEMORY;
         for (uint32_t k = 0; k < h->parameter_count; k++) {
             const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-            r->harm[k] = (crowdi_harm_entry){(uint32_t)find_param(desc, hp->id), hp->channel,
+            r->harm[k] = (crowdi_harm_entry){(uint32_t)find_param(ids, hp->id), hp->channel,
                                              (uint32_t)hp->direction, hp->origin, hp->duration};
             r->harm_range[k] = hp->range;
         }
@@ -361,7 +458,7 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count)))
             return CROWD_ERR_OUT_OF_MEMORY;
         for (uint32_t k = 0; k < b->parameter_count; k++)
-            r->blink_param[k] = (uint32_t)find_param(desc, b->parameters[k]);
+            r->blink_param[k] = (uint32_t)find_param(ids, b->parameters[k]);
     }
     crowd_result res = desc->limbs ? crowdi_limbs_build(engine, desc->limbs, r) : CROWD_OK;
     if (res != CROWD_OK) return res;
@@ -371,13 +468,22 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
     return CROWD_OK;
 }
 
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig);
+
 crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig) {
     if (!engine) return CROWD_ERR_NULL;
     RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
     RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
-    crowd_result res = validate_rig(engine, desc);
-    if (res != CROWD_OK) return res;
     RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
+    id_index ids = {0};
+    crowd_result res = validate_rig(engine, desc, &ids);
+    if (res == CROWD_OK) res = create_rig(engine, desc, &ids, out_rig);
+    crowdi_free(engine, ids.slots);
+    return res;
+}
+
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig) {
+    crowd_result res;
     if (engine->rig_count == engine->rig_capacity) {
         uint32_t cap = engine->rig_capacity ? engine->rig_capacity * 2 : 8;
         crowdi_rig **rigs = crowdi_alloc(engine, sizeof *rigs * cap);
@@ -390,7 +496,7 @@ crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, 
     crowdi_rig *r = crowdi_alloc(engine, sizeof *r);
     RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
     memset(r, 0, sizeof *r);
-    res = build_rig(engine, desc, r);
+    res = build_rig(engine, desc, ids, r);
     if (res != CROWD_OK) {
         crowdi_rig_free(engine, r);
         RIG_FAIL(res, "out of memory");

@@ -162,12 +162,27 @@ crowd_result crowd_reserve(crowd_engine *e, crowd_rig rig, uint32_t capacity) {
     return CROWD_OK;
 }
 
+crowd_result crowd_rig_bytes_per_instance(const crowd_engine *e, crowd_rig rig, size_t *out_bytes) {
+    if (!e) return CROWD_ERR_NULL;
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "crowd_rig_bytes_per_instance: rig is not a rig of this engine");
+    CROWDI_CHECK(e, out_bytes, CROWD_ERR_NULL, "crowd_rig_bytes_per_instance: out_bytes is NULL");
+    *out_bytes = (size_t)r->column_count * 4 + sizeof(crowd_instance) + sizeof(crowdi_slot);
+    return CROWD_OK;
+}
+
 /* ---- removing ---- */
+/* A slot whose generation would wrap is retired (generation 0, never on the free list): a
+ * handle names one instance for the engine's whole life. */
 static void release_slot(crowd_engine *e, uint32_t slot) {
     crowdi_slot *s = &e->slots[slot];
-    s->generation = (s->generation + 1) & GEN_MASK;
-    if (s->generation == 0) s->generation = 1;
     s->rig = UINT32_MAX;
+    if (s->generation >= GEN_MASK) {
+        s->generation = 0;
+        s->next_free = UINT32_MAX;
+        return;
+    }
+    s->generation++;
     s->next_free = e->free_slot;
     e->free_slot = slot;
 }
@@ -662,15 +677,18 @@ crowd_result crowd_tick(crowd_engine *e, float dt) {
     return CROWD_OK;
 }
 
+/* Calls may run concurrently: errors go through crowdi_fail_concurrent. */
 crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t first, uint32_t count) {
     if (!e) return CROWD_ERR_NULL;
     const char *fn = "crowd_tick_range";
-    crowd_result res = check_dt(e, fn, dt);
-    if (res != CROWD_OK) return res;
+    if (!crowdi_finite(dt)) return crowdi_fail_concurrent(e, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
+    if (!(dt >= 0 && dt <= 1))
+        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
     const crowdi_rig *r = crowdi_rig_get(e, rig);
-    CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
-    CROWDI_CHECK(e, first <= r->count && count <= r->count - first, CROWD_ERR_RANGE,
-                 "%s: rows [%u, %u + %u) exceed the rig's %u instances", fn, first, first, count, r->count);
+    if (!r) return crowdi_fail_concurrent(e, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
+    if (!(first <= r->count && count <= r->count - first))
+        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: rows [%u, %u + %u) exceed the rig's %u instances", fn,
+                                      first, first, count, r->count);
     /* paused rows (from crowd_rig_running_count() on) are left as they are */
     uint32_t end = first + count < r->active ? first + count : r->active;
     if (first < end) tick_rows(e, r, dt, first, end - first);

@@ -11,7 +11,7 @@
 #define CROWDI_LANES 16          /* capacity is padded to this many rows */
 #define CROWDI_ALIGN 64          /* every column starts on a cache line */
 #define CROWDI_MAX_ROWS (1u << 30)
-#define CROWDI_MAX_RIGS 65535u
+#define CROWDI_MAX_RIGS CROWD_MAX_RIGS
 /* Magnitudes the formulas square or multiply without overflowing float32: accepted input can
  * then never make an Inf or NaN. */
 #define CROWDI_MAX_COORD 1e15f     /* gaze targets, centres, positions, velocities */
@@ -75,7 +75,7 @@ struct crowd_engine {
     crowd_logger logger;
     uint64_t seed;
     uint32_t initial_capacity;
-    uint32_t tag; /* 16 bits in every handle: tells this engine's handles from another's */
+    uint32_t tag; /* 16 bits in every handle, unique among live engines (crowdi_tag_*) */
     crowd_simd simd;
     const crowdi_kernels *kernels, *tail_kernels;
     uint32_t threads;
@@ -89,6 +89,7 @@ struct crowd_engine {
     uint64_t next_instance_id;
 
     char error[512];
+    unsigned char error_busy; /* set while a crowd_tick_range call writes error (atomically) */
 };
 
 /* errors: record the message (printf-style, starting with the function name) and log it */
@@ -99,6 +100,22 @@ crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const ch
     ;
 #define CROWDI_CHECK(engine, cond, code, ...) \
     do { if (!(cond)) return crowdi_fail((engine), (code), __VA_ARGS__); } while (0)
+
+/* The same for calls that may run concurrently (crowd_tick_range): of several failing at
+ * once, one records and logs its message, the others only return the code. */
+crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Handle tags: a process-wide table of the tags live engines hold, with a reference count
+ * each (an engine that loaded a snapshot shares the saving engine's tag). New tags come from
+ * a rotating process-wide counter that skips tags in use, so two live engines never get the
+ * same one and a freed tag is reused as late as possible. 0: all 65535 tags are in use. */
+uint32_t crowdi_tag_new(void);
+void crowdi_tag_ref(uint32_t tag);
+void crowdi_tag_release(uint32_t tag);
 
 void *crowdi_alloc(const crowd_engine *engine, size_t size);
 void crowdi_free(const crowd_engine *engine, void *ptr);

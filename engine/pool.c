@@ -72,7 +72,7 @@ crowd_result crowdi_pool_start(crowd_engine *e, uint32_t threads) {
         pool->args[t] = (worker_arg){pool, t};
         if (pthread_create(&pool->threads[t - 1], NULL, worker_main, &pool->args[t]) != 0) {
             crowdi_pool_stop(e);
-            return CROWD_ERR_OUT_OF_MEMORY;
+            return CROWD_ERR_THREAD;
         }
         pool->workers++;
     }

@@ -11,11 +11,14 @@
 #define SNAP_VERSION 2u
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
-/* ---- little-endian writer (counts only when p is NULL) ---- */
-typedef struct { uint8_t *p; size_t n; } writer;
+/* ---- little-endian writer (counts only when p is NULL; with hashing, FNV-1a 64 of the
+ * bytes into hash) ---- */
+typedef struct { uint8_t *p; size_t n; bool hashing; uint64_t hash; } writer;
 
 static void w_bytes(writer *w, const void *src, size_t n) {
     if (w->p && n) memcpy(w->p + w->n, src, n);
+    if (w->hashing)
+        for (size_t k = 0; k < n; k++) w->hash = (w->hash ^ ((const uint8_t *)src)[k]) * 0x100000001b3ull;
     w->n += n;
 }
 static void w_u32(writer *w, uint32_t v) {
@@ -47,7 +50,7 @@ static void w_words(writer *w, const void *src, size_t n) {
 }
 
 /* ---- reader: any read past the end sets bad and yields zeros ---- */
-typedef struct { const uint8_t *p; size_t n, off; int bad; } reader;
+typedef struct { const uint8_t *p; size_t n, off; int bad, oom; } reader;
 
 static const uint8_t *r_take(reader *r, size_t n) {
     if (r->bad || n > r->n - r->off) {
@@ -114,7 +117,8 @@ static uint64_t payload_checksum(const uint8_t *p, size_t n) {
 }
 
 /* ---- the payload ---- */
-static void write_rig(writer *w, const crowdi_rig *r) {
+/* A rig's settings: everything crowd_rig_create took from the desc. */
+static void write_rig_settings(writer *w, const crowdi_rig *r) {
     w_str(w, r->name);
     w_u32(w, r->param_count);
     for (uint32_t p = 0; p < r->param_count; p++) {
@@ -181,6 +185,10 @@ static void write_rig(writer *w, const crowdi_rig *r) {
             w_words(w, d->bind_rotations, 4 * CROWD_BONE_COUNT);
         }
     }
+}
+
+static void write_rig(writer *w, const crowdi_rig *r) {
+    write_rig_settings(w, r);
     w_u32(w, r->count);
     w_u32(w, r->active);
     w_u32(w, r->column_count);
@@ -206,10 +214,21 @@ static void write_payload(writer *w, const crowd_engine *e) {
     }
 }
 
+crowd_result crowd_rig_settings_digest(const crowd_engine *e, crowd_rig rig, uint64_t *out_digest) {
+    if (!e) return CROWD_ERR_NULL;
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "crowd_rig_settings_digest: rig is not a rig of this engine");
+    CROWDI_CHECK(e, out_digest, CROWD_ERR_NULL, "crowd_rig_settings_digest: out_digest is NULL");
+    writer w = {NULL, 0, true, 0xcbf29ce484222325ull};
+    write_rig_settings(&w, r);
+    *out_digest = w.hash;
+    return CROWD_OK;
+}
+
 crowd_result crowd_snapshot_size(const crowd_engine *e, size_t *out_size) {
     if (!e) return CROWD_ERR_NULL;
     CROWDI_CHECK(e, out_size, CROWD_ERR_NULL, "crowd_snapshot_size: out_size is NULL");
-    writer w = {NULL, 0};
+    writer w = {NULL, 0, false, 0};
     write_payload(&w, e);
     *out_size = SNAP_HEADER + w.n;
     return CROWD_OK;
@@ -223,9 +242,9 @@ crowd_result crowd_snapshot_save(const crowd_engine *e, void *buffer, size_t cap
     crowd_snapshot_size(e, &size);
     CROWDI_CHECK(e, capacity >= size, CROWD_ERR_CAPACITY, "%s: capacity (%zu bytes) < snapshot size (%zu bytes)", fn,
                  capacity, size);
-    writer w = {(uint8_t *)buffer + SNAP_HEADER, 0};
+    writer w = {(uint8_t *)buffer + SNAP_HEADER, 0, false, 0};
     write_payload(&w, e);
-    writer h = {buffer, 0};
+    writer h = {buffer, 0, false, 0};
     w_bytes(&h, SNAP_MAGIC, 8);
     w_u32(&h, SNAP_VERSION);
     w_u32(&h, 0);
@@ -238,6 +257,8 @@ crowd_result crowd_snapshot_save(const crowd_engine *e, void *buffer, size_t cap
 /* ---- loading ---- */
 #define LOAD_FAIL(code, ...) do { res = crowdi_fail(e, code, "crowd_snapshot_load: " __VA_ARGS__); goto done; } while (0)
 #define LOAD_CHECK(cond, ...) do { if (!(cond)) LOAD_FAIL(CROWD_ERR_BAD_SNAPSHOT, __VA_ARGS__); } while (0)
+/* an allocation failure is a resource failure, never a corrupt blob */
+#define LOAD_MEMORY(ok, ...) do { if (!(ok)) LOAD_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for " __VA_ARGS__); } while (0)
 
 /* A string from the blob as a NUL-terminated copy in scratch memory. */
 static char *r_str(reader *r, crowd_engine *scratch) {
@@ -246,7 +267,7 @@ static char *r_str(reader *r, crowd_engine *scratch) {
     if (!b) return NULL;
     char *s = crowdi_alloc(scratch, (size_t)n + 1);
     if (!s) {
-        r->bad = 1;
+        r->bad = r->oom = 1;
         return NULL;
     }
     memcpy(s, b, n);
@@ -268,14 +289,16 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
     uint32_t P = 0;
 
     name = r_str(rd, tmp);
+    LOAD_MEMORY(!rd->oom, "rigs[%u].name", k);
     P = r_u32(rd);
     LOAD_CHECK(!rd->bad && P <= (1u << 16) && (size_t)P * 20 <= rd->n - rd->off, "rigs[%u]: parameter count %u is corrupt", k, P);
     ids = crowdi_alloc(tmp, sizeof *ids * (P ? P : 1));
+    if (ids) memset(ids, 0, sizeof *ids * (P ? P : 1)); /* freed entry by entry at done */
     params = crowdi_alloc(tmp, sizeof *params * (P ? P : 1));
-    LOAD_CHECK(ids && params, "out of memory");
-    memset(ids, 0, sizeof *ids * (P ? P : 1));
+    LOAD_MEMORY(ids && params, "rigs[%u]: %u parameters", k, P);
     for (uint32_t p = 0; p < P; p++) {
         ids[p] = r_str(rd, tmp);
+        LOAD_MEMORY(!rd->oom, "rigs[%u].parameters[%u].id", k, p);
         float mn = r_f32(rd);
         float mx = r_f32(rd);
         float def = r_f32(rd);
@@ -302,7 +325,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         uint32_t n = r_u32(rd);
         LOAD_CHECK(!rd->bad && (size_t)n * 12 <= rd->n - rd->off, "rigs[%u].look is corrupt", k);
         look_params = crowdi_alloc(tmp, sizeof *look_params * (n ? n : 1));
-        LOAD_CHECK(look_params, "out of memory");
+        LOAD_MEMORY(look_params, "rigs[%u].look", k);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t p = r_u32(rd);
             uint32_t axis = r_u32(rd);
@@ -321,7 +344,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         uint32_t n = r_u32(rd);
         LOAD_CHECK(!rd->bad && (size_t)n * 24 <= rd->n - rd->off, "rigs[%u].harmonic is corrupt", k);
         harm_params = crowdi_alloc(tmp, sizeof *harm_params * (n ? n : 1));
-        LOAD_CHECK(harm_params, "out of memory");
+        LOAD_MEMORY(harm_params, "rigs[%u].harmonic", k);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t p = r_u32(rd);
             uint32_t ch = r_u32(rd);
@@ -347,7 +370,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         uint32_t n = r_u32(rd);
         LOAD_CHECK(!rd->bad && (size_t)n * 4 <= rd->n - rd->off, "rigs[%u].blink is corrupt", k);
         blink_ids = crowdi_alloc(tmp, sizeof *blink_ids * (n ? n : 1));
-        LOAD_CHECK(blink_ids, "out of memory");
+        LOAD_MEMORY(blink_ids, "rigs[%u].blink", k);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t p = r_u32(rd);
             blink_ids[j] = ENTRY_INDEX(p);
@@ -373,7 +396,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         limbs.d_cutoff = r_f32(rd);
         quats = crowdi_alloc(tmp, sizeof *quats * CROWD_BONE_COUNT);
         bind_lm = crowdi_alloc(tmp, sizeof *bind_lm * 4 * CROWDI_LANDMARKS);
-        LOAD_CHECK(quats && bind_lm, "out of memory");
+        LOAD_MEMORY(quats && bind_lm, "rigs[%u].limbs", k);
         if (limbs.axis_fix == CROWD_AXIS_FIX_CUSTOM) {
             r_words(rd, quats, 4 * CROWD_BONE_COUNT);
             limbs.custom_fix = quats;
@@ -390,7 +413,8 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
     LOAD_CHECK(!rd->bad && name, "rigs[%u] is truncated", k);
     crowd_rig rig;
     res = crowd_rig_create(tmp, &desc, &rig);
-    if (res != CROWD_OK) LOAD_FAIL(CROWD_ERR_BAD_SNAPSHOT, "rigs[%u]: %s", k, crowd_last_error(tmp));
+    if (res != CROWD_OK)
+        LOAD_FAIL(res == CROWD_ERR_OUT_OF_MEMORY ? res : CROWD_ERR_BAD_SNAPSHOT, "rigs[%u]: %s", k, crowd_last_error(tmp));
 done:
     crowdi_free(tmp, name);
     if (ids)
@@ -477,7 +501,7 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     crowd_result res = CROWD_OK;
     crowd_engine *tmp = NULL;
     CROWDI_CHECK(e, data, CROWD_ERR_NULL, "crowd_snapshot_load: data is NULL");
-    reader hd = {data, size, 0, 0};
+    reader hd = {data, size, 0, 0, 0};
     const uint8_t *magic = r_take(&hd, 8);
     LOAD_CHECK(magic && memcmp(magic, SNAP_MAGIC, 8) == 0, "not a crowd snapshot (bad magic, or fewer than 8 bytes)");
     uint32_t version = r_u32(&hd);
@@ -495,12 +519,13 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     crowd_engine_desc desc = {.simd = e->simd, .allocator = e->allocator, .logger = {0}};
     res = crowd_engine_create(&desc, &tmp);
     if (res != CROWD_OK) LOAD_FAIL(res, "cannot make a scratch engine");
-    reader rd = {body, (size_t)payload, 0, 0};
+    reader rd = {body, (size_t)payload, 0, 0, 0};
     tmp->seed = r_u64(&rd);
     tmp->next_instance_id = r_u64(&rd);
-    tmp->tag = r_u32(&rd);
+    /* the saved handles' tag: tmp keeps its own (released with it), e takes this one */
+    uint32_t tag = r_u32(&rd);
     uint32_t rigs = r_u32(&rd);
-    LOAD_CHECK(!rd.bad && tmp->tag && tmp->tag <= 0xffffu, "engine header is corrupt");
+    LOAD_CHECK(!rd.bad && tag && tag <= 0xffffu, "engine header is corrupt");
     LOAD_CHECK(rigs <= CROWDI_MAX_RIGS && rigs <= rd.n - rd.off, "rig count %u is corrupt", rigs);
     for (uint32_t k = 0; k < rigs; k++) {
         if ((res = read_rig(e, tmp, &rd, k)) != CROWD_OK) goto done;
@@ -516,7 +541,7 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     }
     tmp->slot_count = tmp->slot_capacity = slots;
     tmp->free_slot = free_slot;
-    uint64_t live = 0;
+    uint64_t live = 0, retired = 0;
     for (uint32_t s = 0; s < slots; s++) {
         crowdi_slot *sl = &tmp->slots[s];
         sl->id = r_u64(&rd);
@@ -524,11 +549,15 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
         sl->rig = r_u32(&rd);
         sl->row = r_u32(&rd);
         sl->next_free = r_u32(&rd);
-        LOAD_CHECK(sl->generation >= 1 && sl->generation <= 0xffffu, "slots[%u]: generation is corrupt", s);
-        if (sl->rig == UINT32_MAX) continue;
+        LOAD_CHECK(sl->generation <= 0xffffu && (sl->generation >= 1 || sl->rig == UINT32_MAX),
+                   "slots[%u]: generation is corrupt", s);
+        if (sl->rig == UINT32_MAX) {
+            retired += sl->generation == 0;
+            continue;
+        }
         LOAD_CHECK(sl->rig < rigs && sl->row < tmp->rigs[sl->rig]->count && sl->id < tmp->next_instance_id,
                    "slots[%u] points outside the rigs", s);
-        crowd_instance h = {((uint64_t)tmp->tag << 48) | ((uint64_t)sl->generation << 32) | s};
+        crowd_instance h = {((uint64_t)tag << 48) | ((uint64_t)sl->generation << 32) | s};
         LOAD_CHECK(tmp->rigs[sl->rig]->handles[sl->row].id == h.id, "slots[%u] and rig %u row %u disagree", s, sl->rig, sl->row);
         live++;
     }
@@ -565,15 +594,15 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     /* the free list visits exactly the free slots */
     uint64_t free_count = 0;
     for (uint32_t s = free_slot; s != UINT32_MAX; s = tmp->slots[s].next_free) {
-        LOAD_CHECK(s < slots && tmp->slots[s].rig == UINT32_MAX && free_count < slots, "the free slot list is corrupt");
+        LOAD_CHECK(s < slots && tmp->slots[s].rig == UINT32_MAX && tmp->slots[s].generation && free_count < slots,
+                   "the free slot list is corrupt");
         free_count++;
     }
-    LOAD_CHECK(free_count + live == slots, "the free slot list misses slots");
+    LOAD_CHECK(free_count + live + retired == slots, "the free slot list misses slots");
 
     /* all checked: swap the state in, and let tmp free the old one */
 #define SWAP(field) do { __typeof__(e->field) t_ = e->field; e->field = tmp->field; tmp->field = t_; } while (0)
     SWAP(seed);
-    SWAP(tag);
     SWAP(next_instance_id);
     SWAP(rigs);
     SWAP(rig_count);
@@ -583,6 +612,11 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     SWAP(slot_capacity);
     SWAP(free_slot);
 #undef SWAP
+    if (tag != e->tag) { /* the saved handles stay valid here: e shares the saving engine's tag */
+        crowdi_tag_ref(tag);
+        crowdi_tag_release(e->tag);
+        e->tag = tag;
+    }
 done:
     crowd_engine_destroy(tmp);
     return res;

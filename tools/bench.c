@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "default_crowd.h"
 #include "diag.h"
+#include "files.h"
 #include "reference.h"
 #include "workloads.h"
 
@@ -234,13 +235,19 @@ int cmd_bench(int argc, char **argv) {
             return args_unexpected(&a);
         }
     }
-    FILE *json_file = NULL; /* opened first: a path that cannot be written fails before the run */
-    if (json_path && !(json_file = fopen(json_path, "w")))
-        return tool_error(TOOL_FAILED, "bench: cannot write %s: %s", json_path, strerror(errno));
+    /* opened first: a path that cannot be written fails before the run; an exclusive
+     * temporary beside it, renamed when complete (files.h) */
+    tool_output json_out = {0};
+    FILE *json_file = NULL;
+    if (json_path) {
+        int ost = tool_output_open(&json_out, json_path, "benchmark results");
+        if (ost != TOOL_OK) return ost;
+        json_file = json_out.f;
+    }
     pose_clip walk;
     int st = default_walk_clip(&walk);
     if (st != TOOL_OK) {
-        if (json_file) fclose(json_file);
+        tool_output_abort(&json_out);
         return st;
     }
     const bench_clip clip = {walk.landmarks, walk.row_count};
@@ -351,10 +358,9 @@ done_json:
     json_decref(rows);
     json_decref(skipped);
     clip_free(&walk);
-    if (json_file) {
-        if (fclose(json_file) != 0 && st == TOOL_OK)
-            st = tool_error(TOOL_FAILED, "bench: cannot write %s: %s", json_path, strerror(errno));
-        if (st != TOOL_OK) remove(json_path); /* no partial results */
+    if (json_file) { /* no partial results */
+        if (st == TOOL_OK) st = tool_output_commit(&json_out, "benchmark results");
+        else tool_output_abort(&json_out);
     }
     return st;
 }

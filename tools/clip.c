@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 
 #define CLIP_COLUMNS (2 + CLIP_FLOATS)
 
@@ -108,18 +109,26 @@ static int parse_row(const char *path, uint32_t line, const csv_line *l, double 
         if (p > l->end) return bad(path, line, column, "row has %u fields, expected 134; %s is missing", col, name);
         const char *comma = memchr(p, ',', (size_t)(l->end - p));
         const char *fend = comma ? comma : l->end;
-        char field[96];
+        char small[96], *field = small; /* any length: a longer field gets its own buffer */
         size_t n = (size_t)(fend - p);
         if (n == 0) return bad(path, line, column, "%s: empty field", name);
-        if (n >= sizeof field) return bad(path, line, column, "%s: field too long to be a number", name);
+        if (n >= sizeof small && !(field = tool_malloc(n + 1))) return TOOL_FAILED;
         memcpy(field, p, n);
         field[n] = 0;
         char *end;
         errno = 0;
         double d = strtod(field, &end);
+        int st = TOOL_OK;
         if (*end || end == field || field[0] == ' ' || field[0] == '\t')
-            return bad(path, line, column, "%s: \"%s\" is not a number", name, field);
-        if (!isfinite(d)) return bad(path, line, column, "%s: \"%s\" is not a finite number", name, field);
+            st = bad(path, line, column, "%s: \"%.64s%s\" is not a number", name, field, n > 64 ? "..." : "");
+        else if (!isfinite(d))
+            st = bad(path, line, column, "%s: \"%.64s%s\" is not a finite number", name, field, n > 64 ? "..." : "");
+        if (field != small) {
+            if (st == TOOL_OK) snprintf(small, sizeof small, "%.9g", d); /* for the messages below */
+            free(field);
+            field = small;
+        }
+        if (st != TOOL_OK) return st;
         if (col == 1) {
             if (!first && d < prev_t)
                 return bad(path, line, column, "t_s: %s is less than the previous row's %.9g (t_s is non-decreasing)",
@@ -141,6 +150,16 @@ static int parse_row(const char *path, uint32_t line, const csv_line *l, double 
 
 int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip) {
     memset(clip, 0, sizeof *clip);
+    /* a NUL byte would end a field early in the C string functions: refuse it outright */
+    const char *nul = memchr(text, 0, size);
+    if (nul) {
+        uint32_t at_line = 1;
+        const char *line_start = text;
+        for (const char *q = text; q < nul; q++)
+            if (*q == '\n') at_line++, line_start = q + 1;
+        return tool_error(TOOL_BAD_INPUT, "%s:%u:%zu: a NUL byte (a pose clip is text)", path, at_line,
+                          (size_t)(nul - line_start) + 1);
+    }
     size_t pos = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a UTF-8 byte order mark */
     csv_line l;
     if (!next_line(text, size, &pos, &l) || l.end == l.start)
@@ -174,33 +193,26 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
         }
         clip->line[k] = line;
     }
+    /* looping divides by the period: it must be finite (t_s spanning the whole double range
+     * is not) */
+    if (!isfinite(clip_period(clip))) {
+        uint32_t last_line = clip->line[rows - 1];
+        clip_free(clip);
+        return tool_error(TOOL_BAD_INPUT,
+                          "%s:%u:1: t_s: the clip's period (last t_s - first t_s + the last interval) is not a finite "
+                          "number of seconds",
+                          path, last_line);
+    }
     return TOOL_OK;
 }
 
 int clip_load(const char *path, pose_clip *clip) {
     memset(clip, 0, sizeof *clip);
-    FILE *f = fopen(path, "rb");
-    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the pose clip: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t size = 0, cap = 0;
-    int st = TOOL_OK;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *t = tool_realloc(text, cap, 1);
-            if (!t) {
-                st = TOOL_FAILED;
-                break;
-            }
-            text = t;
-        }
-        size_t got = fread(text + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) break;
-    }
-    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the pose clip", path);
-    fclose(f);
-    if (st == TOOL_OK) st = clip_parse(path, text, size, clip);
+    char *text;
+    size_t size;
+    int st = tool_read_file(path, "pose clip", &text, &size);
+    if (st != TOOL_OK) return st;
+    st = clip_parse(path, text, size, clip);
     free(text);
     return st;
 }

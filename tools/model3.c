@@ -1,17 +1,24 @@
 #include "model3.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 
 int model3_group(scene *s, const char *path, const char *name, bool *found, const char ***out_ids,
                  uint32_t *out_count) {
     *found = false;
     *out_ids = NULL;
     *out_count = 0;
+    char *text;
+    size_t size;
+    int read = tool_read_file(path, ".model3.json", &text, &size);
+    if (read != TOOL_OK) return read;
     json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
+    free(text);
     if (!root) {
         if (err.line < 0) return tool_error(TOOL_BAD_INPUT, "%s: %s", path, err.text);
         return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);

@@ -1,12 +1,12 @@
 #include "png_out.h"
 
-#include <errno.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 
 /* libpng reports errors by longjmp; everything the jump must see is in this struct. */
 typedef struct png_job {
@@ -27,30 +27,18 @@ static int write_rows(png_job *job, const canvas *c) {
 }
 
 int png_write(const char *path, const canvas *c) {
-    size_t n = strlen(path);
-    char *tmp = tool_malloc(n + 5);
-    if (!tmp) return TOOL_FAILED;
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    png_job job = {0};
-    job.f = fopen(tmp, "wb");
-    if (!job.f) {
-        int e = errno;
-        free(tmp);
-        return tool_error(TOOL_FAILED, "%s: cannot write the picture: %s", path, strerror(e));
-    }
-    int st = TOOL_FAILED;
+    tool_output out;
+    int st = tool_output_open(&out, path, "picture");
+    if (st != TOOL_OK) return st;
+    png_job job = {.f = out.f};
+    st = TOOL_FAILED;
     job.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     if (job.png) job.info = png_create_info_struct(job.png);
     if (job.png && job.info) st = write_rows(&job, c);
     png_destroy_write_struct(&job.png, job.info ? &job.info : NULL);
-    if (fclose(job.f) != 0) st = TOOL_FAILED;
-    if (st == TOOL_OK && rename(tmp, path) != 0) {
-        st = tool_error(TOOL_FAILED, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-    } else if (st != TOOL_OK) {
-        tool_error(TOOL_FAILED, "%s: cannot write the picture (libpng or disk error)", path);
+    if (st != TOOL_OK) {
+        tool_output_abort(&out);
+        return tool_error(TOOL_FAILED, "%s: cannot write the picture (libpng or disk error)", path);
     }
-    if (st != TOOL_OK) remove(tmp);
-    free(tmp);
-    return st;
+    return tool_output_commit(&out, "picture");
 }

@@ -9,6 +9,7 @@
 #include "clip.h"
 #include "commands.h"
 #include "diag.h"
+#include "files.h"
 #include "trace.h"
 
 static const char pose_usage[] =
@@ -16,9 +17,11 @@ static const char pose_usage[] =
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--local] [--bones FILE]\n"
+    "                  [--max-file-bytes N]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV; format in README.md), one tick\n"
     "per row with dt the difference of t_s (0 on the first row), and writes its bone rotations\n"
     "(world, or local with --local) as frame,instance,bone,qx,qy,qz,qw to FILE or standard output.\n"
+    "The clip must be a regular file of at most N bytes (--max-file-bytes, default 1 GiB).\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
 static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
@@ -65,6 +68,8 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *bones_path = v;
+        } else if ((m = args_value(&a, "--max-file-bytes", &v)) != 0) {
+            if (m < 0 || parse_u64(&a, "--max-file-bytes", v, &tool_max_file_bytes) != TOOL_OK) return TOOL_BAD_INPUT;
         } else if ((m = args_flag(&a, "--local")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *local = true;
@@ -122,6 +127,8 @@ int cmd_pose(int argc, char **argv) {
     int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
 
+    const tool_named_file files[2] = {{"--bones", bones_path, true}, {"the pose clip", clip_path, false}};
+    if ((st = tool_check_aliases("pose", files, 2)) != TOOL_OK) return st;
     pose_clip clip;
     if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
     crowd_engine *engine = NULL;

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "diag.h"
+#include "files.h"
 #include "draw.h"
 #include "png_out.h"
 #include "simulate.h"
@@ -17,6 +18,7 @@
 static const char render_usage[] =
     "usage: crowd render [SCENE] [--out FILE] [--frame K] [--size WxH] [--count N]\n"
     "                    [--seed N] [--dt S] [--threads N] [--simd T] [--quiet]\n"
+    "                    [--max-file-bytes N] [--max-memory-bytes N] (as crowd run has them)\n"
     "Runs SCENE (or the default crowd) to frame K (default: the scene's last frame) and draws its\n"
     "first N avatars (default 24) into a PNG (default crowd.png, 1280x720): eyes follow the blink,\n"
     "pupils and head the gaze, the body breathes, and the limbs are the engine's bone rotations.\n";
@@ -278,6 +280,15 @@ int cmd_render(int argc, char **argv) {
     }
     scene s;
     int st = scene_options_load(&o, &s);
+    if (st == TOOL_OK) {
+        size_t n = 0;
+        tool_named_file files[2 + 64];
+        files[n++] = (tool_named_file){"--out", ro.out, true};
+        files[n++] = (tool_named_file){"the scene", o.scene_path, false};
+        for (size_t k = 0; k < s.clip_count && n < 2 + 64; k++)
+            files[n++] = (tool_named_file){"the pose clip", s.clips[k]->path, false};
+        st = tool_check_aliases("render", files, n);
+    }
     if (st != TOOL_OK) {
         scene_free(&s);
         return st;

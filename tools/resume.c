@@ -7,6 +7,7 @@
 
 #include "checksum.h"
 #include "diag.h"
+#include "files.h"
 
 /* ---- the scene's fingerprint ---- */
 static uint64_t fp_u32(uint64_t h, uint32_t v) {
@@ -133,6 +134,24 @@ static uint32_t float_bits(float f) {
     return u;
 }
 
+int resume_fingerprint(const world *w, uint64_t *out) {
+    uint64_t h = scene_fingerprint(w->scene);
+    for (uint32_t r = 0; r < w->scene->rig_count; r++) {
+        uint64_t d;
+        crowd_result res = crowd_rig_settings_digest(w->engine, w->rigs[r].rig, &d);
+        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_rig_settings_digest");
+        h = fp_u64(h, d);
+    }
+    *out = h;
+    return TOOL_OK;
+}
+
+/* FNV-1a 64 of the header but its last 8 bytes, then of the payload: a header spliced onto
+ * another run's payload does not match. */
+static uint64_t file_checksum(const unsigned char *data, size_t head, size_t size) {
+    return fnv1a64_bytes(fnv1a64_bytes(FNV1A64_INIT, data, head - 8), data + head, size - head);
+}
+
 static uint64_t header_bytes(uint32_t rigs, uint32_t instances) {
     return RESUME_FIXED + 4ull * rigs + 8ull * instances + 8;
 }
@@ -145,6 +164,9 @@ int resume_save(const world *w, uint32_t frame, const char *path) {
     uint64_t head = header_bytes(s->rig_count, w->instance_count);
     if (head > UINT32_MAX || snap > SIZE_MAX - head)
         return tool_error(TOOL_FAILED, "%s: the snapshot is too large", path);
+    uint64_t fingerprint;
+    int fst = resume_fingerprint(w, &fingerprint);
+    if (fst != TOOL_OK) return fst;
     unsigned char *buf = tool_malloc((size_t)head + snap);
     if (!buf) return TOOL_FAILED;
     memcpy(buf, RESUME_MAGIC, 8);
@@ -153,40 +175,29 @@ int resume_save(const world *w, uint32_t frame, const char *path) {
     put32(buf + 16, frame);
     put32(buf + 20, float_bits(s->dt));
     put64(buf + 24, s->seed);
-    put64(buf + 32, scene_fingerprint(s));
+    put64(buf + 32, fingerprint);
     put32(buf + 40, s->rig_count);
     put32(buf + 44, w->instance_count);
     unsigned char *p = buf + RESUME_FIXED;
     for (uint32_t r = 0; r < s->rig_count; r++, p += 4) put32(p, w->rigs[r].rig.id);
     for (uint32_t i = 0; i < w->instance_count; i++, p += 8) put64(p, w->handles[i].id);
-    put64(p, fnv1a64_bytes(FNV1A64_INIT, buf, (size_t)head - 8));
     res = crowd_snapshot_save(w->engine, buf + head, snap, NULL);
     if (res != CROWD_OK) {
         free(buf);
         return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_snapshot_save");
     }
+    put64(p, file_checksum(buf, (size_t)head, (size_t)head + snap));
 
-    size_t n = strlen(path);
-    char *tmp = tool_malloc(n + 5);
-    if (!tmp) {
-        free(buf);
-        return TOOL_FAILED;
+    tool_output out;
+    int st = tool_output_open(&out, path, "snapshot");
+    if (st == TOOL_OK) {
+        if (fwrite(buf, 1, (size_t)head + snap, out.f) != (size_t)head + snap) {
+            tool_output_abort(&out);
+            st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot (disk full?)", path);
+        } else {
+            st = tool_output_commit(&out, "snapshot");
+        }
     }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    int st = TOOL_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot: %s", path, strerror(errno));
-    } else {
-        bool ok = fwrite(buf, 1, (size_t)head + snap, f) == (size_t)head + snap;
-        ok = fclose(f) == 0 && ok;
-        if (!ok) st = tool_error(TOOL_FAILED, "%s: cannot write the snapshot (disk full?)", path);
-        else if (rename(tmp, path) != 0)
-            st = tool_error(TOOL_FAILED, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-        if (st != TOOL_OK) remove(tmp);
-    }
-    free(tmp);
     free(buf);
     return st;
 }
@@ -203,8 +214,8 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
     uint32_t rigs = get32(data + 40), instances = get32(data + 44);
     if (head != header_bytes(rigs, instances) || head > size)
         return tool_error(TOOL_BAD_INPUT, "%s: the header is corrupt or the file is truncated", path);
-    if (get64(data + head - 8) != fnv1a64_bytes(FNV1A64_INIT, data, head - 8))
-        return tool_error(TOOL_BAD_INPUT, "%s: the header's checksum does not match: the file is corrupt", path);
+    if (get64(data + head - 8) != file_checksum(data, head, size))
+        return tool_error(TOOL_BAD_INPUT, "%s: the file's checksum does not match: the file is corrupt", path);
     uint32_t frame = get32(data + 16);
     uint64_t seed = get64(data + 24);
     float dt;
@@ -216,24 +227,43 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
     if (dt_bits != float_bits(s->dt))
         return tool_error(TOOL_BAD_INPUT, "%s: saved from a run with dt %.9g, this run has dt %.9g (--dt)", path, (double)dt,
                           (double)s->dt);
-    if (rigs != s->rig_count || instances != w->instance_count || get64(data + 32) != scene_fingerprint(s))
+    uint64_t fingerprint;
+    int st = resume_fingerprint(w, &fingerprint);
+    if (st != TOOL_OK) return st;
+    if (rigs != s->rig_count || instances != w->instance_count || get64(data + 32) != fingerprint)
         return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (its rigs, groups, keys or clips differ)",
                           path, s->path);
-    crowd_result res = crowd_snapshot_load(w->engine, data + head, size - head);
+    /* the settings each rig of the payload must have: those of this scene's fresh rigs */
+    uint64_t *digests = tool_calloc(rigs + 1, sizeof *digests);
+    if (!digests) return TOOL_FAILED;
+    for (uint32_t r = 0; r < rigs && st == TOOL_OK; r++)
+        if (crowd_rig_settings_digest(w->engine, w->rigs[r].rig, &digests[r]) != CROWD_OK) st = TOOL_FAILED;
+    crowd_result res = st == TOOL_OK ? crowd_snapshot_load(w->engine, data + head, size - head) : CROWD_OK;
     if (res != CROWD_OK) {
+        free(digests);
         char what[1200];
         snprintf(what, sizeof what, "%s: the engine snapshot", path);
-        return tool_engine_error(TOOL_BAD_INPUT, w->engine, res, what);
+        /* a resource failure while loading is not bad input */
+        return tool_engine_error(res == CROWD_ERR_OUT_OF_MEMORY ? TOOL_FAILED : TOOL_BAD_INPUT, w->engine, res, what);
     }
     crowd_rig *rig_handles = tool_calloc(rigs + 1, sizeof *rig_handles);
     crowd_instance *handles = tool_calloc((size_t)instances + 1, sizeof *handles);
-    int st = rig_handles && handles ? TOOL_OK : TOOL_FAILED;
+    if (st == TOOL_OK && !(rig_handles && handles)) st = TOOL_FAILED;
     if (st == TOOL_OK) {
         const unsigned char *p = data + RESUME_FIXED;
         for (uint32_t r = 0; r < rigs; r++, p += 4) rig_handles[r].id = get32(p);
         for (uint32_t i = 0; i < instances; i++, p += 8) handles[i].id = get64(p);
-        st = world_adopt(w, rig_handles, handles, path);
+        for (uint32_t r = 0; r < rigs && st == TOOL_OK; r++) {
+            uint64_t d = 0;
+            if (crowd_rig_settings_digest(w->engine, rig_handles[r], &d) != CROWD_OK || d != digests[r])
+                st = tool_error(TOOL_BAD_INPUT,
+                                "%s: rig %u (\"%s\") of the engine snapshot is not the scene's: its settings differ "
+                                "(another scene's payload, or a corrupt file)",
+                                path, r, s->rigs[r].name);
+        }
+        if (st == TOOL_OK) st = world_adopt(w, rig_handles, handles, path);
     }
+    free(digests);
     free(rig_handles);
     free(handles);
     if (st == TOOL_OK) *out_frame = frame;
@@ -241,28 +271,10 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
 }
 
 int resume_load(world *w, const char *path, uint32_t *out_frame) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the run snapshot: %s", path, strerror(errno));
-    unsigned char *data = NULL;
-    size_t size = 0, cap = 0;
-    int st = TOOL_OK;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1u << 20;
-            unsigned char *d = tool_realloc(data, cap, 1);
-            if (!d) {
-                st = TOOL_FAILED;
-                break;
-            }
-            data = d;
-        }
-        size_t got = fread(data + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) break;
-    }
-    if (st == TOOL_OK && ferror(f)) st = tool_error(TOOL_BAD_INPUT, "%s: cannot read the run snapshot", path);
-    fclose(f);
-    if (st == TOOL_OK) st = resume_load_bytes(w, path, data, size, out_frame);
+    char *data;
+    size_t size;
+    int st = tool_read_file(path, "run snapshot", &data, &size);
+    if (st == TOOL_OK) st = resume_load_bytes(w, path, (const unsigned char *)data, size, out_frame);
     free(data);
     return st;
 }

@@ -13,12 +13,16 @@
 #include "world.h"
 
 #define RESUME_MAGIC "CROWDRUN"
-#define RESUME_VERSION 1u
+#define RESUME_VERSION 2u /* 2: the checksum covers header and payload; rig digests */
 #define RESUME_FIXED 48u /* header bytes before the rig handles */
 
 /* FNV-1a 64 of everything in the scene that shapes a run: seed, dt, every rig setting, every
  * group (look keys, phases, blink starts, pose clips and their rows) — not the frame count. */
 uint64_t scene_fingerprint(const scene *s);
+
+/* The fingerprint a run file stores: the scene's, then each rig's crowd_rig_settings_digest in
+ * w's engine (the settings the payload's rigs must have). TOOL_FAILED on an engine error. */
+int resume_fingerprint(const world *w, uint64_t *out);
 
 /* Writes the world's state after `frame` frames to path (through path.tmp, renamed when
  * complete). TOOL_FAILED when it cannot be written. */

@@ -1,12 +1,14 @@
 /* crowd run [SCENE]: runs a scene (or the default crowd) and prints the summary. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "commands.h"
 #include "default_crowd.h"
 #include "diag.h"
+#include "files.h"
 #include "resume.h"
 #include "simulate.h"
 #include "world.h"
@@ -29,6 +31,9 @@ static const char run_usage[] =
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
     "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
     "  --quiet        no progress line (it only shows on a terminal, for runs over a second)\n"
+    "  --max-file-bytes N    the size limit of every input file (default 1 GiB)\n"
+    "  --max-memory-bytes N  refuse a scene whose instances would take more (default: the\n"
+    "                 machine's memory, or the container's or process's limit when smaller)\n"
     "  --json         the summary as one JSON object on the last line of standard output\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
@@ -54,6 +59,8 @@ int scene_option(tool_args *a, scene_options *o) {
     VALUE("--seed", (o->has_seed = true, parse_u64(a, "--seed", v, &o->seed)));
     VALUE("--threads", parse_u32(a, "--threads", v, 1, MAX_THREADS, &o->threads));
     VALUE("--simd", parse_simd(a, "--simd", v, &o->simd));
+    VALUE("--max-file-bytes", parse_u64(a, "--max-file-bytes", v, &tool_max_file_bytes));
+    VALUE("--max-memory-bytes", parse_u64(a, "--max-memory-bytes", v, &world_memory_limit));
 #undef VALUE
     if ((m = args_flag(a, "--quiet")) != 0) {
         if (m > 0) o->quiet = true;
@@ -123,6 +130,23 @@ static int check_files(const run_files *f) {
     return TOOL_OK;
 }
 
+/* Outputs against each other and every input the scene read, by device and inode. */
+static int check_aliases(const run_files *f, const scene *s, const scene_options *o) {
+    size_t n = 0, cap = 5 + s->clip_count + s->rig_count;
+    tool_named_file *files = tool_calloc(cap, sizeof *files);
+    if (!files) return TOOL_FAILED;
+    files[n++] = (tool_named_file){"--trace", f->trace, true};
+    files[n++] = (tool_named_file){"--bones", f->bones, true};
+    files[n++] = (tool_named_file){"--snapshot-at", f->snapshot, true};
+    files[n++] = (tool_named_file){"--resume", f->resume, false};
+    files[n++] = (tool_named_file){"the scene", o->scene_path, false};
+    for (size_t k = 0; k < s->clip_count; k++) files[n++] = (tool_named_file){"the pose clip", s->clips[k]->path, false};
+    for (uint32_t r = 0; r < s->rig_count; r++) files[n++] = (tool_named_file){"the .model3.json", s->rigs[r].model3, false};
+    int st = tool_check_aliases("run", files, n);
+    free(files);
+    return st;
+}
+
 int cmd_run(int argc, char **argv) {
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
@@ -172,6 +196,7 @@ int cmd_run(int argc, char **argv) {
 
     scene s;
     st = scene_options_load(&o, &s);
+    if (st == TOOL_OK) st = check_aliases(&f, &s, &o);
     if (st != TOOL_OK) {
         scene_free(&s);
         return st;

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 #include "model3.h"
+#include "name_index.h"
 #include "scene.h"
 
 #define MAX_COUNT (1u << 30)   /* instances per group: the engine's row limit */
@@ -22,6 +24,8 @@ typedef struct jctx {
     scene *s;
     char path[1024];
     size_t len;
+    name_index rig_names; /* the rigs read so far */
+    name_index param_ids; /* the parameters of the rig being read */
 } jctx;
 
 /* ---- the field path: "rigs[0].look.damping" ---- */
@@ -285,7 +289,7 @@ static int get_blend(jctx *c, const json_t *obj, crowd_blend *out) {
 
 /* A parameter id used by a controller: must name one of the rig's parameters. */
 static int check_param_id(jctx *c, const scene_rig *rig, const char *id) {
-    if (scene_parameter_index(rig, id) >= 0) return TOOL_OK;
+    if (name_index_find(&c->param_ids, id) >= 0) return TOOL_OK;
     return fail(c, "\"%s\" is not a parameter of rig \"%s\"", id, rig->name);
 }
 
@@ -293,10 +297,11 @@ static int check_param_id(jctx *c, const scene_rig *rig, const char *id) {
 static int read_parameters(jctx *c, const json_t *jrig, scene_rig *rig) {
     static const char *const keys[] = {"id", "min", "max", "default", "repeat", NULL};
     const json_t *arr;
+    name_index_free(&c->param_ids);
     TRY(get_array(c, jrig, "parameters", &arr));
     if (!arr) return TOOL_OK;
     size_t n = json_array_size(arr), o0 = push_key(c, "parameters");
-    if (n > 65536) return fail(c, "has %zu entries; at most 65536", n);
+    if (n > CROWD_MAX_PARAMETERS) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_PARAMETERS);
     crowd_parameter_desc *params = scene_alloc(c->s, n, sizeof *params);
     if (!params) return TOOL_FAILED;
     rig->parameters = params;
@@ -308,14 +313,15 @@ static int read_parameters(jctx *c, const json_t *jrig, scene_rig *rig) {
         const char *id;
         TRY(check_object(c, jp, keys));
         TRY(get_required_string(c, jp, "id", &id));
-        for (size_t q = 0; q < p; q++)
-            if (strcmp(rig->parameters[q].id, id) == 0) {
-                size_t o2 = push_key(c, "id");
-                int st = fail(c, "\"%s\" repeats parameters[%zu].id (ids are unique in a rig)", id, q);
-                pop(c, o2);
-                return st;
-            }
         if (!(d->id = scene_strdup(c->s, id))) return TOOL_FAILED;
+        long q = name_index_add(&c->param_ids, d->id, (uint32_t)p);
+        if (q == -2) return TOOL_FAILED;
+        if (q >= 0) {
+            size_t o2 = push_key(c, "id");
+            int st = fail(c, "\"%s\" repeats parameters[%ld].id (ids are unique in a rig)", id, q);
+            pop(c, o2);
+            return st;
+        }
         TRY(get_float(c, jp, "min", -INFINITY, false, INFINITY, &d->min));
         TRY(get_float(c, jp, "max", -INFINITY, false, INFINITY, &d->max));
         TRY(get_float(c, jp, "default", -INFINITY, false, INFINITY, &d->default_value));
@@ -344,6 +350,7 @@ static int read_look(jctx *c, const json_t *jl, scene_rig *rig) {
     const json_t *arr;
     TRY(get_array(c, jl, "parameters", &arr));
     size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
     crowd_look_parameter_desc *lps = scene_alloc(c->s, n, sizeof *lps);
     if (!lps) return TOOL_FAILED;
     rig->look_parameters = lps;
@@ -399,6 +406,7 @@ static int read_harmonic(jctx *c, const json_t *jh, scene_rig *rig) {
     const json_t *arr;
     TRY(get_array(c, jh, "parameters", &arr));
     size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
     crowd_harmonic_parameter_desc *hps = scene_alloc(c->s, n, sizeof *hps);
     if (!hps) return TOOL_FAILED;
     rig->harmonic_parameters = hps;
@@ -470,7 +478,7 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
     if (rig->model3) {
         if (!m3->found) return fail(c, "blink is asked for but %s has no EyeBlink group", rig->model3);
         for (uint32_t k = 0; k < m3->count; k++)
-            if (scene_parameter_index(rig, m3->ids[k]) < 0)
+            if (name_index_find(&c->param_ids, m3->ids[k]) < 0)
                 return fail(c, "%s: EyeBlink id \"%s\" is not a parameter of rig \"%s\"", rig->model3, m3->ids[k],
                             rig->name);
         rig->blink_parameters = m3->ids;
@@ -478,6 +486,7 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
         return TOOL_OK;
     }
     size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
     const char **bps = scene_alloc(c->s, n, sizeof *bps);
     if (!bps) return TOOL_FAILED;
     rig->blink_parameters = bps;
@@ -667,7 +676,7 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     TRY(check_object(c, jg, keys));
     const char *rig_name = "hiyori";
     TRY(get_string(c, jg, "rig", &rig_name));
-    int r = scene_rig_index(c->s, rig_name);
+    int r = (int)name_index_find(&c->rig_names, rig_name);
     if (r < 0) {
         size_t o = push_key(c, "rig");
         int st = fail(c, "no rig is called \"%s\"", rig_name);
@@ -726,16 +735,18 @@ static int read_scene(jctx *c, const json_t *root) {
     s->groups = scene_alloc(s, ng, sizeof *s->groups);
     if (!s->rigs || !s->groups) return TOOL_FAILED;
     size_t o0 = push_key(c, "rigs");
+    if (nr > CROWD_MAX_RIGS) return fail(c, "has %zu entries; at most %u (an engine's rig limit)", nr, CROWD_MAX_RIGS);
     for (size_t r = 0; r < nr; r++) {
         size_t o1 = push_index(c, r);
         TRY(read_rig(c, json_array_get(rigs, r), &s->rigs[r]));
-        for (size_t q = 0; q < r; q++)
-            if (strcmp(s->rigs[q].name, s->rigs[r].name) == 0) {
-                size_t o2 = push_key(c, "name");
-                int st = fail(c, "\"%s\" repeats rigs[%zu].name (rig names are unique)", s->rigs[r].name, q);
-                pop(c, o2);
-                return st;
-            }
+        long q = name_index_add(&c->rig_names, s->rigs[r].name, (uint32_t)r);
+        if (q == -2) return TOOL_FAILED;
+        if (q >= 0) {
+            size_t o2 = push_key(c, "name");
+            int st = fail(c, "\"%s\" repeats rigs[%ld].name (rig names are unique)", s->rigs[r].name, q);
+            pop(c, o2);
+            return st;
+        }
         s->rig_count = (uint32_t)(r + 1);
         pop(c, o1);
     }
@@ -763,6 +774,8 @@ int scene_parse(const char *path, const char *text, size_t size, scene *s) {
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
     if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
     int st = read_scene(&c, root);
+    name_index_free(&c.rig_names);
+    name_index_free(&c.param_ids);
     json_decref(root);
     if (st != TOOL_OK) scene_free(s);
     return st;
@@ -770,32 +783,11 @@ int scene_parse(const char *path, const char *text, size_t size, scene *s) {
 
 int scene_load(const char *path, scene *s) {
     scene_init(s, path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the scene: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t size = 0, cap = 0;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *t = tool_realloc(text, cap, 1);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return TOOL_FAILED;
-            }
-            text = t;
-        }
-        size_t got = fread(text + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) break;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(text);
-        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the scene", path);
-    }
-    int st = scene_parse(path, text, size, s);
+    char *text;
+    size_t size;
+    int st = tool_read_file(path, "scene", &text, &size);
+    if (st != TOOL_OK) return st;
+    st = scene_parse(path, text, size, s);
     free(text);
     return st;
 }

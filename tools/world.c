@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "checksum.h"
 #include "diag.h"
@@ -135,6 +137,60 @@ static int check_direct_writes(world *w, uint32_t g) {
     return TOOL_OK;
 }
 
+/* ---- the memory a scene takes ---- */
+uint64_t world_memory_limit = 0;
+
+/* a byte count from a text file ("max" or unreadable: none) */
+static uint64_t read_limit_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return UINT64_MAX;
+    unsigned long long v = 0;
+    int got = fscanf(f, "%llu", &v);
+    fclose(f);
+    return got == 1 && v > 0 ? (uint64_t)v : UINT64_MAX;
+}
+
+uint64_t world_memory_budget(void) {
+    if (world_memory_limit) return world_memory_limit;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
+    uint64_t cg2 = read_limit_file("/sys/fs/cgroup/memory.max"), cg1 = read_limit_file("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    if (cg2 < budget) budget = cg2;
+    if (cg1 < budget) budget = cg1;
+    const int limits[2] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int k = 0; k < 2; k++) {
+        struct rlimit rl;
+        if (getrlimit(limits[k], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < budget)
+            budget = (uint64_t)rl.rlim_cur;
+    }
+    return budget;
+}
+
+/* Bytes per instance this program keeps besides the engine's: handle, row, rig, jitter, pose
+ * offset, clip row, scratch, and the look centres setup_group passes. */
+#define WORLD_BYTES_PER_INSTANCE (8 + 4 + 4 + 12 + 8 + 4 + 4 + 12)
+
+/* The scene's instances against the budget, group by group, before any is allocated. */
+static int check_memory(const world *w) {
+    const scene *s = w->scene;
+    uint64_t budget = world_memory_budget(), total = 0;
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_group *sg = &s->groups[g];
+        size_t per = 0;
+        crowd_result res = crowd_rig_bytes_per_instance(w->engine, w->rigs[sg->rig].rig, &per);
+        if (res != CROWD_OK) return engine_failed(w, res, "crowd_rig_bytes_per_instance");
+        uint64_t each = (uint64_t)per + WORLD_BYTES_PER_INSTANCE;
+        total += each * sg->count;
+        if (total > budget)
+            return tool_error(TOOL_FAILED,
+                              "%s: groups[%u] (%u instances of rig \"%s\", %llu bytes each) takes the scene to %llu bytes, "
+                              "more than the memory limit of %llu bytes (--max-memory-bytes)",
+                              s->path, g, sg->count, s->rigs[sg->rig].name, (unsigned long long)each,
+                              (unsigned long long)total, (unsigned long long)budget);
+    }
+    return TOOL_OK;
+}
+
 int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
     memset(w, 0, sizeof *w);
     w->scene = s;
@@ -150,8 +206,18 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
     uint64_t n = 0; /* at most 2^30: the scene reader's limit */
     for (uint32_t g = 0; g < s->group_count; g++) n += s->groups[g].count;
     if (n > (1u << 30)) return tool_error(TOOL_BAD_INPUT, "%s: more than %u instances", s->path, 1u << 30);
-    w->instance_count = (uint32_t)n;
     w->rigs = tool_calloc(s->rig_count, sizeof *w->rigs);
+    if (!w->rigs) return TOOL_FAILED;
+    for (uint32_t r = 0; r < s->rig_count; r++) {
+        const scene_rig *sr = &s->rigs[r];
+        res = crowd_rig_create(w->engine, &sr->rig_desc, &w->rigs[r].rig);
+        if (res != CROWD_OK) return rejected(w, res, "rigs[%u] (\"%s\")", sr->name, r);
+        w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
+        if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
+    }
+    int st = check_memory(w);
+    if (st != TOOL_OK) return st;
+    w->instance_count = (uint32_t)n;
     w->handles = tool_calloc(n, sizeof *w->handles);
     w->row = tool_calloc(n, sizeof *w->row);
     w->rig_of = tool_calloc(n, sizeof *w->rig_of);
@@ -161,16 +227,9 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
     w->key = tool_calloc(s->group_count, sizeof *w->key);
     w->clip_row = tool_calloc(n, sizeof *w->clip_row);
     w->changed = tool_calloc(n, sizeof *w->changed);
-    if (!w->rigs || !w->handles || !w->row || !w->rig_of || !w->group_first || !w->jitter || !w->pose_offset ||
-        !w->key || !w->clip_row || !w->changed)
+    if (!w->handles || !w->row || !w->rig_of || !w->group_first || !w->jitter || !w->pose_offset || !w->key ||
+        !w->clip_row || !w->changed)
         return TOOL_FAILED;
-    for (uint32_t r = 0; r < s->rig_count; r++) {
-        const scene_rig *sr = &s->rigs[r];
-        res = crowd_rig_create(w->engine, &sr->rig_desc, &w->rigs[r].rig);
-        if (res != CROWD_OK) return rejected(w, res, "rigs[%u] (\"%s\")", sr->name, r);
-        w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
-        if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
-    }
     /* reserve each rig's total first: one allocation per rig */
     for (uint32_t r = 0; r < s->rig_count; r++) {
         uint64_t rows = 0;
@@ -195,13 +254,13 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
                 return engine_failed(w, res, "crowd_instance_info");
         }
         next += sg->count;
-        int st = setup_group(w, g);
+        st = setup_group(w, g);
         if (st == TOOL_OK) st = check_direct_writes(w, g);
         if (st != TOOL_OK) return st;
     }
     w->group_first[s->group_count] = next;
     for (uint32_t r = 0; r < s->rig_count; r++) {
-        int st = fetch_columns(w, r);
+        st = fetch_columns(w, r);
         if (st != TOOL_OK) return st;
     }
     return TOOL_OK;

@@ -45,6 +45,15 @@ typedef struct world {
  * engine a pool of that many threads: crowd_engine_desc.threads), its rigs and instances.
  * TOOL_BAD_INPUT when the engine rejects the scene (the message names the rig and field). */
 int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads);
+
+/* Before anything per instance is allocated, world_create estimates the memory the scene's
+ * instances take (the engine's crowd_rig_bytes_per_instance plus this program's own arrays)
+ * and refuses a scene over this limit with TOOL_FAILED, naming the group that crosses it and
+ * the bytes (0, the default: the machine's physical memory, or the cgroup's memory.max or the
+ * process's RLIMIT_AS / RLIMIT_DATA when smaller). --max-memory-bytes sets it. */
+extern uint64_t world_memory_limit;
+/* The limit in effect (world_memory_limit, or the default it stands for). */
+uint64_t world_memory_budget(void);
 void world_destroy(world *w);
 
 /* After the engine's state was replaced (crowd_snapshot_load) by that of a world of the same

@@ -17,7 +17,11 @@
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
  *   fail. On any error nothing already stored changes, and crowd_last_error() names the field.
  * - Handles are small values; 0 is never valid. A handle from another engine or of a removed
- *   instance is rejected with CROWD_ERR_HANDLE.
+ *   instance is rejected with CROWD_ERR_HANDLE. Handles stay unique for the engine's life: an
+ *   instance slot is reused 65535 times at most, then retired (never reused). Each live engine
+ *   holds a handle tag no other live engine holds (from a process-wide counter that skips tags
+ *   in use; at most 65535 engines live at once), except that an engine that loaded a snapshot
+ *   takes the saving engine's tag, so the saved handles name the same instances in both.
  * - Ownership: a `const T *` argument stays the caller's; the engine copies what it keeps
  *   (parameter ids included). Column pointers returned by the engine stay valid until the next
  *   call that adds or reserves instances of that rig, loads a snapshot, or destroys the engine.
@@ -68,7 +72,8 @@ extern "C" {
     X(CROWD_ERR_UNSUPPORTED, "the SIMD target is not built or the CPU lacks it")              \
     X(CROWD_ERR_WRONG_RIG, "the instance belongs to another rig than the one the call names") \
     X(CROWD_ERR_NO_CONTROLLER, "the rig has no such controller")                             \
-    X(CROWD_ERR_BAD_SNAPSHOT, "the snapshot is truncated, corrupted, oversized or of another version")
+    X(CROWD_ERR_BAD_SNAPSHOT, "the snapshot is truncated, corrupted, oversized or of another version") \
+    X(CROWD_ERR_THREAD, "the system could not start a thread")
 
 typedef enum crowd_result {
 #define CROWD_X_ENUM(code, text) code,
@@ -128,7 +133,9 @@ typedef struct crowd_engine_desc {
 
 /* Creates an engine. Errors: NULL desc/out, CROWD_ERR_BAD_ENUM (simd), CROWD_ERR_UNSUPPORTED
  * (the requested target is not built or the CPU lacks it), CROWD_ERR_RANGE (an unknown
- * CROWD_SIMD value in the environment, or only one of alloc/free set), out of memory. */
+ * CROWD_SIMD value in the environment, or only one of alloc/free set), CROWD_ERR_CAPACITY
+ * (65535 engines are live), CROWD_ERR_THREAD (the pool's threads could not be started), out of
+ * memory. */
 crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
 /* NULL-safe. Frees everything the engine allocated. */
 void crowd_engine_destroy(crowd_engine *engine);
@@ -152,6 +159,13 @@ bool crowd_simd_supported(crowd_simd simd);
  *    one rig are stored together, one column per field. Rigs live as long as the engine.
  * ---------------------------------------------------------------------------------------- */
 typedef struct crowd_rig { uint32_t id; } crowd_rig;
+
+/* Entry maxima: a desc beyond them is refused with CROWD_ERR_CAPACITY before anything is
+ * allocated, and checking ids (unique parameter ids, entries naming parameters) takes time
+ * linear in the counts (a hash of the ids). Also the limits of a snapshot's rigs. */
+#define CROWD_MAX_RIGS 65535u        /* rigs per engine */
+#define CROWD_MAX_PARAMETERS 65536u  /* desc->parameter_count */
+#define CROWD_MAX_ENTRIES 65536u     /* look, harmonic and blink parameter_count, each */
 
 typedef enum crowd_blend {
     CROWD_BLEND_DEFAULT = 0, /* the controller's default: look and harmonic additive, blink multiply */
@@ -209,7 +223,13 @@ typedef struct crowd_harmonic_desc {
     const crowd_harmonic_parameter_desc *parameters;
     uint32_t parameter_count;
     const float *channel_timescales; /* finite, >= 0, and at most 65536 * the duration of every
-                                        entry on the channel; NULL with count 0 means [1] */
+                                        entry on the channel; NULL with count 0 means [1].
+                                        T wraps by SPEC §3's `while T > D: T = T - D`, bounded
+                                        by construction: at most 4 rounds (all a tick covering
+                                        up to 4 periods needs), then, if T is still above D,
+                                        one step T - floor(T/D)*D clamped into [0, D], every
+                                        operation IEEE single and unfused: the same bits on
+                                        every target, at most 5 steps per row and tick */
     uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
     crowd_blend blend;
 } crowd_harmonic_desc;
@@ -330,6 +350,12 @@ uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig);
 uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
 /* Makes room for `capacity` instances of the rig (rounded up to 16). */
 crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
+/* The bytes one instance of the rig takes in the engine: its columns (4 bytes each), its row's
+ * handle and its slot. For planning before anything is allocated: N instances reserved with
+ * crowd_reserve take N times this (N rounded up to 16 rows, and up to 16 rows more of padding
+ * that keeps columns from lying a multiple of 4 KiB apart); crowd_instances_add alone grows the
+ * capacity by doubling and holds the old and the new columns while it copies them. */
+crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
 
 /* ------------------------------------------------------------------------------------------
  * 5. Instances
@@ -483,7 +509,9 @@ crowd_result crowd_tick(crowd_engine *engine, float dt);
  * same time from different threads, with no other call on the engine in between; such calls
  * only read the engine and write their own rows. A split into ranges gives the same bytes as
  * one call (ranges starting at a multiple of crowd_simd_width() run fastest). On error the
- * message is recorded only when no other call runs concurrently. */
+ * message is recorded and logged by at most one call at a time: of calls failing at once, the
+ * first records it and the others only return their code (no data race, no concurrent
+ * logger call from this function). */
 crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
                               uint32_t count);
 
@@ -573,7 +601,11 @@ crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat
  *               (name, parameters, controller settings as created, u32 rows, u32 running rows,
  *               u32 columns, every column's rows as 4-byte values, u64 handle of each row),
  *               u32 slot count, u32 first free slot, then per slot u64 instance id,
- *               u32 generation, u32 rig (0xffffffff: free), u32 row, u32 next free slot.
+ *               u32 generation (0: a retired slot, free and never reused), u32 rig
+ *               (0xffffffff: free), u32 row, u32 next free slot.
+ *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
+ *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
+ *     the load allocated. The engine takes the saved handle tag (see 1).
  * ---------------------------------------------------------------------------------------- */
 /* Bytes crowd_snapshot_save will write now. */
 crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
@@ -582,6 +614,10 @@ crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_
                                  size_t *out_written);
 /* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates. */
 crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
+/* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
+ * settings; not its instances): rigs created from equal descs have equal digests, in any
+ * engine. A host checks with it that a loaded snapshot holds the rigs it expects. */
+crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
 
 #ifdef __cplusplus
 }

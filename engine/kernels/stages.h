@@ -207,11 +207,21 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
 }
 
 /* ---- harmonic sines (SPEC §3) ---- */
-/* Reduces T into (0, D] by repeated subtraction, exactly as Cubism does. Rig validation bounds
- * timescale/duration, so a tick needs at most 65537 rounds (one or two in practice). */
+/* Reduces T into [0, D], bounded by construction: up to CVK_WRAP_ROUNDS rounds of T - D,
+ * exactly Cubism's `while T > D` (all a tick needs unless it covers more periods than that),
+ * then, for what is still above D, one step T - floor(T/D)*D clamped into [0, D]. Every
+ * operation is IEEE single, correctly rounded and never fused: the same bits on every target. */
+#define CVK_WRAP_ROUNDS 4
 static inline cv_f cvk_wrap_period(cv_f T, float duration) {
-    const cv_f D = cv_set1(duration);
-    for (cv_m over = cv_gt(T, D); cv_any(over); over = cv_gt(T, D)) T = cv_select(over, cv_sub(T, D), T);
+    const cv_f D = cv_set1(duration), zero = cv_set1(0.0f);
+    cv_m over = cv_gt(T, D);
+    for (int round = 0; round < CVK_WRAP_ROUNDS && cv_any(over); round++, over = cv_gt(T, D))
+        T = cv_select(over, cv_sub(T, D), T);
+    if (cv_any(over)) {
+        cv_f r = cv_sub(T, cv_mul(cv_floor(cv_div(T, D)), D));
+        r = cv_select(cv_lt(r, zero), cv_add(r, D), r);
+        T = cv_select(over, cv_min(cv_max(r, zero), D), T);
+    }
     return T;
 }
 

@@ -1,6 +1,7 @@
 #define _XOPEN_SOURCE 700
 #include "cli_support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -86,6 +87,19 @@ bool cli_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+bool cli_exists_prefix(const char *prefix) {
+    const char *slash = strrchr(prefix, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - prefix) : 1, slash ? prefix : ".");
+    const char *base = slash ? slash + 1 : prefix;
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));) found = strncmp(e->d_name, base, strlen(base)) == 0;
+    closedir(d);
+    return found;
+}
+
 cli_result cli_run_argv(const char *const *args, const char *interrupt_when) {
     static int serial;
     char out_path[4200], err_path[4200], simd_env[64];
@@ -118,7 +132,7 @@ cli_result cli_run_argv(const char *const *args, const char *interrupt_when) {
     if (rc != 0) fail_msg("cannot start %s: %s", cli_exe, strerror(rc));
     if (interrupt_when) {
         int waited = 0;
-        for (; !cli_exists(interrupt_when) && waited < 6000; waited++) {
+        for (; !cli_exists_prefix(interrupt_when) && waited < 6000; waited++) {
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }

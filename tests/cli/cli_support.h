@@ -23,6 +23,8 @@ const char *cli_write(const char *name, const char *text);
 /* The whole file (NUL-terminated, *size its length), or NULL. free() it. */
 char *cli_read(const char *path, size_t *size);
 bool cli_exists(const char *path);
+/* Is there a file whose path starts with prefix (e.g. an output's temporary "out.csv.")? */
+bool cli_exists_prefix(const char *prefix);
 
 typedef struct cli_result {
     int status;  /* exit status, or 128 + signal */
@@ -31,7 +33,7 @@ typedef struct cli_result {
 } cli_result;
 
 /* Runs crowd with the arguments (NULL-terminated), CROWD_SIMD set to the target under test.
- * interrupt_when: when not NULL, SIGINT is sent as soon as that file exists (fails the test if
+ * interrupt_when: when not NULL, SIGINT is sent as soon as a file whose path starts with it exists (fails the test if
  * it does not appear within a minute). */
 cli_result cli_run_argv(const char *const *args, const char *interrupt_when);
 #define cli_run(...) cli_run_argv((const char *const[]){__VA_ARGS__, NULL}, NULL)

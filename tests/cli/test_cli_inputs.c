@@ -66,7 +66,7 @@ static char *good_clip(uint32_t rows) {
         cli_result r_ = cli_run("run", scene_, "--trace", trace_, "--simd", cli_target);      \
         cli_expect_fail(&r_, 2, "scene.json", __VA_ARGS__);                                   \
         assert_false(cli_exists(trace_));                                                     \
-        assert_false(cli_exists(cli_path("trace.csv.tmp")));                                  \
+        assert_false(cli_exists_prefix(cli_path("trace.csv.")));                                  \
         cli_result_free(&r_);                                                                 \
     } while (0)
 
@@ -88,7 +88,7 @@ static void base_files_are_good(void **state) {
     cli_result r = cli_run("run", scene, "--trace", trace, "--simd", cli_target, "--quiet");
     cli_expect_ok(&r);
     assert_true(cli_exists(trace));
-    assert_false(cli_exists(cli_path("good_trace.csv.tmp")));
+    assert_false(cli_exists_prefix(cli_path("good_trace.csv.")));
     cli_result_free(&r);
     r = cli_run("pose", cli_path("clip.csv"), "--frame", "engine");
     cli_expect_ok(&r);
@@ -225,7 +225,7 @@ static void expect_clip_fails(const char *text, const char *t1, const char *t2) 
     if (t2) cli_expect_fail(&r, 2, t1, t2);
     else cli_expect_fail(&r, 2, t1);
     assert_false(cli_exists(out));
-    assert_false(cli_exists(cli_path("bones.csv.tmp")));
+    assert_false(cli_exists_prefix(cli_path("bones.csv.")));
     cli_result_free(&r);
 }
 

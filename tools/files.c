@@ -1,0 +1,191 @@
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+uint64_t tool_max_file_bytes = TOOL_DEFAULT_MAX_FILE_BYTES;
+
+static int check_stat(const char *path, const char *what, const struct stat *st) {
+    if (!S_ISREG(st->st_mode))
+        return tool_error(TOOL_BAD_INPUT, "%s: the %s is not a regular file (%s); crowd reads only regular files", path,
+                          what, S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a pipe" : "a device or socket");
+    if ((uint64_t)st->st_size > tool_max_file_bytes)
+        return tool_error(TOOL_BAD_INPUT, "%s: the %s has %llu bytes, more than the limit of %llu (--max-file-bytes)", path,
+                          what, (unsigned long long)st->st_size, (unsigned long long)tool_max_file_bytes);
+    return TOOL_OK;
+}
+
+int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size) {
+    *out_data = NULL;
+    *out_size = 0;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the kind is checked on the open
+     * file itself, so it cannot change between the check and the read */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+    }
+    int res = check_stat(path, what, &st);
+    if (res != TOOL_OK) {
+        close(fd);
+        return res;
+    }
+    /* a file that grows while read stops at the limit + 1 byte: refused, never unbounded */
+    size_t cap = (size_t)st.st_size + 1, size = 0;
+    char *data = tool_malloc(cap + 1);
+    if (!data) {
+        close(fd);
+        return TOOL_FAILED;
+    }
+    for (;;) {
+        if (size == cap) {
+            if ((uint64_t)size > tool_max_file_bytes) break;
+            size_t grown = cap * 2 > tool_max_file_bytes + 1 ? (size_t)tool_max_file_bytes + 1 : cap * 2;
+            char *d = tool_realloc(data, grown + 1, 1);
+            if (!d) {
+                free(data);
+                close(fd);
+                return TOOL_FAILED;
+            }
+            data = d, cap = grown;
+        }
+        ssize_t got = read(fd, data + size, cap - size);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(data);
+            close(fd);
+            return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+        }
+        if (got == 0) break;
+        size += (size_t)got;
+    }
+    close(fd);
+    if ((uint64_t)size > tool_max_file_bytes) {
+        free(data);
+        return tool_error(TOOL_BAD_INPUT, "%s: the %s grew past the limit of %llu bytes while read (--max-file-bytes)",
+                          path, what, (unsigned long long)tool_max_file_bytes);
+    }
+    data[size] = 0;
+    *out_data = data;
+    *out_size = size;
+    return TOOL_OK;
+}
+
+int tool_output_open(tool_output *o, const char *path, const char *what) {
+    memset(o, 0, sizeof *o);
+    size_t n = strlen(path);
+    o->path = tool_strdup(path);
+    o->tmp = tool_malloc(n + 8);
+    if (!o->path || !o->tmp) {
+        tool_output_abort(o);
+        return TOOL_FAILED;
+    }
+    memcpy(o->tmp, path, n);
+    memcpy(o->tmp + n, ".XXXXXX", 8);
+    int fd = mkstemp(o->tmp); /* O_CREAT|O_EXCL in the target's folder */
+    if (fd < 0) {
+        int e = errno;
+        free(o->tmp);
+        o->tmp = NULL;
+        tool_output_abort(o);
+        return tool_error(TOOL_FAILED, "%s: cannot write the %s: %s", path, what, strerror(e));
+    }
+    mode_t mask = umask(0); /* the mode fopen would give: 0666 less the umask */
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "wb"))) {
+        int e = errno;
+        close(fd);
+        tool_output_abort(o);
+        return tool_error(TOOL_FAILED, "%s: cannot write the %s: %s", path, what, strerror(e));
+    }
+    return TOOL_OK;
+}
+
+int tool_output_commit(tool_output *o, const char *what) {
+    if (!o->f) {
+        tool_output_abort(o);
+        return TOOL_OK;
+    }
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0) bad = 1;
+    o->f = NULL;
+    int st = TOOL_OK;
+    if (bad) st = tool_error(TOOL_FAILED, "%s: cannot write the %s (disk full?)", o->path, what);
+    else if (rename(o->tmp, o->path) != 0)
+        st = tool_error(TOOL_FAILED, "%s: cannot rename %s to it: %s", o->path, o->tmp, strerror(errno));
+    else {
+        free(o->tmp);
+        o->tmp = NULL; /* renamed: nothing left to remove */
+    }
+    tool_output_abort(o);
+    return st;
+}
+
+void tool_output_abort(tool_output *o) {
+    if (o->f) fclose(o->f);
+    if (o->tmp) remove(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---- aliases ---- */
+typedef struct file_key {
+    dev_t dev;
+    ino_t ino;
+    const char *name; /* NULL: (dev, ino) is the file's own; else its folder's, and its name */
+} file_key;
+
+static bool key_of(const char *path, bool output, file_key *k) {
+    struct stat st;
+    memset(k, 0, sizeof *k);
+    if (stat(path, &st) == 0) {
+        k->dev = st.st_dev, k->ino = st.st_ino;
+        return true;
+    }
+    if (!output) return false;
+    /* not there yet: its folder and name (a missing folder cannot alias anything) */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else return false;
+    if (stat(dir, &st) != 0) return false;
+    k->dev = st.st_dev, k->ino = st.st_ino;
+    k->name = slash ? slash + 1 : path;
+    return true;
+}
+
+static bool same_key(const file_key *a, const file_key *b) {
+    if (a->dev != b->dev || a->ino != b->ino) return false;
+    if (!a->name || !b->name) return !a->name && !b->name;
+    return strcmp(a->name, b->name) == 0;
+}
+
+int tool_check_aliases(const char *command, const tool_named_file *files, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (!files[i].output || !files[i].path || strcmp(files[i].path, "-") == 0) continue;
+        file_key ki;
+        if (!key_of(files[i].path, true, &ki)) continue;
+        for (size_t j = 0; j < count; j++) {
+            if (j == i || !files[j].path || strcmp(files[j].path, "-") == 0) continue;
+            if (files[j].output && j < i) continue; /* that pair was compared from j */
+            file_key kj;
+            if (!key_of(files[j].path, files[j].output, &kj) || !same_key(&ki, &kj)) continue;
+            return tool_error(TOOL_BAD_INPUT, "%s: %s %s and %s %s are the same file (an output must be a file of its own)",
+                              command, files[i].flag, files[i].path, files[j].flag, files[j].path);
+        }
+    }
+    return TOOL_OK;
+}

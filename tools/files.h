@@ -1,0 +1,57 @@
+/* Files of the crowd command (SPEC §6): inputs read whole with a size limit, outputs created
+ * exclusively and renamed into place when complete, and no two files of one run aliasing.
+ *
+ * Inputs (scenes, pose clips, .model3.json files, run snapshots) must be regular files of at
+ * most tool_max_file_bytes (default 1 GiB; --max-file-bytes changes it): a FIFO, a device such
+ * as /dev/zero, a directory or a larger file is refused with TOOL_BAD_INPUT before it is read.
+ *
+ * An output FILE is written to a fresh temporary FILE.XXXXXX in FILE's folder, created with
+ * O_CREAT|O_EXCL (mkstemp: no symlink is followed, no existing file is touched), and renamed
+ * to FILE only when complete; on any failure the temporary is removed. */
+#ifndef CROWD_TOOLS_FILES_H
+#define CROWD_TOOLS_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TOOL_DEFAULT_MAX_FILE_BYTES (1ull << 30)
+/* The size limit of every input file (bytes). */
+extern uint64_t tool_max_file_bytes;
+
+/* Reads the regular file path (at most tool_max_file_bytes) into a malloc'd buffer with a NUL
+ * after the last byte (not counted in *out_size). `what` names the file kind in messages
+ * ("scene", "pose clip", ...). TOOL_BAD_INPUT: cannot open, not a regular file, too large, or
+ * a read error; TOOL_FAILED: out of memory. */
+int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size);
+
+typedef struct tool_output {
+    FILE *f;
+    char *path; /* the target */
+    char *tmp;  /* the temporary beside it */
+} tool_output;
+
+/* Creates the temporary for path (opened "wb" in o->f). TOOL_FAILED with a message naming
+ * path and `what` when it cannot. */
+int tool_output_open(tool_output *o, const char *path, const char *what);
+/* Closes the temporary and renames it to the target; on a write, close or rename error the
+ * temporary is removed and TOOL_FAILED returned. Safe on an output never opened. */
+int tool_output_commit(tool_output *o, const char *what);
+/* Closes and removes the temporary. Safe on an output never opened or already committed. */
+void tool_output_abort(tool_output *o);
+
+/* One file a command names: outputs may not exist yet. */
+typedef struct tool_named_file {
+    const char *flag; /* "--trace", "scene", ... for messages */
+    const char *path; /* NULL or "-": not a file (skipped) */
+    bool output;
+} tool_named_file;
+
+/* Refuses (TOOL_BAD_INPUT, naming both flags) any output that is the same file as another
+ * output or as an input, compared by device and inode (an output that does not exist yet by
+ * its folder's device and inode and its name; an input that does not exist is skipped: its
+ * reader reports it), before anything is written. */
+int tool_check_aliases(const char *command, const tool_named_file *files, size_t count);
+
+#endif
