@@ -88,7 +88,8 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
 }
 
 /* Ticks through the clip and writes the trace. */
-static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, bool local, trace_file *out) {
+static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, crowd_pose_frame frame, bool local,
+                 trace_file *out) {
     crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
     crowd_result res;
     for (uint32_t k = 0; k < clip->row_count; k++) {
@@ -98,7 +99,7 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
         if (!(dt <= 1.0f))
             return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
                               clip->path, clip->line[k], step);
-        res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, &clip->landmarks[(size_t)k * CLIP_FLOATS]);
+        res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, clip_landmarks(clip, k, frame));
         if (res != CROWD_OK) {
             char what[512];
             snprintf(what, sizeof what, "%s:%u: crowd_set (pose)", clip->path, clip->line[k]);
@@ -145,7 +146,7 @@ int cmd_pose(int argc, char **argv) {
     trace_file out = {0};
     if (st == TOOL_OK) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
     if (st == TOOL_OK) {
-        st = solve(engine, inst, &clip, local, &out);
+        st = solve(engine, inst, &clip, limbs.frame, local, &out);
     }
     if (st == TOOL_OK) st = trace_finish(&out);
     trace_abort(&out);
