@@ -8,8 +8,13 @@
 #include <string.h>
 
 #include "diag.h"
+#include "landmark_scan.h"
 
 #define TFJS_DEFAULT_TICKS_PER_SECOND 30.0
+#define BAIL 100 /* the fast path leaves the text to jansson (landmark_scan.h) */
+#define FLOAT_MAX 3.4028234663852886e38
+
+bool landmark_json_fast = true;
 
 static size_t bom_length(const char *text, size_t size) {
     return size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
@@ -153,7 +158,7 @@ static int point(const reader *r, const json_t *v, const jpath *p, const char *v
     static const char *const axes[3] = {"x", "y", "z"};
     for (int c = 0; c < 3; c++) {
         double d = 0;
-        int st = number(r, v, p, axes[c], true, 0, -3.4028234663852886e38, 3.4028234663852886e38, &d);
+        int st = number(r, v, p, axes[c], true, 0, -FLOAT_MAX, FLOAT_MAX, &d);
         if (st != TOOL_OK) return st;
         lm[c] = (float)d; /* (within the float32 range: finite) */
     }
@@ -165,7 +170,7 @@ static int point(const reader *r, const json_t *v, const jpath *p, const char *v
 }
 
 static int push(reader *r, const jpath *p, const char *tkey, double t, const float *lm) {
-    if (r->have_t && t < r->prev_t)
+    if (p && r->have_t && t < r->prev_t)
         return bad_path(r, p, tkey, "%.9g s comes before the previous frame's %.9g s (time never decreases)", t,
                         r->prev_t);
     r->have_t = true;
@@ -257,23 +262,192 @@ static int document(reader *r, const json_t *root) {
     return TOOL_OK;
 }
 
-static int read_document(reader *r, source *s) {
-    json_error_t e;
-    json_t *root;
-    if (s->f) {
-        if (fseek(s->f, (long)s->start, SEEK_SET) != 0)
-            return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON again: %s", r->path, strerror(errno));
-        root = json_loadf(s->f, 0, &e);
+/* ---- the fast path: the same rules as tasks_frame / tfjs_frame above, BAIL where those would
+ * print an error (or where the scanner did not read everything they need) ---- */
+static int fast_push(reader *r, const scan_frame *f) {
+    double t;
+    if (f->kind == SCAN_TASKS) {
+        if (f->timestamp_ms.state != SCAN_NUMBER || !(fabs(f->timestamp_ms.value) <= 1e300)) return BAIL;
+        if (f->count != 0 && f->count != CROWD_LANDMARK_COUNT) return BAIL;
+        t = f->timestamp_ms.value / 1000.0;
     } else {
-        root = json_loadb(s->text + s->start, s->size - s->start, 0, &e);
+        double n = (double)r->index, tps = r->ticks_per_second;
+        if (f->frame_num.state == SCAN_OTHER || f->ticks_per_second.state == SCAN_OTHER) return BAIL;
+        if (f->frame_num.state == SCAN_NUMBER) n = f->frame_num.value;
+        if (f->ticks_per_second.state == SCAN_NUMBER) tps = f->ticks_per_second.value;
+        if (!(n >= 0 && n <= 1e300) || !(tps >= 1e-9 && tps <= 1e300)) return BAIL;
+        t = n / tps;
     }
-    if (!root) {
-        if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
-        return parse_error(r, &e, (uint32_t)(e.line > 0 ? e.line : 1));
+    if (r->have_t && t < r->prev_t) return BAIL;
+    if (f->count != CROWD_LANDMARK_COUNT) return push(r, NULL, NULL, t, NULL);
+    float lm[CLIP_FLOATS];
+    for (int k = 0; k < CLIP_FLOATS; k++) {
+        double d = f->lm[k];
+        if (k % 4 == 3 ? !(d >= 0.0 && d <= 1.0) : !(d >= -FLOAT_MAX && d <= FLOAT_MAX)) return BAIL;
+        lm[k] = (float)d;
+    }
+    return push(r, NULL, NULL, t, lm);
+}
+
+/* One frame object filling [p, end) (white space around it allowed). */
+static int fast_line(reader *r, const char *p, const char *end) {
+    if (!landmark_json_fast) return BAIL;
+    scan_frame f;
+    if (!scan_frame_object(&p, end, &f) || scan_ws(p, end) != end) return BAIL;
+    return fast_push(r, &f);
+}
+
+/* A whole document: an array of frames, a TF.js recording, or one frame. */
+static int fast_document(reader *r, const char *p, const char *end) {
+    if (!landmark_json_fast) return BAIL;
+    scan_frame f;
+    p = scan_ws(p, end);
+    if (p >= end) return BAIL;
+    if (*p == '[') {
+        p = scan_ws(p + 1, end);
+        if (p < end && *p == ']') return scan_ws(p + 1, end) == end ? TOOL_OK : BAIL;
+        for (;;) {
+            if (!scan_frame_object(&p, end, &f)) return BAIL;
+            int st = fast_push(r, &f);
+            if (st != TOOL_OK) return st;
+            p = scan_ws(p, end);
+            if (p < end && *p == ',') {
+                p++;
+                continue;
+            }
+            return p < end && *p == ']' && scan_ws(p + 1, end) == end ? TOOL_OK : BAIL;
+        }
+    }
+    if (*p != '{') return BAIL;
+    /* a recording has "frames" at the top (ticksPerSecond may come after it): find both first */
+    const char *start = p, *frames = NULL, *s;
+    size_t n;
+    scan_number tps = {SCAN_ABSENT, 0};
+    p = scan_ws(p + 1, end);
+    if (p < end && *p == '}') return BAIL;
+    for (;;) {
+        if (!(p = scan_string(p, end, &s, &n))) return BAIL;
+        p = scan_ws(p, end);
+        if (p >= end || *p != ':') return BAIL;
+        p = scan_ws(p + 1, end);
+        if (n == 6 && memcmp(s, "frames", 6) == 0) {
+            if (frames) return BAIL;
+            frames = p;
+            p = scan_skip(p, end, 1);
+        } else if (n == 14 && memcmp(s, "ticksPerSecond", 14) == 0) {
+            if (tps.state != SCAN_ABSENT) return BAIL;
+            double d;
+            if (!(p = scan_number_value(p, end, &d))) return BAIL;
+            tps.state = SCAN_NUMBER;
+            tps.value = d;
+        } else {
+            p = scan_skip(p, end, 1);
+        }
+        if (!p) return BAIL;
+        p = scan_ws(p, end);
+        if (p < end && *p == ',') {
+            p = scan_ws(p + 1, end);
+            continue;
+        }
+        if (p >= end || *p != '}' || scan_ws(p + 1, end) != end) return BAIL;
+        break;
+    }
+    if (!frames) return fast_line(r, start, end);
+    if (tps.state == SCAN_NUMBER) {
+        if (!(tps.value >= 1e-9 && tps.value <= 1e300)) return BAIL;
+        r->ticks_per_second = tps.value;
+    }
+    p = frames;
+    if (*p != '[') return BAIL;
+    p = scan_ws(p + 1, end);
+    if (p < end && *p == ']') return TOOL_OK;
+    for (;;) {
+        if (!scan_frame_object(&p, end, &f) || f.kind != SCAN_TFJS) return BAIL;
+        int st = fast_push(r, &f);
+        if (st != TOOL_OK) return st;
+        p = scan_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        return p < end && *p == ']' ? TOOL_OK : BAIL;
+    }
+}
+
+static void restart(reader *r) { /* forget what a fast path that bailed out pushed */
+    r->clip->row_count = 0;
+    r->clip->rest_rows = 0;
+    r->have_t = false;
+    r->index = 0;
+    r->ticks_per_second = TFJS_DEFAULT_TICKS_PER_SECOND;
+}
+
+/* The whole file into memory (a document is parsed at once either way). */
+static int slurp(reader *r, FILE *f, char **text, size_t *size) {
+    *text = NULL;
+    *size = 0;
+    size_t cap = 0;
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON again: %s", r->path, strerror(errno));
+    for (;;) {
+        if (*size == cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            char *t = tool_realloc(*text, cap, 1);
+            if (!t) return TOOL_FAILED;
+            *text = t;
+        }
+        size_t got = fread(*text + *size, 1, cap - *size, f);
+        *size += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON", r->path);
+    return TOOL_OK;
+}
+
+static int read_document(reader *r, source *s) {
+    char *owned = NULL;
+    const char *text = s->text;
+    size_t size = s->size;
+    if (s->f) {
+        int st = slurp(r, s->f, &owned, &size);
+        if (st != TOOL_OK) {
+            free(owned);
+            return st;
+        }
+        text = owned;
     }
     r->line = 0;
-    int st = document(r, root);
-    json_decref(root);
+    int st = fast_document(r, text + s->start, text + size);
+    if (st == BAIL) {
+        restart(r);
+        json_error_t e;
+        json_t *root = json_loadb(text + s->start, size - s->start, 0, &e);
+        if (!root) {
+            st = json_error_code(&e) == json_error_out_of_memory
+                     ? tool_error(TOOL_FAILED, "out of memory")
+                     : parse_error(r, &e, (uint32_t)(e.line > 0 ? e.line : 1));
+        } else {
+            st = document(r, root);
+            json_decref(root);
+        }
+    }
+    free(owned);
+    return st;
+}
+
+/* One NDJSON line: the fast path, else jansson. */
+static int ndjson_line(reader *r, const char *line, size_t len, uint32_t number_of_line) {
+    r->line = number_of_line;
+    int st = fast_line(r, line, line + len);
+    if (st != BAIL) return st;
+    json_error_t e;
+    json_t *v = json_loadb(line, len, 0, &e);
+    if (!v) {
+        if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
+        return parse_error(r, &e, number_of_line);
+    }
+    st = frame(r, v, "");
+    json_decref(v);
     return st;
 }
 
@@ -296,36 +470,34 @@ static int read_source(reader *r, source *s) {
     size_t k = 0;
     while (line[k] == ' ' || line[k] == '\t') k++;
     if (line[k] == '[') return read_document(r, s);
-    json_error_t e;
-    json_t *v = json_loadb(line, len, 0, &e);
-    if (!v) {
-        if (json_error_code(&e) == json_error_premature_end_of_input) return read_document(r, s); /* pretty-printed */
-        if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
-        return parse_error(r, &e, number_of_line);
-    }
-    if (json_is_object(v) && json_object_get(v, "frames")) { /* a TF.js recording on one line */
-        json_decref(v);
-        return read_document(r, s);
-    }
-    /* NDJSON: one frame a line */
-    int st = TOOL_OK;
-    for (;;) {
-        r->line = number_of_line;
+    r->line = number_of_line;
+    int st = fast_line(r, line, line + len); /* a whole frame on the first line: NDJSON */
+    if (st == BAIL) {
+        json_error_t e;
+        json_t *v = json_loadb(line, len, 0, &e);
+        if (!v) {
+            if (json_error_code(&e) == json_error_premature_end_of_input) return read_document(r, s); /* pretty-printed */
+            if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
+            return parse_error(r, &e, number_of_line);
+        }
+        if (json_is_object(v) && json_object_get(v, "frames")) { /* a TF.js recording on one line */
+            json_decref(v);
+            return read_document(r, s);
+        }
         st = frame(r, v, "");
         json_decref(v);
-        if (st != TOOL_OK) return st;
+    }
+    /* NDJSON: one frame a line */
+    while (st == TOOL_OK) {
         do {
             line = source_line(s, &len, &read_error);
             number_of_line++;
         } while (line && blank(line, len));
         if (!line) break;
-        if (!(v = json_loadb(line, len, 0, &e))) {
-            if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
-            return parse_error(r, &e, number_of_line);
-        }
+        st = ndjson_line(r, line, len, number_of_line);
     }
-    if (read_error) return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON", r->path);
-    return TOOL_OK;
+    if (st == TOOL_OK && read_error) return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON", r->path);
+    return st;
 }
 
 static int read_clip(const char *path, source *s, pose_clip *clip) {

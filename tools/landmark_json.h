@@ -12,7 +12,8 @@
  *   own ticksPerSecond).
  * Layouts: one JSON document (an array of Tasks results or of TF.js frames, or a TF.js recording
  * object), or NDJSON: one result or frame per line (blank lines skipped). NDJSON is read a line at
- * a time, so a long recording is never held as text and as numbers at once.
+ * a time, so a long recording is never held as text and as numbers at once; a document is read
+ * whole, then scanned (and only where the scanner gives up, parsed into a jansson tree).
  *
  * visibility / score are optional (default 1) and must lie in [0, 1]; x, y, z are required,
  * finite and within the float32 range; other fields are ignored (trackers write more: image
@@ -27,6 +28,10 @@
 #include <stdio.h>
 
 #include "clip.h"
+
+/* true (the default): frames are read by a scanner where it can (landmark_scan.h), jansson for
+ * the rest; false: jansson for everything (the tests and the fuzzer compare the two). */
+extern bool landmark_json_fast;
 
 /* Does the text look like JSON (its first byte after a UTF-8 byte order mark and white space is
  * '{' or '[')? A CSV clip starts with its header. */

@@ -8,7 +8,9 @@
  *   with visibility 0);
  * - a scene whose pose.clip is the NDJSON runs to the same checksum as with the CSV;
  * - bad JSON at every level exits 2 naming the file, the line or JSON path and the field, and
- *   writes nothing.
+ *   writes nothing;
+ * - in process, the reader's fast path and jansson alone give the same clip, bit for bit, for
+ *   every layout, and refuse every bad text alike.
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +19,29 @@
 #include <string.h>
 
 #include "cli_support.h"
+#include "clip.h"
+#include "diag.h"
+#include "landmark_json.h"
+
+/* The fast path and jansson alone: the same status and clip. */
+static int both_paths(const char *name, const char *text) {
+    pose_clip a, b;
+    int sa = landmark_json_parse(name, text, strlen(text), &a);
+    landmark_json_fast = false;
+    int sb = landmark_json_parse(name, text, strlen(text), &b);
+    landmark_json_fast = true;
+    if (sa != sb) fail_msg("%s: the fast path says %d, jansson %d", name, sa, sb);
+    if (sa == TOOL_OK) {
+        assert_int_equal(a.row_count, b.row_count);
+        assert_int_equal(a.rest_rows, b.rest_rows);
+        assert_memory_equal(a.t_s, b.t_s, a.row_count * sizeof *a.t_s);
+        assert_memory_equal(a.landmarks, b.landmarks, (size_t)a.row_count * CLIP_FLOATS * sizeof *a.landmarks);
+        assert_memory_equal(a.line, b.line, a.row_count * sizeof *a.line);
+        clip_free(&a);
+        clip_free(&b);
+    }
+    return sa;
+}
 
 enum { ROWS = 40 };
 #define FPS 16 /* t = k / 16: exact in binary, so every layout's time stamp gives the same double */
@@ -194,6 +219,7 @@ static void same_bones_every_layout(void **state) {
     char *want = NULL;
     for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
         char *text = layouts[k].make();
+        if (k) assert_int_equal(both_paths(layouts[k].name, text), TOOL_OK);
         const char *path = cli_write(layouts[k].name, text);
         free(text);
         char *got = pose_output(path);
@@ -295,6 +321,7 @@ static char *tfjs_with(int frames, int bad_frame, int bad_point, const char *poi
 
 /* crowd pose FILE --bones out.csv: exit 2, stderr has the file's name and each text, no output. */
 static void expect_bad(const char *name, char *text, const char *const *want) {
+    assert_int_equal(both_paths(name, text), TOOL_BAD_INPUT);
     const char *path = cli_write(name, text);
     free(text);
     const char *out = cli_path("bad_out.csv");
