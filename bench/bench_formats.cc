@@ -1,13 +1,19 @@
-// Reading landmark JSON (tools/landmark_json.c), in bytes of JSON per second: the built-in walk
-// written as MediaPipe Tasks NDJSON (one result a line, %.9g numbers, as trackers print them),
-// as a Tasks array and as a TF.js recording, parsed from memory into a pose clip.
+// The file formats of the crowd command (tools/):
+// - reading landmark JSON (landmark_json.c), in bytes of JSON per second: the built-in walk
+//   written as MediaPipe Tasks NDJSON (one result a line, %.9g numbers, as trackers print them),
+//   as a Tasks array and as a TF.js recording, parsed from memory into a pose clip;
+// - `crowd render --gif` of the default crowd, 2,000 avatars x 120 frames at 640x360, one thread:
+//   the whole command (simulating the 10,000-avatar crowd, drawing, the palette, encoding and
+//   writing crowd_bench_render.gif in the working folder, removed after), in process CPU time.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "clip.h"
+#include "commands.h"
 #include "default_crowd.h"
 #include "landmark_json.h"
 }
@@ -77,8 +83,32 @@ void BM_LandmarkJson(benchmark::State &state) {
                            benchmark::Counter::kIsRate);
 }
 
+void BM_RenderGif(benchmark::State &state) {
+    const char *path = "crowd_bench_render.gif";
+    std::string frames = "1:" + std::to_string(state.range(1));
+    std::string count = std::to_string(state.range(0));
+    for (auto _ : state) {
+        const char *args[] = {"render", "--gif", path, "--frames", frames.c_str(), "--count", count.c_str(),
+                              "--size", "640x360", "--threads", "1", "--quiet"};
+        std::vector<char *> argv;
+        for (const char *a : args) argv.push_back(const_cast<char *>(a));
+        if (cmd_render(static_cast<int>(argv.size()), argv.data()) != 0) {
+            state.SkipWithError("crowd render --gif failed");
+            break;
+        }
+    }
+    std::remove(path);
+    state.counters["frames_per_second"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(state.range(1)),
+                           benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
 // shape (0 Tasks NDJSON, 1 Tasks array, 2 TF.js recording) x frames (about 5.5 KB each)
 BENCHMARK(BM_LandmarkJson)->ArgNames({"shape", "frames"})->Args({0, 3000})->Args({1, 3000})->Args({2, 3000})
     ->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+
+// avatars x frames at 640x360
+BENCHMARK(BM_RenderGif)->ArgNames({"avatars", "frames"})->Args({2000, 120})->Iterations(3)
+    ->Unit(benchmark::kSecond)->MeasureProcessCPUTime();
