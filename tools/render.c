@@ -315,7 +315,7 @@ int render_layout(const world *w, uint32_t count, uint32_t width, uint32_t heigh
     qsort(spot, n, sizeof *spot, by_depth);
     *out = spot;
     *horizon_out = horizon;
-    return (int)n < 0 ? TOOL_FAILED : TOOL_OK;
+    return TOOL_OK;
 }
 
 uint32_t render_colours(rgb *out, uint32_t size) {
