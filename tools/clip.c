@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "files.h"
+#include "landmark_json.h"
 
 #define CLIP_COLUMNS (2 + CLIP_FLOATS)
 
@@ -30,7 +31,54 @@ int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count) {
         return TOOL_FAILED;
     }
     clip->row_count = row_count;
+    clip->capacity = row_count;
     return TOOL_OK;
+}
+
+int clip_push(pose_clip *clip, double t_s, const float *landmarks, uint32_t line) {
+    if (clip->row_count == clip->capacity) {
+        if (clip->capacity >= (1u << 31)) return tool_error(TOOL_FAILED, "%s: more than 2^31 frames", clip->path);
+        uint32_t cap = clip->capacity ? clip->capacity * 2 : 256;
+        double *t = tool_realloc(clip->t_s, cap, sizeof *t);
+        if (t) clip->t_s = t;
+        float *lm = t ? tool_realloc(clip->landmarks, (size_t)cap * CLIP_FLOATS, sizeof *lm) : NULL;
+        if (lm) clip->landmarks = lm;
+        uint32_t *ln = lm ? tool_realloc(clip->line, cap, sizeof *ln) : NULL;
+        if (!ln) return TOOL_FAILED;
+        clip->line = ln;
+        clip->capacity = cap;
+    }
+    uint32_t k = clip->row_count++;
+    clip->t_s[k] = t_s;
+    clip->line[k] = line;
+    float *row = &clip->landmarks[(size_t)k * CLIP_FLOATS];
+    if (landmarks) memcpy(row, landmarks, CLIP_FLOATS * sizeof *row);
+    else clip_no_detection(clip, k);
+    return TOOL_OK;
+}
+
+void clip_no_detection(pose_clip *clip, uint32_t k) {
+    float *row = &clip->landmarks[(size_t)k * CLIP_FLOATS];
+    if (k == clip->rest_rows) { /* nothing seen yet: the rest pose, filled in by clip_landmarks */
+        clip->rest_rows++;
+        memset(row, 0, CLIP_FLOATS * sizeof *row);
+        return;
+    }
+    memcpy(row, row - CLIP_FLOATS, CLIP_FLOATS * sizeof *row);
+    for (uint32_t j = 3; j < CLIP_FLOATS; j += 4) row[j] = 0.0f;
+}
+
+const float *clip_landmarks(const pose_clip *clip, uint32_t row, crowd_pose_frame frame) {
+    static float rest[CROWD_FRAME_COUNT][CLIP_FLOATS];
+    static bool made[CROWD_FRAME_COUNT];
+    if (row >= clip->rest_rows) return &clip->landmarks[(size_t)row * CLIP_FLOATS];
+    if ((unsigned)frame >= CROWD_FRAME_COUNT) frame = CROWD_FRAME_MEDIAPIPE_WORLD;
+    if (!made[frame]) { /* the tools are single-threaded */
+        crowd_rest_landmarks(frame, rest[frame]);
+        for (uint32_t j = 3; j < CLIP_FLOATS; j += 4) rest[frame][j] = 0.0f;
+        made[frame] = true;
+    }
+    return rest[frame];
 }
 
 void clip_free(pose_clip *clip) {
@@ -57,6 +105,12 @@ static bool next_line(const char *text, size_t size, size_t *pos, csv_line *out)
     if (end > start && end[-1] == '\r') end--;
     out->end = end;
     *pos = (size_t)(out->next - text);
+    return true;
+}
+
+static bool memspn_commas(const char *p, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (p[k] != ',') return false;
     return true;
 }
 
@@ -99,9 +153,20 @@ static int check_header(const char *path, const csv_line *l) {
     return TOOL_OK;
 }
 
-static int parse_row(const char *path, uint32_t line, const csv_line *l, double *t_s, float *lm, double prev_t,
-                     bool first) {
+/* Are the 132 landmark fields after the first two all empty (a frame with no detection)? */
+static bool no_detection(const csv_line *l) {
     const char *p = l->start;
+    for (int commas = 0; commas < 2; p++) {
+        if (p >= l->end) return false;
+        if (*p == ',') commas++;
+    }
+    return l->end - p == CLIP_FLOATS - 1 && memspn_commas(p, (size_t)(l->end - p));
+}
+
+static int parse_row(const char *path, uint32_t line, const csv_line *l, double *t_s, float *lm, double prev_t,
+                     bool first, bool *detected) {
+    const char *p = l->start;
+    *detected = !no_detection(l);
     char name[32];
     for (uint32_t col = 0; col < CLIP_COLUMNS; col++) {
         clip_column_name(col, name, sizeof name);
@@ -134,6 +199,7 @@ static int parse_row(const char *path, uint32_t line, const csv_line *l, double 
                 return bad(path, line, column, "t_s: %s is less than the previous row's %.9g (t_s is non-decreasing)",
                            field, prev_t);
             *t_s = d;
+            if (!*detected) return TOOL_OK;
         } else if (col >= 2) {
             float f = (float)d;
             if (!isfinite(f)) return bad(path, line, column, "%s: %s is outside the float32 range", name, field);
@@ -160,6 +226,7 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
         return tool_error(TOOL_BAD_INPUT, "%s:%u:%zu: a NUL byte (a pose clip is text)", path, at_line,
                           (size_t)(nul - line_start) + 1);
     }
+    if (landmark_json_sniff(text, size)) return landmark_json_parse(path, text, size, clip);
     size_t pos = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a UTF-8 byte order mark */
     csv_line l;
     if (!next_line(text, size, &pos, &l) || l.end == l.start)
@@ -185,12 +252,14 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
             clip_free(clip);
             return tool_error(TOOL_BAD_INPUT, "%s:%u:1: empty line inside the clip", path, line);
         }
+        bool detected;
         st = parse_row(path, line, &l, &clip->t_s[k], &clip->landmarks[(size_t)k * CLIP_FLOATS],
-                       k ? clip->t_s[k - 1] : 0.0, k == 0);
+                       k ? clip->t_s[k - 1] : 0.0, k == 0, &detected);
         if (st != TOOL_OK) {
             clip_free(clip);
             return st;
         }
+        if (!detected) clip_no_detection(clip, k);
         clip->line[k] = line;
     }
     /* looping divides by the period: it must be finite (t_s spanning the whole double range
@@ -208,9 +277,23 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
 
 int clip_load(const char *path, pose_clip *clip) {
     memset(clip, 0, sizeof *clip);
+    /* landmark JSON streams from the open file, a line at a time (a long NDJSON recording never
+     * sits in memory as text and as a clip at once); CSV is read whole */
+    FILE *f;
+    int st = tool_open_file(path, "pose clip", &f);
+    if (st != TOOL_OK) return st;
+    char head[256];
+    size_t got_head = fread(head, 1, sizeof head, f);
+    if (landmark_json_sniff(head, got_head)) { /* (a document that starts with 256 bytes of white space reads as CSV) */
+        rewind(f);
+        st = landmark_json_read(path, f, clip);
+        fclose(f);
+        return st;
+    }
+    fclose(f);
     char *text;
     size_t size;
-    int st = tool_read_file(path, "pose clip", &text, &size);
+    st = tool_read_file(path, "pose clip", &text, &size);
     if (st != TOOL_OK) return st;
     st = clip_parse(path, text, size, clip);
     free(text);

@@ -1,7 +1,15 @@
 /* Pose clips (SPEC §7): CSV, header
  *   frame,t_s,lm0_x,lm0_y,lm0_z,lm0_vis,...,lm32_x,lm32_y,lm32_z,lm32_vis
  * one row per frame, 33 landmarks, t_s non-decreasing, every number finite, visibility in
- * [0, 1]. Errors name the file, line, column and field.
+ * [0, 1]. Errors name the file, line, column and field. Or landmark JSON, as trackers write it
+ * (landmark_json.h): clip_load and clip_parse tell the two apart by the content.
+ *
+ * No detection: a CSV row whose 132 landmark fields are all empty (",,,...") is a frame in which
+ * the tracker found nobody (JSON: an empty pose list, fewer than 33 TF.js keypoints). The row
+ * repeats the previous row's landmarks with visibility 0; rows before any detection hold the
+ * canonical rest pose (crowd_rest_landmarks) with visibility 0, in the frame the clip is fed in
+ * (clip_landmarks). So every bone is untrusted and eases toward rest, the torso and side state
+ * read landmarks that do not jump, and the One Euro filter sees an unchanged input.
  *
  * Stepping: a clip holds each row from its t_s until the next row's; time tau counts from the
  * first row's t_s. Looped, the clip's period is (last t_s - first t_s) plus the last row's
@@ -23,6 +31,8 @@ typedef struct pose_clip {
     double *t_s;         /* [row_count] as read (double) */
     float *landmarks;    /* [row_count * CLIP_FLOATS], each rounded once from double */
     uint32_t *line;      /* [row_count] the line each row came from (0: built in code) */
+    uint32_t rest_rows;  /* rows 0 .. rest_rows-1 came before any detection (see above) */
+    uint32_t capacity;   /* rows allocated (clip_push) */
 } pose_clip;
 
 /* Reads a clip. TOOL_OK, TOOL_BAD_INPUT (a message naming file, line, column and field was
@@ -33,6 +43,14 @@ int clip_parse(const char *path, const char *text, size_t size, pose_clip *clip)
 /* Allocates an empty clip of row_count rows (t_s and landmarks zero). */
 int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count);
 void clip_free(pose_clip *clip);
+/* Appends a row (the readers): landmarks NULL is a frame with no detection. TOOL_OK or
+ * TOOL_FAILED (out of memory, or more than 2^31 rows; printed). */
+int clip_push(pose_clip *clip, double t_s, const float *landmarks, uint32_t line);
+/* Makes row k (< row_count, rows before it filled) a row with no detection. */
+void clip_no_detection(pose_clip *clip, uint32_t k);
+/* Row `row`'s 132 values as fed to a rig whose landmarks are in `frame`: the clip's, or for a
+ * row before any detection the canonical rest pose in that frame with visibility 0. */
+const float *clip_landmarks(const pose_clip *clip, uint32_t row, crowd_pose_frame frame);
 
 /* The looping period in seconds (0 when every row has the same t_s). */
 double clip_period(const pose_clip *clip);

@@ -21,6 +21,26 @@ static int check_stat(const char *path, const char *what, const struct stat *st)
     return TOOL_OK;
 }
 
+int tool_open_file(const char *path, const char *what, FILE **out) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
+    if (fd < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
+    struct stat st;
+    int res = fstat(fd, &st) == 0 ? check_stat(path, what, &st)
+                                  : tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (res == TOOL_OK && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0))
+        res = tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    FILE *f = res == TOOL_OK ? fdopen(fd, "rb") : NULL;
+    if (res == TOOL_OK && !f) res = tool_error(TOOL_FAILED, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    if (!f) {
+        close(fd);
+        return res;
+    }
+    *out = f;
+    return TOOL_OK;
+}
+
 int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size) {
     *out_data = NULL;
     *out_size = 0;

@@ -26,6 +26,10 @@ extern uint64_t tool_max_file_bytes;
  * a read error; TOOL_FAILED: out of memory. */
 int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size);
 
+/* Opens the regular file path (at most tool_max_file_bytes when opened) for a reader that
+ * streams it ("rb"), with the checks of tool_read_file. */
+int tool_open_file(const char *path, const char *what, FILE **out);
+
 typedef struct tool_output {
     FILE *f;
     char *path; /* the target */

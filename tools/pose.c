@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "bvh.h"
 #include "clip.h"
 #include "commands.h"
 #include "diag.h"
@@ -17,15 +18,18 @@ static const char pose_usage[] =
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--local] [--bones FILE]\n"
-    "                  [--max-file-bytes N]\n"
-    "Solves one instance (root identity) through the pose clip CLIP (CSV; format in README.md), one tick\n"
-    "per row with dt the difference of t_s (0 on the first row), and writes its bone rotations\n"
+    "                  [--max-file-bytes N] [--bvh FILE]\n"
+    "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
+    "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
+    "first row), and writes its bone rotations\n"
     "(world, or local with --local) as frame,instance,bone,qx,qy,qz,qw to FILE or standard output.\n"
     "The clip must be a regular file of at most N bytes (--max-file-bytes, default 1 GiB).\n"
+    "  --bvh FILE   also the motion as BVH (local rotations; format in README.md); then the bones\n"
+    "               trace is written only when --bones names a file\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
 static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
-                      const char **bones_path) {
+                      const char **bones_path, const char **bvh_path) {
     static const char *const frames[] = {"mediapipe_world", "engine"};
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
     static const char *const fallbacks[] = {"stable", "root", "previous"}; /* crowd_limb_fallback order */
@@ -70,6 +74,9 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
             *bones_path = v;
         } else if ((m = args_value(&a, "--max-file-bytes", &v)) != 0) {
             if (m < 0 || parse_u64(&a, "--max-file-bytes", v, &tool_max_file_bytes) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--bvh", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *bvh_path = v;
         } else if ((m = args_flag(&a, "--local")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *local = true;
@@ -93,7 +100,8 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
 }
 
 /* Ticks through the clip and writes the trace. */
-static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, bool local, trace_file *out) {
+static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, crowd_pose_frame frame, bool local,
+                 trace_file *out, bvh_file *bvh) {
     crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
     crowd_result res;
     for (uint32_t k = 0; k < clip->row_count; k++) {
@@ -103,32 +111,42 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
         if (!(dt <= 1.0f))
             return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
                               clip->path, clip->line[k], step);
-        res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, &clip->landmarks[(size_t)k * CLIP_FLOATS]);
+        res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, clip_landmarks(clip, k, frame));
         if (res != CROWD_OK) {
             char what[512];
             snprintf(what, sizeof what, "%s:%u: crowd_set (pose)", clip->path, clip->line[k]);
             return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
         }
         if ((res = crowd_tick(engine, dt)) != CROWD_OK) return tool_engine_error(TOOL_FAILED, engine, res, "crowd_tick");
-        for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+        for (uint32_t b = 0; out->f && b < CROWD_BONE_COUNT; b++) {
             float q[4];
             if ((res = crowd_get(engine, inst, field, b, q)) != CROWD_OK)
                 return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
             trace_bone(out, k + 1, 0, crowd_bone_name((crowd_bone)b), q);
+        }
+        if (bvh) {
+            float q[CROWD_BONE_COUNT][4];
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_LOCAL, b, q[b])) != CROWD_OK)
+                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+            bvh_frame(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q);
         }
     }
     return TOOL_OK;
 }
 
 int cmd_pose(int argc, char **argv) {
-    const char *clip_path = NULL, *bones_path = "-";
+    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     bool local = false;
-    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path);
+    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
+    if (!bones_path && !bvh_path) bones_path = "-";
+    if (bones_path && bvh_path && strcmp(bones_path, bvh_path) == 0)
+        return tool_error(TOOL_BAD_INPUT, "pose: --bones and --bvh name the same file %s", bvh_path);
 
-    const tool_named_file files[2] = {{"--bones", bones_path, true}, {"the pose clip", clip_path, false}};
-    if ((st = tool_check_aliases("pose", files, 2)) != TOOL_OK) return st;
+    const tool_named_file files[3] = {{"--bones", bones_path, true}, {"--bvh", bvh_path, true}, {"the pose clip", clip_path, false}};
+    if ((st = tool_check_aliases("pose", files, 3)) != TOOL_OK) return st;
     pose_clip clip;
     if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
     crowd_engine *engine = NULL;
@@ -150,12 +168,21 @@ int cmd_pose(int argc, char **argv) {
             st = tool_engine_error(TOOL_FAILED, engine, res, "crowd_instances_add");
     }
     trace_file out = {0};
-    if (st == TOOL_OK) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
-    if (st == TOOL_OK) {
-        st = solve(engine, inst, &clip, local, &out);
+    bvh_file bvh = {0};
+    if (st == TOOL_OK && bvh_path) {
+        bvh_skeleton sk;
+        uint32_t n = clip.row_count;
+        double frame_time = n > 1 ? (clip.t_s[n - 1] - clip.t_s[0]) / (n - 1) : 0.0;
+        if (!(frame_time > 0)) frame_time = 1.0 / 30.0; /* one row, or every row at one time */
+        st = bvh_skeleton_make(&sk, engine, rig, limbs.frame, &clip);
+        if (st == TOOL_OK) st = bvh_open(&bvh, bvh_path, &sk, limbs.frame, n, frame_time);
     }
+    if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
+    if (st == TOOL_OK) st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL);
     if (st == TOOL_OK) st = trace_finish(&out);
+    if (st == TOOL_OK && bvh_path) st = bvh_finish(&bvh);
     trace_abort(&out);
+    bvh_abort(&bvh);
     crowd_engine_destroy(engine);
     clip_free(&clip);
     return st;

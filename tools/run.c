@@ -18,6 +18,7 @@
 static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
+    "                 [--bvh FILE [--instance K]]\n"
     "                 [--snapshot-at K FILE] [--resume FILE] [--quiet] [--json]\n"
     "Runs SCENE (JSON; format in README.md), or without it the built-in default crowd (10,000 avatars,\n"
     "every controller, a built-in walk), and prints a summary: instances, frames, tick time,\n"
@@ -27,6 +28,8 @@ static const char run_usage[] =
     "  --simd T       force a SIMD target (default: the widest the CPU has)\n"
     "  --trace FILE   every frame's output parameters: frame,instance,id,value\n"
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
+    "  --bvh FILE     instance K's motion as BVH (local rotations, Frame Time dt; README.md)\n"
+    "  --instance K   the instance --bvh writes (default 0; its rig needs limbs)\n"
     "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
     "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
@@ -74,6 +77,9 @@ typedef struct run_files {
     const char *snapshot; /* --snapshot-at K FILE */
     uint32_t snapshot_at;
     const char *resume;   /* --resume FILE */
+    const char *bvh;      /* --bvh FILE */
+    uint32_t instance;    /* --instance K */
+    bool has_instance;
 } run_files;
 
 static void print_summary(const world *w, const run_files *f, uint32_t first, uint32_t frames, double seconds,
@@ -121,10 +127,11 @@ static int snapshot_option(tool_args *a, run_files *f) {
 }
 
 static int check_files(const run_files *f) {
-    const char *names[3] = {f->trace, f->bones, f->snapshot};
-    const char *flags[3] = {"--trace", "--bones", "--snapshot-at"};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
+    const char *names[4] = {f->trace, f->bones, f->snapshot, f->bvh};
+    const char *flags[4] = {"--trace", "--bones", "--snapshot-at", "--bvh"};
+    if (f->has_instance && !f->bvh) return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE");
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
             if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
                 return tool_error(TOOL_BAD_INPUT, "run: %s and %s name the same file %s", flags[i], flags[j], names[i]);
     return TOOL_OK;
@@ -132,18 +139,39 @@ static int check_files(const run_files *f) {
 
 /* Outputs against each other and every input the scene read, by device and inode. */
 static int check_aliases(const run_files *f, const scene *s, const scene_options *o) {
-    size_t n = 0, cap = 5 + s->clip_count + s->rig_count;
+    size_t n = 0, cap = 6 + s->clip_count + s->rig_count;
     tool_named_file *files = tool_calloc(cap, sizeof *files);
     if (!files) return TOOL_FAILED;
     files[n++] = (tool_named_file){"--trace", f->trace, true};
     files[n++] = (tool_named_file){"--bones", f->bones, true};
     files[n++] = (tool_named_file){"--snapshot-at", f->snapshot, true};
+    files[n++] = (tool_named_file){"--bvh", f->bvh, true};
     files[n++] = (tool_named_file){"--resume", f->resume, false};
     files[n++] = (tool_named_file){"the scene", o->scene_path, false};
     for (size_t k = 0; k < s->clip_count; k++) files[n++] = (tool_named_file){"the pose clip", s->clips[k]->path, false};
     for (uint32_t r = 0; r < s->rig_count; r++) files[n++] = (tool_named_file){"the .model3.json", s->rigs[r].model3, false};
     int st = tool_check_aliases("run", files, n);
     free(files);
+    return st;
+}
+
+/* --bvh FILE: instance K's skeleton (its rig's rest pose, its group's clip for the lengths). */
+static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file *bvh) {
+    const scene *s = w->scene;
+    uint32_t k = f->instance;
+    if (k >= w->instance_count)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
+                          w->instance_count ? w->instance_count - 1 : 0);
+    const scene_rig *sr = &s->rigs[w->rig_of[k]];
+    if (!w->rigs[w->rig_of[k]].limbs)
+        return tool_error(TOOL_BAD_INPUT, "run: --bvh: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    const pose_clip *clip = NULL;
+    for (uint32_t g = 0; g < s->group_count; g++)
+        if (k >= w->group_first[g] && k < w->group_first[g + 1]) clip = s->groups[g].clip;
+    bvh_skeleton sk;
+    int st = bvh_skeleton_make(&sk, w->engine, w->rigs[w->rig_of[k]].rig, sr->limbs.frame, clip);
+    double frame_time = s->dt > 0 ? (double)s->dt : 1.0 / 30.0; /* (dt 0: a still run; importers need a time) */
+    if (st == TOOL_OK) st = bvh_open(bvh, f->bvh, &sk, sr->limbs.frame, s->frames - first, frame_time);
     return st;
 }
 
@@ -167,6 +195,16 @@ int cmd_run(int argc, char **argv) {
         if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             f.bones = v;
+            continue;
+        }
+        if ((m = args_value(&a, "--bvh", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            f.bvh = v;
+            continue;
+        }
+        if ((m = args_value(&a, "--instance", &v)) != 0) {
+            if (m < 0 || parse_u32(&a, "--instance", v, 0, 1u << 30, &f.instance) != TOOL_OK) return TOOL_BAD_INPUT;
+            f.has_instance = true;
             continue;
         }
         if ((m = snapshot_option(&a, &f)) != 0) {
@@ -216,15 +254,20 @@ int cmd_run(int argc, char **argv) {
                         first, s.frames);
     if (st == TOOL_OK && f.trace) st = trace_open(&params, f.trace, TRACE_PARAMETER_HEADER);
     if (st == TOOL_OK && f.bones) st = trace_open(&bones, f.bones, TRACE_BONE_HEADER);
+    bvh_file bvh = {0};
+    if (st == TOOL_OK && f.bvh) st = open_bvh(&w, &f, first, &bvh);
     double seconds = 0;
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
-                          .bones = f.bones ? &bones : NULL, .quiet = o.quiet, .snapshot_path = f.snapshot,
+                          .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL,
+                          .bvh_instance = f.instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
                           .snapshot_at = f.snapshot_at};
         st = simulate(&w, &so, &seconds);
     }
     if (st == TOOL_OK) st = trace_finish(&params);
     if (st == TOOL_OK) st = trace_finish(&bones);
+    if (st == TOOL_OK && f.bvh) st = bvh_finish(&bvh);
+    bvh_abort(&bvh);
     trace_abort(&params);
     trace_abort(&bones);
     if (st == TOOL_OK) print_summary(&w, &f, first, s.frames, seconds, json);

@@ -37,6 +37,20 @@ typedef struct scene_key {
 
 typedef enum scene_pose_offset { SCENE_OFFSET_ZERO = 0, SCENE_OFFSET_RANDOM } scene_pose_offset;
 
+/* Where `crowd render` stands a group's avatars on the ground (metres; +x to the right as the
+ * camera sees it, +z away from it): rows of `columns` (0: about the square root of the count),
+ * row after row away from the camera, centred on x = at[0], the first row at z = at[1], spaced
+ * spacing[0] apart in a row and spacing[1] between rows, every other row shifted half a place,
+ * each avatar moved by up to `jitter` in x and z (a fixed draw per instance). Groups without a
+ * place share one block, laid out the same way, in front of the placed ones' origin. */
+typedef struct scene_place {
+    bool set;
+    float at[2];
+    uint32_t columns;
+    float spacing[2];
+    float jitter;
+} scene_place;
+
 typedef struct scene_group {
     uint32_t rig; /* index into scene.rigs */
     uint32_t count;
@@ -49,6 +63,7 @@ typedef struct scene_group {
     const pose_clip *clip; /* NULL: no pose (owned by the scene) */
     scene_pose_offset pose_offset;
     bool pose_loop;
+    scene_place place; /* set: from the scene's "place" */
 } scene_group;
 
 typedef struct scene {

@@ -140,6 +140,7 @@ static int get_float(jctx *c, const json_t *obj, const char *key, float lo, bool
 }
 
 static int as_integer(jctx *c, const json_t *v, double lo, double hi, double *out) {
+    *out = 0; /* (set on every path: callers read it only on success, the compiler cannot tell) */
     if (!json_is_number(v)) return fail(c, "expected an integer, got %s", type_name(v));
     double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
     if (d != floor(d)) return fail(c, "%.17g is not an integer", d);
@@ -669,8 +670,44 @@ static int read_pose(jctx *c, const json_t *jp, scene_group *g) {
     return TOOL_OK;
 }
 
+/* [a, b], two finite numbers (b > 0 and a > 0 with positive) */
+static int get_pair(jctx *c, const json_t *obj, const char *key, bool positive, float out[2]) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    int st = TOOL_OK;
+    if (!json_is_array(v) || json_array_size(v) != 2) st = fail(c, "expected an array of 2 numbers");
+    float tmp[2];
+    for (size_t k = 0; k < 2 && st == TOOL_OK; k++) {
+        size_t o = push_index(c, k);
+        st = as_float(c, json_array_get(v, k), &tmp[k]);
+        if (st == TOOL_OK && positive && !(tmp[k] > 0 && tmp[k] <= 1e6f)) st = fail(c, "must be > 0 and <= 1e6");
+        if (st == TOOL_OK && !positive && !(fabsf(tmp[k]) <= 1e6f)) st = fail(c, "must be within +-1e6");
+        pop(c, o);
+    }
+    if (st == TOOL_OK) memcpy(out, tmp, sizeof tmp);
+    pop(c, old);
+    return st;
+}
+
+/* "place": where crowd render stands the group (scene.h scene_place) */
+static int read_place(jctx *c, const json_t *jp, scene_group *g) {
+    static const char *const keys[] = {"at", "columns", "spacing", "jitter", NULL};
+    TRY(check_object(c, jp, keys));
+    scene_place *p = &g->place;
+    p->set = true;
+    p->columns = 0;
+    p->spacing[0] = 0.9f;
+    p->spacing[1] = 1.1f;
+    TRY(get_pair(c, jp, "at", false, p->at));
+    TRY(get_u32(c, jp, "columns", 1, MAX_COUNT, &p->columns));
+    TRY(get_pair(c, jp, "spacing", true, p->spacing));
+    TRY(get_float(c, jp, "jitter", 0, false, 100, &p->jitter));
+    return TOOL_OK;
+}
+
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
-    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", NULL};
+    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "place", NULL};
     static const char *const phases[] = {"zero", "random"};      /* crowd_harmonic_phase order */
     static const char *const starts[] = {"random", "cubism"};    /* crowd_blink_start order */
     TRY(check_object(c, jg, keys));
@@ -693,10 +730,16 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     k = -1;
     TRY(get_enum(c, jg, "blink_start", starts, 2, &k));
     g->blink_start = k >= 0 ? (crowd_blink_start)k : CROWD_BLINK_START_RANDOM;
-    const json_t *look, *pose;
+    const json_t *look, *pose, *place;
     TRY(get_object(c, jg, "look", &look));
     TRY(get_object(c, jg, "pose", &pose));
+    TRY(get_object(c, jg, "place", &place));
     size_t o;
+    if (place) {
+        o = push_key(c, "place");
+        TRY(read_place(c, place, g));
+        pop(c, o);
+    }
     if (look) {
         o = push_key(c, "look");
         if (!rig->rig_desc.look) return fail(c, "rig \"%s\" has no look controller", rig->name);

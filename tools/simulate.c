@@ -23,6 +23,19 @@ static void write_traces(const world *w, const sim_options *o, uint32_t k) {
     }
 }
 
+static int write_bvh(const world *w, const sim_options *o) {
+    uint32_t i = o->bvh_instance, row = w->row[i];
+    const world_rig *wr = &w->rigs[w->rig_of[i]];
+    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4];
+    for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
+    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+        crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BONE_LOCAL, b, q[b]);
+        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bone_local)");
+    }
+    bvh_frame(o->bvh, lm, (const float(*)[4])q);
+    return TOOL_OK;
+}
+
 int simulate(world *w, const sim_options *o, double *tick_seconds) {
     *tick_seconds = 0.0;
     int st = TOOL_OK;
@@ -37,6 +50,7 @@ int simulate(world *w, const sim_options *o, double *tick_seconds) {
         world_prepare_frame(w, k, o->dt);
         st = ticker_tick(w, o->dt, tick_seconds);
         if (st == TOOL_OK && (o->parameters || o->bones)) write_traces(w, o, k);
+        if (st == TOOL_OK && o->bvh) st = write_bvh(w, o);
         if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);
         progress_update(&pr, k);
     }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bvh.h"
 #include "trace.h"
 #include "world.h"
 
@@ -16,6 +17,8 @@ typedef struct sim_options {
     float dt;
     trace_file *parameters;     /* NULL: none */
     trace_file *bones;          /* NULL: none */
+    bvh_file *bvh;              /* NULL: none; else instance bvh_instance's motion, a frame per tick */
+    uint32_t bvh_instance;      /* < instance_count, of a rig with limbs */
     bool quiet;                 /* no progress line */
     const char *snapshot_path;  /* NULL: none; else written after frame snapshot_at (resume.h) */
     uint32_t snapshot_at;       /* first <= snapshot_at <= frames; == first: before the loop */

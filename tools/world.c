@@ -124,7 +124,7 @@ static int check_direct_writes(world *w, uint32_t g) {
         if ((res = crowd_get(w->engine, h, CROWD_FIELD_POSE, 0, saved)) != CROWD_OK)
             return engine_failed(w, res, "crowd_get (pose)");
         for (uint32_t k = 0; k < sg->clip->row_count; k++)
-            if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, &sg->clip->landmarks[(size_t)k * CLIP_FLOATS])) !=
+            if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, clip_landmarks(sg->clip, k, w->scene->rigs[sg->rig].limbs.frame))) !=
                 CROWD_OK) {
                 char what[1024];
                 snprintf(what, sizeof what, "%s: groups[%u].pose.clip: %s:%u: a row the engine refuses", w->scene->path,
@@ -357,12 +357,13 @@ static void feed_pose(world *w, uint32_t g, double tau) {
         }
     }
     if (!changed) return;
+    crowd_pose_frame frame = w->scene->rigs[sg->rig].limbs.frame;
     /* column by column: each column's writes are near each other */
     for (uint32_t c = 0; c < CLIP_FLOATS; c++) {
         float *col = wr->pose[c];
         for (uint32_t k = 0; k < changed; k++) {
             uint32_t i = w->changed[k];
-            col[w->row[i]] = clip->landmarks[(size_t)w->clip_row[i] * CLIP_FLOATS + c];
+            col[w->row[i]] = clip_landmarks(clip, w->clip_row[i], frame)[c];
         }
     }
 }

@@ -1,0 +1,188 @@
+/* test_cli_bvh.c — BVH out (SPEC §7 "BVH"): `crowd pose … --bvh` and `crowd run … --bvh FILE
+ * --instance K`, read by three.js's BVHLoader under Node (bvh_three.mjs: hierarchy, channels,
+ * frame count and time, rotations against the bones trace within 0.05°, limb directions against
+ * the landmarks). Also, without Node: the file's header, FILE.tmp renamed, bad --instance and an
+ * unwritable FILE. The three.js checks skip (with the reason) when Node or the npm package
+ * `three` (installed into the build folder by the npm_three fixture) is missing.
+ *
+ * argv: TARGET CROWD_EXE */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_support.h"
+
+static bool have_three(void) {
+    char pkg[1200];
+    snprintf(pkg, sizeof pkg, "%s/package.json", CROWD_THREE_DIR);
+    if (access(pkg, R_OK) != 0) {
+        print_message("three.js is not installed in %s (the npm_three test installs it with npm): three.js checks "
+                      "skipped\n", CROWD_THREE_DIR);
+        return false;
+    }
+    if (system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node is not on PATH: three.js checks skipped\n");
+        return false;
+    }
+    return true;
+}
+
+/* Runs bvh_three.mjs; fails the test with its output unless it exits 0. */
+static void three_check(const char *bvh, const char *trace, const char *kind, int instance, int frames,
+                        const char *frame_time, const char *clip, const char *frame, int seen_from) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' %s %d %d %s '%s' %s %d 2>&1", CROWD_BVH_SCRIPT, CROWD_THREE_DIR,
+             bvh, trace, kind, instance, frames, frame_time, clip, frame, seen_from);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three.js BVHLoader check failed:\n%s", out);
+    print_message("%s", out);
+}
+
+static const char *clip_file(const char *name, int rows, bool mediapipe, bool dropouts, double fps) {
+    float *lm = malloc(sizeof *lm * 132 * rows);
+    char (*t)[32] = malloc(sizeof *t * rows);
+    const char **tp = malloc(sizeof *tp * rows);
+    for (int r = 0; r < rows; r++) {
+        cli_synthetic_pose(r / fps, 3, &lm[r * 132]);
+        if (mediapipe)
+            for (int j = 0; j < 33; j++) lm[r * 132 + j * 4 + 1] = -lm[r * 132 + j * 4 + 1];
+        if (dropouts && r >= 8 && r < 12) lm[r * 132 + 26 * 4 + 3] = 0.1f; /* right knee unseen */
+        if (dropouts && r >= 15 && r < 18) lm[r * 132 + 15 * 4 + 3] = 0.2f; /* left wrist unseen */
+        snprintf(t[r], sizeof t[r], "%.17g", r / fps);
+        tp[r] = t[r];
+    }
+    char *text = cli_clip_text((uint32_t)rows, tp, lm);
+    if (dropouts) { /* rows 1 (before any detection) and 21 without a detection */
+        cli_buf b = {0};
+        char *line = text;
+        for (int k = 0; *line; k++) {
+            char *end = strchr(line, '\n');
+            if (k == 1 || k == 21) {
+                cli_buf_printf(&b, "%d,%s", k, t[k - 1]);
+                for (int j = 0; j < 132; j++) cli_buf_printf(&b, ",");
+                cli_buf_printf(&b, "\n");
+            } else {
+                cli_buf_printf(&b, "%.*s\n", (int)(end - line), line);
+            }
+            line = end + 1;
+        }
+        free(text);
+        text = b.text;
+    }
+    const char *path = cli_write(name, text);
+    free(text);
+    free(lm);
+    free(t);
+    free(tp);
+    return path;
+}
+
+static void pose_bvh(void **state) {
+    (void)state;
+    const char *clip = clip_file("clean.csv", 48, false, false, 24.0);
+    const char *bvh = cli_path("clean.bvh"), *bones = cli_path("clean_local.csv");
+    cli_result r = cli_run("pose", clip, "--frame", "engine", "--bvh", bvh, "--bones", bones, "--local");
+    cli_expect_ok(&r);
+    assert_string_equal(r.out, "");
+    cli_result_free(&r);
+    char tmp[1500];
+    snprintf(tmp, sizeof tmp, "%s.tmp", bvh);
+    assert_false(cli_exists(tmp));
+    char *text = cli_read(bvh, NULL);
+    assert_non_null(text);
+    assert_true(strncmp(text, "HIERARCHY\nROOT Hips\n", 20) == 0);
+    assert_non_null(strstr(text, "MOTION\nFrames: 48\nFrame Time: 0.0416666667\n"));
+    free(text);
+    if (!have_three()) skip();
+    three_check(bvh, bones, "local", 0, 48, "0.041666666666666664", clip, "engine", 1);
+}
+
+static void pose_bvh_dropouts(void **state) {
+    (void)state;
+    /* MediaPipe world frame (the default), unseen joints and frames without a detection */
+    const char *clip = clip_file("drop.csv", 30, true, true, 15.0);
+    const char *bvh = cli_path("drop.bvh"), *bones = cli_path("drop_local.csv");
+    cli_result r = cli_run("pose", clip, "--bvh", bvh, "--bones", bones, "--local", "--smoothing", "one_euro");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    if (!have_three()) skip();
+    /* geometry on the first frames only: after a dropout a bone eases back in (SPEC §5.1) */
+    three_check(bvh, bones, "local", 0, 30, "0.066666666666666666", "-", "mediapipe_world", 0);
+}
+
+static void run_bvh(void **state) {
+    (void)state;
+    clip_file("walk24.csv", 40, false, false, 24.0);
+    const char *scene = cli_write("bvh_scene.json",
+                                  "{\"frames\": 37, \"dt\": 0.025, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
+                                  " {\"name\": \"b\", \"limbs\": {\"frame\": \"engine\"}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2},\n"
+                                  "  {\"rig\": \"b\", \"count\": 4, \"pose\": {\"clip\": \"walk24.csv\", \"offset\": \"random\"}}]}\n");
+    const char *bvh = cli_path("run.bvh"), *bones = cli_path("run_bones.csv");
+    cli_result r = cli_run("run", scene, "--bvh", bvh, "--instance", "4", "--bones", bones, "--quiet", "--simd", cli_target);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char *text = cli_read(bvh, NULL);
+    assert_non_null(strstr(text, "MOTION\nFrames: 37\nFrame Time: 0.0250000004\n"));
+    free(text);
+    /* bad: no limbs, past the end, --instance alone, the same file twice */
+    const char *bad = cli_path("bad.bvh");
+    r = cli_run("run", scene, "--bvh", bad, "--instance", "1", "--quiet");
+    cli_expect_fail(&r, 2, "instance 1's rig \"f\" has no limbs");
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--bvh", bad, "--instance", "6", "--quiet");
+    cli_expect_fail(&r, 2, "--instance 6: the scene has 6 instances");
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--instance", "2", "--quiet");
+    cli_expect_fail(&r, 2, "--instance goes with --bvh");
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--bvh", bad, "--bones", bad, "--quiet");
+    cli_expect_fail(&r, 2, "--bones and --bvh name the same file");
+    cli_result_free(&r);
+    assert_false(cli_exists(bad));
+    r = cli_run("run", scene, "--bvh", cli_path("no/such/dir/x.bvh"), "--instance", "3", "--quiet");
+    cli_expect_fail(&r, 1, "no/such/dir/x.bvh");
+    cli_result_free(&r);
+    if (!have_three()) skip();
+    three_check(bvh, bones, "world", 4, 37, "0.0250000004", "-", "engine", 0);
+}
+
+static void shared_walk_bvh(void **state) {
+    (void)state;
+    const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
+    if (!walk) skip();
+    char clip[4096];
+    snprintf(clip, sizeof clip, "%s", walk);
+    const char *bvh = cli_path("cmu.bvh"), *bones = cli_path("cmu_local.csv");
+    cli_result r = cli_run("pose", clip, "--frame", "engine", "--bvh", bvh, "--bones", bones, "--local");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char *text = cli_read(bvh, NULL);
+    char *frames = strstr(text, "Frames: ");
+    assert_non_null(frames);
+    int n = atoi(frames + 8);
+    char frame_time[64];
+    sscanf(strstr(text, "Frame Time: ") + 12, "%63s", frame_time);
+    free(text);
+    if (!have_three()) skip();
+    three_check(bvh, bones, "local", 0, n, frame_time, clip, "engine", 1);
+}
+
+int main(int argc, char **argv) {
+    cli_setup(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pose_bvh),
+        cmocka_unit_test(pose_bvh_dropouts),
+        cmocka_unit_test(run_bvh),
+        cmocka_unit_test(shared_walk_bvh),
+    };
+    return cmocka_run_group_tests_name("cli_bvh", tests, NULL, NULL);
+}

@@ -1,0 +1,65 @@
+/* BVH motion files (SPEC §7 "BVH"), written by `crowd pose … --bvh FILE` and `crowd run … --bvh
+ * FILE --instance K`, for Blender, three.js's BVHLoader and MotionBuilder.
+ *
+ * Hierarchy: the 15 bones with Unity humanoid names, Y up, centimetres:
+ *   Hips (root) > Chest > Head > end site; Chest > {Left,Right}UpperArm > LowerArm > Hand > end
+ *   site; Hips > {Left,Right}UpperLeg > LowerLeg > Foot > end site.
+ * Each joint sits where its bone starts: Hips at the pelvis (mid-hips, landmarks 23/24), Chest
+ * halfway from the pelvis to mid-shoulders, Head at mid-shoulders (the neck), arms at shoulder
+ * 11/12, elbow 13/14, wrist 15/16; legs at hip 23/24, knee 25/26, ankle 27/28; end sites at
+ * mid-ears (7/8), mid index/pinky (17/19, 18/20) and the foot index (31/32).
+ *
+ * Channels are the engine's LOCAL rotations (crowd.h CROWD_FIELD_BONE_LOCAL), so a joint's
+ * OFFSET is given in its parent bone's frame: the rig's rest pose (crowd_rig_rest_pose on the
+ * canonical rest landmarks, crowd_rest_landmarks) turned into the parent's rest frame,
+ * OFFSET = inverse(parent rest world) * (joint - parent joint). With channels all zero the
+ * figure is therefore not a T-pose (every bone lies along its own axis); with the engine's
+ * rotations it is the tracked pose. Bone lengths: the median over the clip's frames in which
+ * both ends are seen (visibility >= 0.5) of the distance between the two points; a segment never
+ * seen keeps the canonical rest pose's length (the documented default).
+ *
+ * Hips: 6 channels `Xposition Yposition Zposition Zrotation Xrotation Yrotation`, every other
+ * joint 3 `Zrotation Xrotation Yrotation` (R = Rz * Rx * Ry, degrees). The root position is the
+ * pelvis in the engine frame (+y up), in cm; landmarks in the mediapipe_world frame are
+ * hip-centred, so for them the rest pose's hip height is added, putting the feet near y = 0.
+ * Frame Time: `crowd pose` the clip's mean interval ((last t_s - first t_s) / (rows - 1); 1/30 s
+ * for a one-row clip), `crowd run` the scene's dt. Written to FILE.tmp, renamed when complete. */
+#ifndef CROWD_TOOLS_BVH_H
+#define CROWD_TOOLS_BVH_H
+
+#include <stdint.h>
+
+#include "clip.h"
+#include "crowd.h"
+#include "trace.h"
+
+typedef struct bvh_skeleton {
+    double offset[CROWD_BONE_COUNT][3]; /* cm, in the parent bone's frame (the hips': 0) */
+    double end[CROWD_BONE_COUNT][3];    /* end sites (head, hands, feet), cm, in the bone's frame */
+    double lift;                        /* cm added to the root's y */
+} bvh_skeleton;
+
+/* The skeleton of a limbs rig: rest rotations from the engine, lengths from the clip (NULL: the
+ * rest pose's). */
+int bvh_skeleton_make(bvh_skeleton *sk, crowd_engine *engine, crowd_rig rig, crowd_pose_frame frame,
+                      const pose_clip *clip);
+
+typedef struct bvh_file {
+    trace_file out;
+    crowd_pose_frame frame;
+    double lift;
+} bvh_file;
+
+/* Writes the hierarchy and the MOTION header for `frames` frames of frame_time seconds. */
+int bvh_open(bvh_file *b, const char *path, const bvh_skeleton *sk, crowd_pose_frame frame, uint32_t frames,
+             double frame_time);
+/* One frame: the instance's landmarks (as fed, in `frame`: they give the root position) and its
+ * 15 local rotations (x, y, z, w). */
+void bvh_frame(bvh_file *b, const float landmarks[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4]);
+int bvh_finish(bvh_file *b);
+void bvh_abort(bvh_file *b);
+
+/* q (x, y, z, w; normalised here) as ZXY Euler degrees: R = Rz(z) * Rx(x) * Ry(y). */
+void bvh_euler_zxy(const float q[4], double *z_deg, double *x_deg, double *y_deg);
+
+#endif
