@@ -527,3 +527,25 @@ int landmark_json_read(const char *path, FILE *f, pose_clip *clip) {
     }
     return read_clip(path, &s, clip);
 }
+
+/* ---- one line at a time (crowd stream) ---- */
+void landmark_json_stream_init(landmark_json_stream *s, const char *path) {
+    s->path = path;
+    s->ticks_per_second = TFJS_DEFAULT_TICKS_PER_SECOND;
+    s->index = 0;
+}
+
+int landmark_json_line(landmark_json_stream *s, const char *text, size_t len, uint32_t line, pose_clip *clip) {
+    reader r = {.path = s->path, .clip = clip, .line = line, .ticks_per_second = s->ticks_per_second,
+                .index = s->index};
+    json_error_t e;
+    json_t *v = json_loadb(text, len, 0, &e);
+    if (!v) {
+        if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
+        return parse_error(&r, &e, line);
+    }
+    int st = frame(&r, v, "");
+    json_decref(v);
+    if (st == TOOL_OK) s->index = r.index;
+    return st;
+}
