@@ -14,6 +14,7 @@
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* SO_RCVBUFFORCE */
 #include <errno.h>
 #include <fcntl.h>
 #include <lo/lo.h>
@@ -54,6 +55,7 @@ static double now_s(void) {
 /* ---- the receiver: every bundle's messages as received ---- */
 typedef struct vmc_frame {
     int messages, root, ok, t_count, blend, apply, outside;
+    float blink[2]; /* Blink_L, Blink_R */
     int bone_seen[15];
     double bone[15][4];
     float t;
@@ -129,6 +131,11 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         else f->t = argv[0]->f;
         f->t_count++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Val") == 0) {
+        if (strcmp(types, "sf") != 0) BAD("/VMC/Ext/Blend/Val has types %s, expected sf", types);
+        else if (strcmp(&argv[0]->s, "Blink_L") == 0) f->blink[0] = argv[1]->f;
+        else if (strcmp(&argv[0]->s, "Blink_R") == 0) f->blink[1] = argv[1]->f;
+        else BAD("unexpected blend shape %s", &argv[0]->s);
+        if (f->apply) BAD("Blend/Val after Blend/Apply");
         f->blend++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
         f->apply++;
@@ -144,6 +151,10 @@ static void receiver_open(receiver *r) {
     assert_non_null(r->server);
     r->port = lo_server_get_port(r->server);
     assert_true(r->port > 0);
+    /* room for a whole run's bundles should this program fall behind (UDP drops what does not fit) */
+    int fd = lo_server_get_socket_fd(r->server), size = 8 << 20;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
     lo_server_add_bundle_handlers(r->server, on_bundle_start, on_bundle_end, r);
     lo_server_add_method(r->server, NULL, NULL, on_message, r);
 }
@@ -169,12 +180,13 @@ static void receiver_close(receiver *r) {
     free(r->frames);
 }
 
-/* Every frame complete and as the protocol says (no blink: these rigs have none). */
-static void check_frame_shapes(const receiver *r) {
+/* Every frame complete and as the protocol says; with blink: both eyes and one Apply. */
+static void check_frames(const receiver *r, bool blink) {
     for (int k = 0; k < r->count; k++) {
         const vmc_frame *f = &r->frames[k];
         if (f->bad[0]) fail_msg("bundle %d: %s", k + 1, f->bad);
-        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend || f->apply || f->messages != 18)
+        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend != (blink ? 2 : 0) || f->apply != (blink ? 1 : 0) ||
+            f->messages != (blink ? 21 : 18))
             fail_msg("bundle %d: %d messages (root %d, OK %d, T %d, blend %d): expected Root, 15 bones, OK, T", k + 1,
                      f->messages, f->root, f->ok, f->t_count, f->blend);
         for (int b = 0; b < 15; b++)
@@ -202,6 +214,31 @@ static void tpose(float lm[132]) {
         a[0] = p[k].x, a[1] = p[k].y, a[2] = p[k].z, a[3] = 1;
         b[0] = -p[k].x, b[1] = p[k].y, b[2] = p[k].z, b[3] = 1;
     }
+}
+
+/* A bones trace's rotations of one instance: rows x 15 x 4. */
+static double *read_instance_bones(const char *text, int rows, int instance) {
+    double *q = calloc((size_t)rows * 60, sizeof *q);
+    char *copy = strdup(text), *save, *line = strtok_r(copy, "\n", &save);
+    int found = 0;
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst, used = 0;
+        char name[32];
+        if (sscanf(line, "%d,%d,%31[^,],%n", &frame, &inst, name, &used) != 3 || used == 0) fail_msg("bad line %s", line);
+        if (inst != instance) continue;
+        int b = 0;
+        while (b < 15 && strcmp(engine_names[b], name) != 0) b++;
+        assert_true(b < 15 && frame >= 1 && frame <= rows);
+        char *p = line + used;
+        for (int c = 0; c < 4; c++) {
+            q[((frame - 1) * 15 + b) * 4 + c] = strtod(p, &p);
+            if (*p == ',') p++;
+        }
+        found++;
+    }
+    assert_int_equal(found, rows * 15);
+    free(copy);
+    return q;
 }
 
 /* A bones trace's rotations: rows x 15 x 4. */
@@ -299,10 +336,9 @@ static void pose_vmc(void **state) {
         cli_result sent = cli_run("pose", clip, "--frame", "engine", "--axis-fix", fixes[fix], "--vmc", port_arg(&r));
         cli_expect_ok(&sent);
         assert_string_equal(sent.out, ""); /* with --vmc alone no trace on standard output */
-        receiver_poll(&r, 5000, ROWS);
-        receiver_drain(&r);
+        receiver_drain(&r); /* (40 bundles fit in the socket's buffer) */
         if (r.count != ROWS) fail_msg("%d bundles for %d clip rows", r.count, ROWS);
-        check_frame_shapes(&r);
+        check_frames(&r, false);
         for (int k = 0; k < ROWS; k++) {
             check_conversion(&r.frames[k], &wq[k * 60], bq, k + 1);
             if (r.frames[k].t != (float)(t[k] - t[0])) fail_msg("row %d: T %.9g, t_s %.9g", k + 1, r.frames[k].t, t[k]);
@@ -368,6 +404,22 @@ static int reap(child *c) {
     waitpid(c->pid, NULL, 0);
     fail_msg("crowd stream did not end within 10 s of the end of its input");
     return -1;
+}
+
+/* Runs crowd with args while receiving (so that a fast sender does not overflow the socket),
+ * until `count` bundles came and it exited; its exit status. */
+static int run_receiving(const char *const *args, receiver *r, int count) {
+    child c = spawn(args, cli_path("receiving.err"));
+    close(c.in);
+    receiver_poll(r, 10000, count);
+    int status = reap(&c);
+    close(c.out);
+    receiver_drain(r);
+    if (status != 0) {
+        char *err = cli_read(cli_path("receiving.err"), NULL);
+        fail_msg("crowd %s exited %d: %s", args[0], status, err ? err : "");
+    }
+    return status;
 }
 
 /* Reads what the child wrote to its standard output until `lines` newlines are in b (5 s). */
@@ -475,7 +527,7 @@ static void stream_pipe(void **state) {
     assert_int_equal(reap(&c), 0);
     receiver_drain(&r);
     if (r.count != n) fail_msg("%d bundles for %d good lines", r.count, n);
-    check_frame_shapes(&r);
+    check_frames(&r, false);
     read_lines(&c, &out, 1 + 15 * n);
     assert_string_equal(out.text, want.out);
     char *err = cli_read(err_path, NULL);
@@ -581,7 +633,7 @@ static double realtime_spread(const char *clip, const double *t, int rows, int *
     assert_int_equal(reap(&c), 0);
     close(c.out);
     if (r.count != rows) fail_msg("%d bundles for %d rows", r.count, rows);
-    check_frame_shapes(&r);
+    check_frames(&r, false);
     double lo = 1e9, hi = -1e9;
     for (int k = 0; k < rows; k++) {
         double off = (r.frames[k].arrived - r.frames[0].arrived) - (t[k] - t[0]);
@@ -624,11 +676,96 @@ static void realtime(void **state) {
     skip();
 }
 
+/* crowd run --vmc --instance K: one instance of a crowd, its blink as Blink_L/R = 1 - the eye
+ * opening (the blink parameter's output: default 1, multiplied), its bones as the run's. */
+static void run_vmc(void **state) {
+    (void)state;
+    enum { FRAMES = 240, K = 2 };
+    char *text = make_clip(30, 1.0 / 30, NULL);
+    cli_write("run_clip.csv", text);
+    free(text);
+    const char *scene = cli_write(
+        "run_scene.json",
+        "{\"seed\": 7, \"dt\": 0.0166666675, \"frames\": 240,\n"
+        " \"rigs\": [{\"name\": \"avatar\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1}],\n"
+        "   \"blink\": {\"model\": \"sine\", \"parameters\": [\"EyeOpen\"], \"mean\": 1, \"max_deviation\": 0.5},\n"
+        "   \"limbs\": {\"frame\": \"engine\"}},\n"
+        "  {\"name\": \"statue\", \"limbs\": {\"frame\": \"engine\", \"axis_fix\": \"z_along_bone\"}}],\n"
+        " \"groups\": [{\"rig\": \"avatar\", \"count\": 4, \"blink_start\": \"random\",\n"
+        "              \"pose\": {\"clip\": \"run_clip.csv\", \"offset\": \"random\", \"loop\": true}},\n"
+        "             {\"rig\": \"statue\", \"count\": 1, \"pose\": {\"clip\": \"run_clip.csv\"}}]}\n");
+    const char *trace = cli_path("run_trace.csv"), *bones = cli_path("run_bones.csv");
+    cli_result ref = cli_run("run", scene, "--quiet", "--trace", trace, "--bones", bones);
+    cli_expect_ok(&ref);
+    char *bones_text = cli_read(bones, NULL), *trace_text = cli_read(trace, NULL);
+    double *wq = read_instance_bones(bones_text, FRAMES, K);
+    float lm[132];
+    tpose(lm);
+    const char *tt[1] = {"0"};
+    char *tp = cli_clip_text(1, tt, lm);
+    const char *tpose_clip = cli_write("tpose_run.csv", tp);
+    free(tp);
+    cli_result bind = cli_run("pose", tpose_clip, "--frame", "engine");
+    cli_expect_ok(&bind);
+    double *bq = read_bones(bind.out, 1);
+
+    receiver r;
+    receiver_open(&r);
+    char k_text[8];
+    snprintf(k_text, sizeof k_text, "%d", K);
+    run_receiving((const char *const[]){"run", scene, "--quiet", "--vmc", port_arg(&r), "--instance", k_text, NULL}, &r,
+                  FRAMES);
+    if (r.count != FRAMES) fail_msg("%d bundles for %d frames", r.count, FRAMES);
+    check_frames(&r, true);
+    /* the eye opening of instance K from the parameter trace */
+    float *open = calloc(FRAMES, sizeof *open);
+    char *save, *line = strtok_r(trace_text, "\n", &save);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst;
+        float v;
+        if (sscanf(line, "%d,%d,EyeOpen,%f", &frame, &inst, &v) == 3 && inst == K) open[frame - 1] = v;
+    }
+    int closed = 0;
+    for (int k = 0; k < FRAMES; k++) {
+        const vmc_frame *f = &r.frames[k];
+        float want = 1.0f - open[k];
+        if (f->blink[0] != want || f->blink[1] != want)
+            fail_msg("frame %d: Blink_L %.9g, Blink_R %.9g; 1 - the eye opening is %.9g", k + 1, f->blink[0], f->blink[1],
+                     want);
+        closed += want > 0.5f;
+        check_conversion(f, &wq[k * 60], bq, k + 1);
+        if (f->t != (float)(k * (double)0.0166666675f)) fail_msg("frame %d: T %.9g", k + 1, f->t);
+    }
+    if (closed == 0) fail_msg("no blink in %d frames: the check above saw only open eyes", FRAMES);
+    receiver_close(&r);
+    /* the statue's rig has no blink: no blend shapes */
+    receiver_open(&r);
+    cli_result statue = cli_run("run", scene, "--quiet", "--frames", "3", "--vmc", port_arg(&r), "--instance", "4");
+    cli_expect_ok(&statue);
+    receiver_poll(&r, 5000, 3);
+    receiver_drain(&r);
+    assert_int_equal(r.count, 3);
+    check_frames(&r, false);
+    receiver_close(&r);
+    cli_result bad = cli_run("run", scene, "--vmc", "127.0.0.1:9", "--instance", "5");
+    cli_expect_fail(&bad, 2, "--instance 5");
+    cli_result_free(&bad);
+    cli_result_free(&statue);
+    cli_result_free(&bind);
+    cli_result_free(&ref);
+    free(open);
+    free(wq);
+    free(bq);
+    free(bones_text);
+    free(trace_text);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pose_vmc),
         cmocka_unit_test(stream_pipe),
+        cmocka_unit_test(run_vmc),
         cmocka_unit_test(realtime),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
