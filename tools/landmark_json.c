@@ -536,16 +536,9 @@ void landmark_json_stream_init(landmark_json_stream *s, const char *path) {
 }
 
 int landmark_json_line(landmark_json_stream *s, const char *text, size_t len, uint32_t line, pose_clip *clip) {
-    reader r = {.path = s->path, .clip = clip, .line = line, .ticks_per_second = s->ticks_per_second,
-                .index = s->index};
-    json_error_t e;
-    json_t *v = json_loadb(text, len, 0, &e);
-    if (!v) {
-        if (json_error_code(&e) == json_error_out_of_memory) return tool_error(TOOL_FAILED, "out of memory");
-        return parse_error(&r, &e, line);
-    }
-    int st = frame(&r, v, "");
-    json_decref(v);
+    /* no previous time here (have_t false): the caller judges the order */
+    reader r = {.path = s->path, .clip = clip, .ticks_per_second = s->ticks_per_second, .index = s->index};
+    int st = ndjson_line(&r, text, len, line);
     if (st == TOOL_OK) s->index = r.index;
     return st;
 }
