@@ -93,6 +93,21 @@ static int on_bundle_end(void *user) {
 
 #define BAD(...) (f->bad[0] ? (void)0 : (void)snprintf(f->bad, sizeof f->bad, __VA_ARGS__))
 
+/* liblo's arguments sit in the message's bytes, not aligned for lo_arg: read them by copy */
+static float arg_f(const lo_arg *a) {
+    float f;
+    memcpy(&f, (const void *)a, sizeof f);
+    return f;
+}
+
+static int32_t arg_i(const lo_arg *a) {
+    int32_t i;
+    memcpy(&i, (const void *)a, sizeof i);
+    return i;
+}
+
+static const char *arg_s(const lo_arg *a) { return (const char *)(const void *)a; }
+
 static int on_message(const char *path, const char *types, lo_arg **argv, int argc, lo_message m, void *user) {
     (void)m;
     receiver *r = user;
@@ -105,36 +120,36 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     if (strcmp(path, "/VMC/Ext/Bone/Pos") == 0 || strcmp(path, "/VMC/Ext/Root/Pos") == 0) {
         if (strcmp(types, "sfffffff") != 0) BAD("%s has types %s, expected sfffffff", path, types);
         if (argc != 8 || strcmp(types, "sfffffff") != 0) return 0;
-        double q[4] = {argv[4]->f, argv[5]->f, argv[6]->f, argv[7]->f};
+        double q[4] = {arg_f(argv[4]), arg_f(argv[5]), arg_f(argv[6]), arg_f(argv[7])};
         double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-        if (fabs(n - 1.0) > 1e-6) BAD("%s %s: |q| = %.9g", path, &argv[0]->s, n);
+        if (fabs(n - 1.0) > 1e-6) BAD("%s %s: |q| = %.9g", path, arg_s(argv[0]), n);
         for (int c = 1; c < 8; c++)
-            if (!isfinite(argv[c]->f)) BAD("%s %s: argument %d is not finite", path, &argv[0]->s, c);
+            if (!isfinite(arg_f(argv[c]))) BAD("%s %s: argument %d is not finite", path, arg_s(argv[0]), c);
         if (strcmp(path, "/VMC/Ext/Root/Pos") == 0) {
-            if (strcmp(&argv[0]->s, "root") != 0) BAD("Root/Pos names \"%s\", expected root", &argv[0]->s);
+            if (strcmp(arg_s(argv[0]), "root") != 0) BAD("Root/Pos names \"%s\", expected root", arg_s(argv[0]));
             f->root++;
             return 0;
         }
         int b = 0;
-        while (b < 15 && strcmp(unity_names[b], &argv[0]->s) != 0) b++;
+        while (b < 15 && strcmp(unity_names[b], arg_s(argv[0])) != 0) b++;
         if (b == 15) {
-            BAD("unknown bone name \"%s\"", &argv[0]->s);
+            BAD("unknown bone name \"%s\"", arg_s(argv[0]));
             return 0;
         }
         f->bone_seen[b]++;
         memcpy(f->bone[b], q, sizeof q);
     } else if (strcmp(path, "/VMC/Ext/OK") == 0) {
-        if (strcmp(types, "iiii") != 0 || argv[0]->i != 1) BAD("/VMC/Ext/OK %s (expected iiii, loaded = 1)", types);
+        if (strcmp(types, "iiii") != 0 || arg_i(argv[0]) != 1) BAD("/VMC/Ext/OK %s (expected iiii, loaded = 1)", types);
         f->ok++;
     } else if (strcmp(path, "/VMC/Ext/T") == 0) {
         if (strcmp(types, "f") != 0) BAD("/VMC/Ext/T has types %s, expected f", types);
-        else f->t = argv[0]->f;
+        else f->t = arg_f(argv[0]);
         f->t_count++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Val") == 0) {
         if (strcmp(types, "sf") != 0) BAD("/VMC/Ext/Blend/Val has types %s, expected sf", types);
-        else if (strcmp(&argv[0]->s, "Blink_L") == 0) f->blink[0] = argv[1]->f;
-        else if (strcmp(&argv[0]->s, "Blink_R") == 0) f->blink[1] = argv[1]->f;
-        else BAD("unexpected blend shape %s", &argv[0]->s);
+        else if (strcmp(arg_s(argv[0]), "Blink_L") == 0) f->blink[0] = arg_f(argv[1]);
+        else if (strcmp(arg_s(argv[0]), "Blink_R") == 0) f->blink[1] = arg_f(argv[1]);
+        else BAD("unexpected blend shape %s", arg_s(argv[0]));
         if (f->apply) BAD("Blend/Val after Blend/Apply");
         f->blend++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
