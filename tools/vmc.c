@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <lo/lo.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,6 @@ int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const cr
     const char *colon = host_port ? strrchr(host_port, ':') : NULL;
     char host[256];
     size_t host_len = colon ? (size_t)(colon - host_port) : 0;
-    if (host_len >= 2 && host_port[0] == '[' && host_port[host_len - 1] == ']') host_port++, host_len -= 2;
     char *end = NULL;
     long port = colon ? (errno = 0, strtol(colon + 1, &end, 10)) : 0;
     if (!colon || host_len == 0 || host_len >= sizeof host || !end || *end || end == colon + 1 || errno ||
@@ -139,6 +139,16 @@ int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const cr
     snprintf(s->where, sizeof s->where, "%s:%ld", host, port);
     char port_text[16];
     snprintf(port_text, sizeof port_text, "%ld", port);
+    /* resolved now, so that a wrong name is bad input here and not a failed send later (liblo
+     * sends over IPv4) */
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *found = NULL;
+    int gai = getaddrinfo(host, port_text, &hints, &found);
+    if (gai != 0) {
+        free(s);
+        return tool_error(TOOL_BAD_INPUT, "%s: cannot resolve %s (an IPv4 address or host name): %s", flag, host,
+                          gai_strerror(gai));
+    }
+    freeaddrinfo(found);
     s->address = lo_address_new(host, port_text);
     if (!s->address) {
         free(s);

@@ -65,7 +65,7 @@ const char *vmc_bone_name(crowd_bone bone);
 /* The T-pose's 33 landmarks (x, y, z, visibility) in `frame`. */
 void vmc_tpose_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
 
-/* Opens a sender to "HOST:PORT" (IPv4 or a name; [IPv6]:PORT too). The T-pose is solved once
+/* Opens a sender to "HOST:PORT" (an IPv4 address or a name, resolved here; liblo sends over IPv4). The T-pose is solved once
  * with `limbs` (as the instance's rig has them). TOOL_OK, TOOL_BAD_INPUT (flag is named in the
  * message) or TOOL_FAILED. */
 int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const crowd_limbs_desc *limbs);
