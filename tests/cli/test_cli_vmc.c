@@ -6,9 +6,10 @@
  *   convert back (products down the hierarchy, undo the facing turn, times the T-pose's
  *   rotation, which crowd pose gives for the documented T-pose landmarks) and compare to 1e-6.
  * - stream: fed through a pipe one line at a time with pauses; each frame's bundle and bones
- *   arrive before the next line is written; bad lines and out-of-order times are reported with
- *   their line numbers and skipped; the bones equal crowd pose's on the good lines; end of input
- *   exits 0; --strict stops at a bad line with exit 2.
+ *   arrive before the next line is written; bad lines (bad JSON, a wrong landmark count, a line
+ *   over --max-line-bytes) and out-of-order times are reported with their line numbers and
+ *   skipped; frames with no detection (first and later) are solved as a clip's; the bones equal
+ *   crowd pose's on the good lines; end of input exits 0; --strict stops at a bad line (exit 2).
  * - pose --vmc --realtime over a 2 s clip: bundles arrive within 5 ms of the rows' t_s (from the
  *   first); skipped with a message when this machine's own sleeps overshoot too much to judge.
  *
@@ -488,7 +489,11 @@ static void stream_pipe(void **state) {
         double t = k / 30.0;
         cli_synthetic_pose(t, 0, lm);
         good[k] = true;
-        if (k == 3) {
+        if (k == 0 || k == 9) { /* nobody detected: the rest pose first, later the last landmarks unseen */
+            char buf[96];
+            snprintf(buf, sizeof buf, "{\"timestamp_ms\": %.17g, \"worldLandmarks\": []}\n", t * 1000.0);
+            lines[k] = strdup(buf);
+        } else if (k == 3) {
             lines[k] = strdup("{\"timestamp_ms\": 100, \"worldLandmarks\": [[{\"x\": 1}]]}\n"); /* 1 landmark */
             good[k] = false;
         } else if (k == 5) {
@@ -502,6 +507,11 @@ static void stream_pipe(void **state) {
             good[k] = false;
         } else if (k == 10) {
             lines[k] = tfjs_line(10, lm); /* the other format, t = 10/30 */
+        } else if (k == 11) {
+            lines[k] = malloc(200001); /* longer than --max-line-bytes 100000 */
+            memset(lines[k], ' ', 200000);
+            lines[k][0] = '{', lines[k][199999] = '\n', lines[k][200000] = 0;
+            good[k] = false;
         } else {
             lines[k] = tasks_line(t * 1000.0, lm, 33);
         }
@@ -520,7 +530,9 @@ static void stream_pipe(void **state) {
     receiver r;
     receiver_open(&r);
     const char *err_path = cli_path("stream.err");
-    child c = spawn((const char *const[]){"stream", "--vmc", port_arg(&r), "--bones", "-", NULL}, err_path);
+    child c = spawn((const char *const[]){"stream", "--vmc", port_arg(&r), "--bones", "-", "--max-line-bytes", "100000",
+                                          NULL},
+                    err_path);
     cli_buf out = {0};
     read_lines(&c, &out, 1); /* the header, before any input */
     for (int k = 0; k < LINES; k++) {
@@ -548,7 +560,8 @@ static void stream_pipe(void **state) {
     char *err = cli_read(err_path, NULL);
     assert_non_null(err);
     static const char *const expected[] = {"-:4:", "has 1 landmarks", "-:6:", "not valid JSON", "-:8:", "repeats",
-                                           "-:9:", "comes before", "line skipped", "dropped"};
+                                           "-:9:", "comes before", "line skipped", "dropped", "-:12:",
+                                           "longer than 100000 bytes"};
     for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++)
         if (!strstr(err, expected[k])) fail_msg("stderr lacks \"%s\":\n%s", expected[k], err);
     free(err);
