@@ -9,7 +9,8 @@
  *   arrive before the next line is written; bad lines (bad JSON, a wrong landmark count, a line
  *   over --max-line-bytes) and out-of-order times are reported with their line numbers and
  *   skipped; frames with no detection (first and later) are solved as a clip's; the bones equal
- *   crowd pose's on the good lines; end of input exits 0; --strict stops at a bad line (exit 2).
+ *   crowd pose's on the good lines; end of input exits 0; --strict stops at a bad line (exit 2);
+ *   CRLF, blank lines and a last line without a newline read as a file's.
  * - pose --vmc --realtime over a 2 s clip: bundles arrive within 5 ms of the rows' t_s (from the
  *   first); skipped with a message when this machine's own sleeps overshoot too much to judge.
  *
@@ -592,6 +593,46 @@ static void stream_pipe(void **state) {
     for (int k = 0; k < LINES; k++) free(lines[k]);
 }
 
+/* Line ends as files have them: CRLF, blank lines, a last line without a newline. */
+static void stream_line_ends(void **state) {
+    (void)state;
+    float lm[132];
+    cli_buf in = {0}, file = {0};
+    for (int k = 0; k < 3; k++) {
+        cli_synthetic_pose(k / 25.0, 2, lm);
+        char *line = tasks_line(k * 40.0, lm, 33);
+        cli_buf_printf(&file, "%s", line);
+        line[strlen(line) - 1] = 0;
+        cli_buf_printf(&in, "%s%s", line, k == 0 ? "\r\n\n   \t\r\n" : k == 1 ? "\n" : "");
+        free(line);
+    }
+    const char *in_path = cli_write("line_ends.in", in.text);
+    const char *file_path = cli_write("line_ends.ndjson", file.text);
+    cli_result want = cli_run("pose", file_path);
+    cli_expect_ok(&want);
+    const char *err_path = cli_path("line_ends.err");
+    child c = spawn((const char *const[]){"stream", NULL}, err_path);
+    FILE *f = fopen(in_path, "rb");
+    assert_non_null(f);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) assert_int_equal(write(c.in, chunk, n), (ssize_t)n);
+    fclose(f);
+    close(c.in);
+    cli_buf out = {0};
+    read_lines(&c, &out, 1 + 15 * 3);
+    assert_int_equal(reap(&c), 0);
+    close(c.out);
+    assert_string_equal(out.text, want.out);
+    char *err = cli_read(err_path, NULL);
+    assert_string_equal(err, ""); /* nothing to report */
+    free(err);
+    free(out.text);
+    free(in.text);
+    free(file.text);
+    cli_result_free(&want);
+}
+
 /* A canary beside each --realtime run: how late this machine wakes a thread from 1 ms sleeps
  * (the worst, in seconds). A run during which the canary itself was held up for milliseconds
  * cannot tell slow pacing from a busy machine. */
@@ -793,6 +834,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pose_vmc),
         cmocka_unit_test(stream_pipe),
+        cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
         cmocka_unit_test(realtime),
     };
