@@ -14,6 +14,11 @@ int cmd_run(int argc, char **argv);
 int cmd_pose(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
+
+/* The limb settings' flags of crowd pose (--frame --axis-fix --fallback ... --bend-full) at
+ * a->i, shared by crowd stream. 1: taken; 0: not one of them; -1: a bad value (printed). */
+int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs);
 
 /* Options shared by run and render: the scene, its overrides and how to tick it. */
 typedef struct scene_options {

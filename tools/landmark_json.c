@@ -527,3 +527,18 @@ int landmark_json_read(const char *path, FILE *f, pose_clip *clip) {
     }
     return read_clip(path, &s, clip);
 }
+
+/* ---- one line at a time (crowd stream) ---- */
+void landmark_json_stream_init(landmark_json_stream *s, const char *path) {
+    s->path = path;
+    s->ticks_per_second = TFJS_DEFAULT_TICKS_PER_SECOND;
+    s->index = 0;
+}
+
+int landmark_json_line(landmark_json_stream *s, const char *text, size_t len, uint32_t line, pose_clip *clip) {
+    /* no previous time here (have_t false): the caller judges the order */
+    reader r = {.path = s->path, .clip = clip, .ticks_per_second = s->ticks_per_second, .index = s->index};
+    int st = ndjson_line(&r, text, len, line);
+    if (st == TOOL_OK) s->index = r.index;
+    return st;
+}

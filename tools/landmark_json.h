@@ -44,4 +44,19 @@ int landmark_json_parse(const char *path, const char *text, size_t size, pose_cl
  * is parsed from the start again once its layout is known). */
 int landmark_json_read(const char *path, FILE *f, pose_clip *clip);
 
+/* One NDJSON line at a time, as it arrives (crowd stream): the same decoding, one frame (a Tasks
+ * result or a TF.js frame) a line. The state carries what later lines depend on (a TF.js frame's
+ * default frameNum and ticksPerSecond). */
+typedef struct landmark_json_stream {
+    const char *path; /* for messages ("-": standard input) */
+    double ticks_per_second;
+    uint32_t index;   /* frames decoded so far */
+} landmark_json_stream;
+void landmark_json_stream_init(landmark_json_stream *s, const char *path);
+/* Decodes line number `line` (text[0..len), no newline, not blank) and appends its row to clip.
+ * Time order is not checked here: the caller decides what an out-of-order frame means.
+ * TOOL_OK, TOOL_BAD_INPUT (printed, naming path:line and the field; clip unchanged) or
+ * TOOL_FAILED. */
+int landmark_json_line(landmark_json_stream *s, const char *text, size_t len, uint32_t line, pose_clip *clip);
+
 #endif

@@ -11,6 +11,7 @@ static const char usage[] =
     "  pose CLIP     bone rotations of one instance through a pose clip\n"
     "  bench         throughput per SIMD target and size, against the per-object way and STREAM\n"
     "  render [SCENE] --out FILE   a picture of the avatars at one frame\n"
+    "  stream        solve landmark frames from standard input as they arrive (bones, VMC)\n"
     "crowd COMMAND --help describes each. Exit status: 0 success, 2 bad usage or input, 1 other failure.\n";
 
 int main(int argc, char **argv) {
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
                                : strcmp(cmd, "pose") == 0   ? cmd_pose
                                : strcmp(cmd, "bench") == 0  ? cmd_bench
                                : strcmp(cmd, "render") == 0 ? cmd_render
+                               : strcmp(cmd, "stream") == 0 ? cmd_stream
                                                             : NULL;
     if (!run) {
         fputs(usage, stderr);

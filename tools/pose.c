@@ -12,13 +12,14 @@
 #include "diag.h"
 #include "files.h"
 #include "trace.h"
+#include "vmc.h"
 
 static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--local] [--bones FILE]\n"
-    "                  [--max-file-bytes N] [--bvh FILE]\n"
+    "                  [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
     "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
     "first row), and writes its bone rotations\n"
@@ -26,49 +27,65 @@ static const char pose_usage[] =
     "The clip must be a regular file of at most N bytes (--max-file-bytes, default 1 GiB).\n"
     "  --bvh FILE   also the motion as BVH (local rotations; format in README.md); then the bones\n"
     "               trace is written only when --bones names a file\n"
+    "  --vmc HOST:PORT  also send each solved frame over VMC (OSC/UDP) to a receiver such as VSeeFace\n"
+    "               (port 39539; README.md); then too the trace is written only when --bones names a file\n"
+    "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
-static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
-                      const char **bones_path, const char **bvh_path) {
+/* The limb settings' flags, shared with crowd stream (commands.h). */
+int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
     static const char *const frames[] = {"mediapipe_world", "engine"};
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
     static const char *const fallbacks[] = {"stable", "root", "previous"}; /* crowd_limb_fallback order */
     static const char *const smoothings[] = {"off", "one_euro"};
+    const char *v;
+    int m, k = 0, st = TOOL_OK;
+    if ((m = args_value(a, "--frame", &v)) != 0) {
+        if (m < 0 || (st = parse_choice(a, "--frame", v, frames, 2, &k)) != TOOL_OK) return -1;
+        limbs->frame = (crowd_pose_frame)k;
+    } else if ((m = args_value(a, "--axis-fix", &v)) != 0) {
+        if (m < 0 || (st = parse_choice(a, "--axis-fix", v, fixes, 2, &k)) != TOOL_OK) return -1;
+        limbs->axis_fix = (crowd_axis_fix)k;
+    } else if ((m = args_value(a, "--fallback", &v)) != 0) {
+        if (m < 0 || (st = parse_choice(a, "--fallback", v, fallbacks, 3, &k)) != TOOL_OK) return -1;
+        limbs->fallback = (crowd_limb_fallback)k;
+    } else if ((m = args_value(a, "--visibility-threshold", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--visibility-threshold", v, 0.0f, 1.0f, &limbs->visibility_threshold) != TOOL_OK)
+            return -1;
+    } else if ((m = args_value(a, "--min-cutoff", &v)) != 0) {
+        if (m < 0 || parse_float_open(a, "--min-cutoff", v, 0.0f, 1e6f, &limbs->min_cutoff) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--beta", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--beta", v, 0.0f, 1e6f, &limbs->beta) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--d-cutoff", &v)) != 0) {
+        if (m < 0 || parse_float_open(a, "--d-cutoff", v, 0.0f, 1e6f, &limbs->d_cutoff) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--hold-half-life", &v)) != 0) {
+        if (m < 0 || parse_float_open(a, "--hold-half-life", v, 0.0f, 3600.0f, &limbs->hold_half_life) != TOOL_OK)
+            return -1;
+    } else if ((m = args_value(a, "--reacquire-half-life", &v)) != 0) {
+        if (m < 0 || parse_float_open(a, "--reacquire-half-life", v, 0.0f, 3600.0f, &limbs->reacquire_half_life) != TOOL_OK)
+            return -1;
+    } else if ((m = args_value(a, "--bend-min", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--bend-min", v, 0.0f, 90.0f, &limbs->bend_min) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--bend-full", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--bend-full", v, 0.0f, 90.0f, &limbs->bend_full) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--smoothing", &v)) != 0) {
+        if (m < 0 || (st = parse_choice(a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return -1;
+        limbs->smoothing = k == 1;
+    } else {
+        return 0;
+    }
+    (void)st;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
+                      const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime) {
     tool_args a = {argc, argv, 1, "pose"};
     for (; a.i < argc; a.i++) {
         const char *v;
-        int m, k = 0, st = TOOL_OK;
-        if ((m = args_value(&a, "--frame", &v)) != 0) {
-            if (m < 0 || (st = parse_choice(&a, "--frame", v, frames, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
-            limbs->frame = (crowd_pose_frame)k;
-        } else if ((m = args_value(&a, "--axis-fix", &v)) != 0) {
-            if (m < 0 || (st = parse_choice(&a, "--axis-fix", v, fixes, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
-            limbs->axis_fix = (crowd_axis_fix)k;
-        } else if ((m = args_value(&a, "--fallback", &v)) != 0) {
-            if (m < 0 || (st = parse_choice(&a, "--fallback", v, fallbacks, 3, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
-            limbs->fallback = (crowd_limb_fallback)k;
-        } else if ((m = args_value(&a, "--visibility-threshold", &v)) != 0) {
-            if (m < 0 || parse_float(&a, "--visibility-threshold", v, 0.0f, 1.0f, &limbs->visibility_threshold) != TOOL_OK)
-                return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--min-cutoff", &v)) != 0) {
-            if (m < 0 || parse_float_open(&a, "--min-cutoff", v, 0.0f, 1e6f, &limbs->min_cutoff) != TOOL_OK) return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--beta", &v)) != 0) {
-            if (m < 0 || parse_float(&a, "--beta", v, 0.0f, 1e6f, &limbs->beta) != TOOL_OK) return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--d-cutoff", &v)) != 0) {
-            if (m < 0 || parse_float_open(&a, "--d-cutoff", v, 0.0f, 1e6f, &limbs->d_cutoff) != TOOL_OK) return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--hold-half-life", &v)) != 0) {
-            if (m < 0 || parse_float_open(&a, "--hold-half-life", v, 0.0f, 3600.0f, &limbs->hold_half_life) != TOOL_OK)
-                return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--reacquire-half-life", &v)) != 0) {
-            if (m < 0 || parse_float_open(&a, "--reacquire-half-life", v, 0.0f, 3600.0f, &limbs->reacquire_half_life) != TOOL_OK)
-                return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--bend-min", &v)) != 0) {
-            if (m < 0 || parse_float(&a, "--bend-min", v, 0.0f, 90.0f, &limbs->bend_min) != TOOL_OK) return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--bend-full", &v)) != 0) {
-            if (m < 0 || parse_float(&a, "--bend-full", v, 0.0f, 90.0f, &limbs->bend_full) != TOOL_OK) return TOOL_BAD_INPUT;
-        } else if ((m = args_value(&a, "--smoothing", &v)) != 0) {
-            if (m < 0 || (st = parse_choice(&a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return TOOL_BAD_INPUT;
-            limbs->smoothing = k == 1;
+        int m;
+        if ((m = pose_limb_option(&a, limbs)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *bones_path = v;
@@ -77,6 +94,12 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
         } else if ((m = args_value(&a, "--bvh", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *bvh_path = v;
+        } else if ((m = args_value(&a, "--vmc", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *vmc = v;
+        } else if ((m = args_flag(&a, "--realtime")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *realtime = true;
         } else if ((m = args_flag(&a, "--local")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *local = true;
@@ -101,7 +124,7 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
 
 /* Ticks through the clip and writes the trace. */
 static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, crowd_pose_frame frame, bool local,
-                 trace_file *out, bvh_file *bvh) {
+                 trace_file *out, bvh_file *bvh, vmc_sender *vmc, vmc_pacer *pacer) {
     crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
     crowd_result res;
     for (uint32_t k = 0; k < clip->row_count; k++) {
@@ -111,6 +134,7 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
         if (!(dt <= 1.0f))
             return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
                               clip->path, clip->line[k], step);
+        if (pacer) vmc_pace(pacer, clip->t_s[k]);
         res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, clip_landmarks(clip, k, frame));
         if (res != CROWD_OK) {
             char what[512];
@@ -131,17 +155,25 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
             bvh_frame(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q);
         }
+        if (vmc) {
+            float q[CROWD_BONE_COUNT][4];
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
+                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+            int st = vmc_send(vmc, (const float(*)[4])q, clip->t_s[k] - clip->t_s[0], NULL);
+            if (st != TOOL_OK) return st;
+        }
     }
     return TOOL_OK;
 }
 
 int cmd_pose(int argc, char **argv) {
-    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL;
+    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
-    bool local = false;
-    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path);
+    bool local = false, realtime = false;
+    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
-    if (!bones_path && !bvh_path) bones_path = "-";
+    if (!bones_path && !bvh_path && !vmc_target) bones_path = "-";
     if (bones_path && bvh_path && strcmp(bones_path, bvh_path) == 0)
         return tool_error(TOOL_BAD_INPUT, "pose: --bones and --bvh name the same file %s", bvh_path);
 
@@ -177,8 +209,13 @@ int cmd_pose(int argc, char **argv) {
         st = bvh_skeleton_make(&sk, engine, rig, limbs.frame, &clip);
         if (st == TOOL_OK) st = bvh_open(&bvh, bvh_path, &sk, limbs.frame, n, frame_time);
     }
+    vmc_sender *vmc = NULL;
+    vmc_pacer pacer = {0};
+    if (st == TOOL_OK && vmc_target) st = vmc_open(&vmc, "pose: --vmc", vmc_target, &limbs);
     if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
-    if (st == TOOL_OK) st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL);
+    if (st == TOOL_OK)
+        st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL);
+    vmc_close(vmc);
     if (st == TOOL_OK) st = trace_finish(&out);
     if (st == TOOL_OK && bvh_path) st = bvh_finish(&bvh);
     trace_abort(&out);

@@ -18,7 +18,7 @@
 static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
-    "                 [--bvh FILE [--instance K]]\n"
+    "                 [--bvh FILE] [--vmc HOST:PORT [--realtime]] [--instance K]\n"
     "                 [--snapshot-at K FILE] [--resume FILE] [--quiet] [--json]\n"
     "Runs SCENE (JSON; format in README.md), or without it the built-in default crowd (10,000 avatars,\n"
     "every controller, a built-in walk), and prints a summary: instances, frames, tick time,\n"
@@ -29,7 +29,9 @@ static const char run_usage[] =
     "  --trace FILE   every frame's output parameters: frame,instance,id,value\n"
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
     "  --bvh FILE     instance K's motion as BVH (local rotations, Frame Time dt; README.md)\n"
-    "  --instance K   the instance --bvh writes (default 0; its rig needs limbs)\n"
+    "  --vmc HOST:PORT  send instance K's bones (and blink) over VMC (OSC/UDP) to a receiver such as\n"
+    "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals\n"
+    "  --instance K   the instance --bvh writes and --vmc sends (default 0; its rig needs limbs)\n"
     "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
     "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
@@ -80,6 +82,8 @@ typedef struct run_files {
     const char *bvh;      /* --bvh FILE */
     uint32_t instance;    /* --instance K */
     bool has_instance;
+    const char *vmc;      /* --vmc HOST:PORT */
+    bool realtime;        /* --realtime */
 } run_files;
 
 static void print_summary(const world *w, const run_files *f, uint32_t first, uint32_t frames, double seconds,
@@ -129,7 +133,9 @@ static int snapshot_option(tool_args *a, run_files *f) {
 static int check_files(const run_files *f) {
     const char *names[4] = {f->trace, f->bones, f->snapshot, f->bvh};
     const char *flags[4] = {"--trace", "--bones", "--snapshot-at", "--bvh"};
-    if (f->has_instance && !f->bvh) return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE");
+    if (f->has_instance && !f->bvh && !f->vmc)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE or --vmc HOST:PORT");
+    if (f->realtime && !f->vmc) return tool_error(TOOL_BAD_INPUT, "run: --realtime goes with --vmc HOST:PORT");
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++)
             if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
@@ -175,6 +181,19 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
     return st;
 }
 
+/* --vmc HOST:PORT: instance K's rig (limbs needed; its blink, when it has one). */
+static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *blink) {
+    uint32_t k = f->instance;
+    if (k >= w->instance_count)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
+                          w->instance_count ? w->instance_count - 1 : 0);
+    const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
+    if (!w->rigs[w->rig_of[k]].limbs)
+        return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    *blink = sr->rig_desc.blink != NULL;
+    return vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+}
+
 int cmd_run(int argc, char **argv) {
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
@@ -200,6 +219,16 @@ int cmd_run(int argc, char **argv) {
         if ((m = args_value(&a, "--bvh", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             f.bvh = v;
+            continue;
+        }
+        if ((m = args_value(&a, "--vmc", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            f.vmc = v;
+            continue;
+        }
+        if ((m = args_flag(&a, "--realtime")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            f.realtime = true;
             continue;
         }
         if ((m = args_value(&a, "--instance", &v)) != 0) {
@@ -256,14 +285,20 @@ int cmd_run(int argc, char **argv) {
     if (st == TOOL_OK && f.bones) st = trace_open(&bones, f.bones, TRACE_BONE_HEADER);
     bvh_file bvh = {0};
     if (st == TOOL_OK && f.bvh) st = open_bvh(&w, &f, first, &bvh);
+    vmc_sender *vmc = NULL;
+    vmc_pacer pacer = {0};
+    bool vmc_blink = false;
+    if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc, &vmc_blink);
     double seconds = 0;
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
                           .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL,
                           .bvh_instance = f.instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
-                          .snapshot_at = f.snapshot_at};
+                          .snapshot_at = f.snapshot_at, .vmc = vmc, .vmc_instance = f.instance,
+                          .vmc_blink = vmc_blink, .pacer = f.realtime ? &pacer : NULL};
         st = simulate(&w, &so, &seconds);
     }
+    vmc_close(vmc);
     if (st == TOOL_OK) st = trace_finish(&params);
     if (st == TOOL_OK) st = trace_finish(&bones);
     if (st == TOOL_OK && f.bvh) st = bvh_finish(&bvh);

@@ -36,6 +36,18 @@ static int write_bvh(const world *w, const sim_options *o) {
     return TOOL_OK;
 }
 
+/* After tick k: instance vmc_instance over VMC, at (k-1)*dt. */
+static int send_vmc(const world *w, const sim_options *o, uint32_t k) {
+    crowd_instance h = w->handles[o->vmc_instance];
+    float q[CROWD_BONE_COUNT][4], opening = 1.0f;
+    crowd_result res = CROWD_OK;
+    for (uint32_t b = 0; res == CROWD_OK && b < CROWD_BONE_COUNT; b++)
+        res = crowd_get(w->engine, h, CROWD_FIELD_BONE_WORLD, b, q[b]);
+    if (res == CROWD_OK && o->vmc_blink) res = crowd_get(w->engine, h, CROWD_FIELD_BLINK_OPENING, 0, &opening);
+    if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (vmc)");
+    return vmc_send(o->vmc, (const float(*)[4])q, (double)(k - 1) * (double)o->dt, o->vmc_blink ? &opening : NULL);
+}
+
 int simulate(world *w, const sim_options *o, double *tick_seconds) {
     *tick_seconds = 0.0;
     int st = TOOL_OK;
@@ -47,10 +59,12 @@ int simulate(world *w, const sim_options *o, double *tick_seconds) {
             st = TOOL_FAILED;
             break;
         }
+        if (o->pacer) vmc_pace(o->pacer, (double)(k - 1) * (double)o->dt);
         world_prepare_frame(w, k, o->dt);
         st = ticker_tick(w, o->dt, tick_seconds);
         if (st == TOOL_OK && (o->parameters || o->bones)) write_traces(w, o, k);
         if (st == TOOL_OK && o->bvh) st = write_bvh(w, o);
+        if (st == TOOL_OK && o->vmc) st = send_vmc(w, o, k);
         if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);
         progress_update(&pr, k);
     }

@@ -9,6 +9,7 @@
 
 #include "bvh.h"
 #include "trace.h"
+#include "vmc.h"
 #include "world.h"
 
 typedef struct sim_options {
@@ -20,6 +21,10 @@ typedef struct sim_options {
     bvh_file *bvh;              /* NULL: none; else instance bvh_instance's motion, a frame per tick */
     uint32_t bvh_instance;      /* < instance_count, of a rig with limbs */
     bool quiet;                 /* no progress line */
+    vmc_sender *vmc;            /* NULL: none; else instance vmc_instance (of a rig with limbs) sent a frame per tick */
+    uint32_t vmc_instance;
+    bool vmc_blink;             /* its rig has a blink controller: send the eye opening too */
+    vmc_pacer *pacer;           /* NULL: as fast as possible; else frame k at (k-1)*dt (--realtime) */
     const char *snapshot_path;  /* NULL: none; else written after frame snapshot_at (resume.h) */
     uint32_t snapshot_at;       /* first <= snapshot_at <= frames; == first: before the loop */
 } sim_options;

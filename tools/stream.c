@@ -1,0 +1,312 @@
+/* crowd stream: landmark frames from standard input, solved as each line arrives (a live tracker
+ * pipes into it). One NDJSON line a frame, either shape of the landmark JSON reader
+ * (landmark_json.h: a MediaPipe Tasks result or a TF.js frame), decoded by its per-line parser.
+ *
+ * One instance (root identity) of a rig with the default limb settings and crowd pose's limb
+ * flags. dt is the difference of the frames' times (0 on the first frame; a gap over 1 s ticks
+ * 1 s, the engine's largest step, and is reported). A line that does not decode is reported with
+ * its line number and skipped; a frame whose time is not after the previous frame's (repeated or
+ * backwards) is reported and dropped; --strict makes either fatal (exit 2). Standard input is
+ * read with read(2), so a line is solved as soon as its newline arrives, and a line longer than
+ * --max-line-bytes (default 1 MiB) is reported and skipped without being held. End of input:
+ * exit 0. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "clip.h"
+#include "commands.h"
+#include "diag.h"
+#include "landmark_json.h"
+#include "trace.h"
+#include "vmc.h"
+
+#define STREAM_DEFAULT_MAX_LINE (1u << 20)
+#define STREAM_NAME "-" /* standard input, in messages */
+
+static const char stream_usage[] =
+    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--local] [--strict] [--max-line-bytes N]\n"
+    "                    [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
+    "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
+    "                    [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
+    "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG]\n"
+    "Reads landmark frames from standard input, one JSON line a frame (a MediaPipe Tasks pose landmarker\n"
+    "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
+    "line arrives, with dt from the frames' times. Ends at the end of input.\n"
+    "  --vmc HOST:PORT  send each frame over VMC (OSC/UDP) to a receiver such as VSeeFace (port 39539)\n"
+    "  --bones FILE     write the bone rotations (world, or local with --local) as\n"
+    "                   frame,instance,bone,qx,qy,qz,qw, flushed every frame; \"-\" (the default\n"
+    "                   without --vmc) is standard output\n"
+    "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
+    "                   reported and skipped\n"
+    "  --max-line-bytes N  the longest line read (default 1048576); a longer one is a bad line\n"
+    "  the limb flags are crowd pose's (crowd pose --help)\n"
+    "Exit status: 0 at the end of input, 2 bad usage (or with --strict bad input), 1 any other failure.\n";
+
+typedef struct stream_options {
+    const char *vmc, *bones;
+    bool local, strict;
+    uint32_t max_line;
+    crowd_limbs_desc limbs;
+} stream_options;
+
+static int parse_args(int argc, char **argv, stream_options *o) {
+    tool_args a = {argc, argv, 1, "stream"};
+    for (; a.i < argc; a.i++) {
+        const char *v;
+        int m;
+        if ((m = pose_limb_option(&a, &o->limbs)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--vmc", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->vmc = v;
+        } else if ((m = args_value(&a, "--bones", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->bones = v;
+        } else if ((m = args_value(&a, "--max-line-bytes", &v)) != 0) {
+            if (m < 0 || parse_u32(&a, "--max-line-bytes", v, 64, 1u << 30, &o->max_line) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_flag(&a, "--local")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->local = true;
+        } else if ((m = args_flag(&a, "--strict")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->strict = true;
+        } else if (args_flag(&a, "--help") > 0 || args_flag(&a, "-h") > 0) {
+            fputs(stream_usage, stdout);
+            return -1;
+        } else {
+            return args_unexpected(&a);
+        }
+    }
+    if (!(o->limbs.bend_min < o->limbs.bend_full))
+        return tool_error(TOOL_BAD_INPUT, "stream: --bend-min (%g) must be below --bend-full (%g)",
+                          (double)o->limbs.bend_min, (double)o->limbs.bend_full);
+    return TOOL_OK;
+}
+
+/* ---- lines from a file descriptor as they arrive, at most max bytes each ---- */
+typedef struct line_reader {
+    int fd;
+    char *buf;
+    size_t cap, start, end; /* unread bytes: buf[start, end) */
+    uint32_t max;
+    bool eof;
+} line_reader;
+
+/* The next line (newline removed, and a '\r' before it): 1 and *line, *len; 0 at the end of
+ * input; -1 a read error (printed); 2 a line longer than max (skipped, *len its length so far). */
+static int next_line(line_reader *r, const char **line, size_t *len) {
+    size_t scanned = 0;
+    bool too_long = false;
+    for (;;) {
+        char *nl = memchr(r->buf + r->start + scanned, '\n', r->end - r->start - scanned);
+        if (nl) {
+            size_t n = (size_t)(nl - (r->buf + r->start));
+            *line = r->buf + r->start;
+            r->start += n + 1;
+            if (too_long) {
+                *len = n;
+                return 2;
+            }
+            if (n > 0 && (*line)[n - 1] == '\r') n--;
+            *len = n;
+            return 1;
+        }
+        scanned = r->end - r->start;
+        if (r->eof) {
+            if (scanned == 0 && !too_long) return 0;
+            *line = r->buf + r->start; /* the last line without a newline */
+            *len = scanned;
+            r->start = r->end;
+            return too_long ? 2 : 1;
+        }
+        if (scanned > r->max) { /* drop what is held of an over-long line, keep looking for its end */
+            too_long = true;
+            r->start = r->end = 0;
+            scanned = 0;
+        }
+        if (r->start > 0 && r->end == r->cap) { /* room at the front: move the partial line there */
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        if (r->end == r->cap) {
+            size_t cap = r->cap * 2;
+            char *b = tool_realloc(r->buf, cap, 1);
+            if (!b) return -1;
+            r->buf = b;
+            r->cap = cap;
+        }
+        ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (got < 0) {
+            if (errno == EINTR && !tool_interrupted) continue;
+            if (tool_interrupted) return -1;
+            tool_error(TOOL_FAILED, "stream: cannot read standard input: %s", strerror(errno));
+            return -1;
+        }
+        if (got == 0) r->eof = true;
+        r->end += (size_t)got;
+    }
+}
+
+static bool blank(const char *p, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (p[k] != ' ' && p[k] != '\t' && p[k] != '\r') return false;
+    return true;
+}
+
+/* The window of frames the solve needs: the frame being solved, after the previous one (a frame
+ * with no detection repeats the previous landmarks, clip.h). Keeps only the last row. */
+static void keep_last_row(pose_clip *c) {
+    uint32_t n = c->row_count;
+    if (n < 2) return;
+    c->t_s[0] = c->t_s[n - 1];
+    c->line[0] = c->line[n - 1];
+    memcpy(c->landmarks, &c->landmarks[(size_t)(n - 1) * CLIP_FLOATS], CLIP_FLOATS * sizeof *c->landmarks);
+    c->rest_rows = c->rest_rows >= n ? 1 : 0;
+    c->row_count = 1;
+}
+
+static void drop_last_row(pose_clip *c) {
+    c->row_count--;
+    if (c->rest_rows > c->row_count) c->rest_rows = c->row_count;
+}
+
+typedef struct stream_state {
+    crowd_engine *engine;
+    crowd_instance inst;
+    trace_file out;
+    vmc_sender *vmc;
+    uint32_t frames, bad_lines, dropped;
+    bool have_t;
+    double t0, prev_t;
+} stream_state;
+
+/* Solves the clip's last row and writes / sends it. */
+static int solve_row(stream_state *s, const stream_options *o, const pose_clip *c) {
+    uint32_t k = c->row_count - 1;
+    double t = c->t_s[k], step = s->have_t ? t - s->prev_t : 0.0;
+    if (step > 1.0) {
+        tool_error(TOOL_OK, "%s:%u: %.9g s after the previous frame: ticked as 1 s (the longest tick)", STREAM_NAME,
+                   c->line[k], step);
+        step = 1.0;
+    }
+    if (!s->have_t) s->t0 = t;
+    s->have_t = true;
+    s->prev_t = t;
+    crowd_result res = crowd_set(s->engine, s->inst, CROWD_FIELD_POSE, 0, clip_landmarks(c, k, o->limbs.frame));
+    if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, s->engine, res, "stream: crowd_set (pose)");
+    if ((res = crowd_tick(s->engine, (float)step)) != CROWD_OK)
+        return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_tick");
+    s->frames++;
+    float world[CROWD_BONE_COUNT][4];
+    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+        if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
+            return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
+    if (s->vmc) {
+        int st = vmc_send(s->vmc, (const float(*)[4])world, t - s->t0, NULL);
+        if (st != TOOL_OK) return st;
+    }
+    if (s->out.f) {
+        for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+            float q[4];
+            if (o->local && (res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_LOCAL, b, q)) != CROWD_OK)
+                return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
+            trace_bone(&s->out, s->frames, 0, crowd_bone_name((crowd_bone)b), o->local ? q : world[b]);
+        }
+        if (fflush(s->out.f) != 0 || ferror(s->out.f))
+            return tool_error(TOOL_FAILED, "stream: cannot write the bones to %s", o->bones);
+    }
+    return TOOL_OK;
+}
+
+static int run_stream(stream_state *s, const stream_options *o) {
+    line_reader r = {.fd = STDIN_FILENO, .cap = 64 * 1024, .max = o->max_line};
+    if (!(r.buf = tool_malloc(r.cap))) return TOOL_FAILED;
+    landmark_json_stream js;
+    landmark_json_stream_init(&js, STREAM_NAME);
+    pose_clip window = {0}; /* rows are pushed by the parser */
+    int st = (window.path = tool_strdup(STREAM_NAME)) != NULL ? TOOL_OK : TOOL_FAILED;
+    uint32_t line_number = 0;
+    while (st == TOOL_OK) {
+        const char *line;
+        size_t len;
+        int got = next_line(&r, &line, &len);
+        if (got == 0) break;
+        if (got < 0) {
+            st = TOOL_FAILED;
+            if (tool_interrupted) tool_error(TOOL_FAILED, "interrupted");
+            break;
+        }
+        line_number++;
+        if (got == 2) {
+            s->bad_lines++;
+            st = tool_error(TOOL_BAD_INPUT, "%s:%u: the line is longer than %u bytes (--max-line-bytes)%s", STREAM_NAME,
+                            line_number, o->max_line, o->strict ? "" : ": skipped");
+            if (!o->strict) st = TOOL_OK;
+            continue;
+        }
+        if (blank(line, len)) continue;
+        st = landmark_json_line(&js, line, len, line_number, &window);
+        if (st == TOOL_BAD_INPUT) {
+            s->bad_lines++;
+            if (!o->strict) {
+                tool_error(TOOL_OK, "%s:%u: line skipped", STREAM_NAME, line_number);
+                st = TOOL_OK;
+            }
+            continue;
+        }
+        if (st != TOOL_OK) break;
+        double t = window.t_s[window.row_count - 1];
+        if (s->have_t && !(t > s->prev_t)) {
+            s->dropped++;
+            drop_last_row(&window);
+            st = tool_error(TOOL_BAD_INPUT, "%s:%u: time %.9g s %s the previous frame's %.9g s: frame %s", STREAM_NAME,
+                            line_number, t, t == s->prev_t ? "repeats" : "comes before", s->prev_t,
+                            o->strict ? "refused" : "dropped");
+            if (!o->strict) st = TOOL_OK;
+            continue;
+        }
+        st = solve_row(s, o, &window);
+        keep_last_row(&window);
+    }
+    clip_free(&window);
+    free(r.buf);
+    return st;
+}
+
+int cmd_stream(int argc, char **argv) {
+    stream_options o = {.max_line = STREAM_DEFAULT_MAX_LINE, .limbs = crowd_limbs_defaults()};
+    int st = parse_args(argc, argv, &o);
+    if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
+    if (!o.bones && !o.vmc) o.bones = "-";
+
+    stream_state s = {0};
+    crowd_engine_desc desc = {0};
+    crowd_result res = crowd_engine_create(&desc, &s.engine);
+    if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
+    crowd_rig_desc rd = {.name = "stream", .limbs = &o.limbs};
+    crowd_rig rig;
+    if ((res = crowd_rig_create(s.engine, &rd, &rig)) != CROWD_OK) {
+        st = tool_engine_error(TOOL_BAD_INPUT, s.engine, res, "stream: the limbs settings");
+    } else {
+        crowd_add_desc add = {.rig = rig, .count = 1};
+        if ((res = crowd_instances_add(s.engine, &add, &s.inst)) != CROWD_OK)
+            st = tool_engine_error(TOOL_FAILED, s.engine, res, "crowd_instances_add");
+    }
+    if (st == TOOL_OK && o.vmc) st = vmc_open(&s.vmc, "stream: --vmc", o.vmc, &o.limbs);
+    if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);
+    if (st == TOOL_OK && s.out.f && fflush(s.out.f) != 0) st = tool_error(TOOL_FAILED, "stream: cannot write the bones");
+    if (st == TOOL_OK) st = run_stream(&s, &o);
+    if (st == TOOL_OK && (s.bad_lines || s.dropped))
+        tool_error(TOOL_OK, "stream: %u frames solved, %u bad lines skipped, %u out-of-order frames dropped", s.frames,
+                   s.bad_lines, s.dropped);
+    if (st == TOOL_OK) st = trace_finish(&s.out);
+    trace_abort(&s.out);
+    vmc_close(s.vmc);
+    crowd_engine_destroy(s.engine);
+    return st;
+}

@@ -1,0 +1,88 @@
+/* VMC (SPEC §7): the Virtual Motion Capture protocol, OSC over UDP, sent as a performer sends it
+ * (to a marionette: VSeeFace, VMagicMirror, Warudo, VirtualMotionCapture, EVMC4U in Unity; they
+ * listen on port 39539 by default). OSC is encoded by liblo.
+ *
+ * Each frame is one OSC bundle (timetag "immediately") holding, in this order:
+ *   /VMC/Ext/Root/Pos  s "root", f px py pz (0), f qx qy qz qw (identity)
+ *   /VMC/Ext/Bone/Pos  s NAME, f px py pz, f qx qy qz qw    once per bone, names below
+ *   /VMC/Ext/Blend/Val s "Blink_L" f v; s "Blink_R" f v; /VMC/Ext/Blend/Apply
+ *                      (only when the rig has a blink controller: v = 1 - eye opening, in [0, 1])
+ *   /VMC/Ext/OK        i 1 (loaded), i 3 (calibrated), i 0 (normal calibration mode), i 1 (tracking)
+ *   /VMC/Ext/T         f the frame's time in seconds
+ * Bone names (Unity HumanBodyBones) for the engine's bones in crowd_bone order: Hips, Spine,
+ * Head, LeftUpperArm, LeftLowerArm, LeftHand, RightUpperArm, RightLowerArm, RightHand,
+ * LeftUpperLeg, LeftLowerLeg, LeftFoot, RightUpperLeg, RightLowerLeg, RightFoot. The engine's
+ * chest goes to Spine: Unity's humanoid requires Spine and leaves Chest optional, so every receiving
+ * avatar has it, and the bones between it and the head or the upper arms (Chest, UpperChest,
+ * Neck, Shoulders), which are not sent, keep their rest rotation and carry it on.
+ *
+ * Rotations. A receiver applies each rotation as the bone's local rotation in a normalised
+ * humanoid (VRM): every bone's rest rotation is the identity in a T-pose, the avatar faces +Z,
+ * Y up, left-handed. The engine's world rotation W[b] of bone b becomes:
+ *   1. A[b] = W[b] * inverse(B[b]): the turn from the T-pose, where B[b] is the engine's world
+ *      rotation for the T-pose below, solved with the same limb settings (so the axis fix
+ *      cancels out).
+ *   2. U[b] = (-A.x, A.y, -A.z, A.w): the same turn in Unity's frame. Landmarks read as
+ *      mediapipe_world (x to the image's right, y negated to point up, z away from the camera)
+ *      are already in a left-handed frame with Unity's axes (a Unity camera looking along +Z), so
+ *      no mirror is needed and the numbers of a rotation keep their meaning; only the facing
+ *      changes: the tracked subject faces the camera (-Z), a Unity humanoid faces +Z, and
+ *      conjugating by 180 degrees about Y, (0, 1, 0, 0) * A * (0, -1, 0, 0), negates x and z.
+ *      (Landmarks given in the engine frame are taken to be in that same frame.)
+ *   3. Local rotation sent = inverse(U[parent]) * U[b] along the engine's hierarchy (hips ->
+ *      chest -> head and upper arms, hips -> upper legs, upper -> lower -> hand or foot; the
+ *      hips' parent is the root, identity), reported with w >= 0, computed in double and
+ *      rounded to float32 once.
+ * Back again: U = the products of the locals down the hierarchy, A = (-U.x, U.y, -U.z, U.w),
+ * W = A * B.
+ *
+ * The T-pose (engine frame, metres, left side; the right side mirrors x; visibility 1): the
+ * rest pose of crowd_rest_landmarks with the legs straight, the feet flat, the arms straight
+ * out to the sides (palms down, thumbs forward): nose (0, 0.66, -0.10), eye inner (0.03, 0.69,
+ * -0.075), eye (0.04, 0.69, -0.075), eye outer (0.05, 0.69, -0.07), ear (0.075, 0.66, 0), mouth
+ * (0.02, 0.62, -0.085), shoulder (0.18, 0.50, 0), elbow (0.46, 0.50, 0), wrist (0.72, 0.50, 0),
+ * pinky (0.80, 0.49, 0.03), index (0.81, 0.49, -0.03), thumb (0.77, 0.49, -0.06), hip (0.10, 0,
+ * 0), knee (0.10, -0.45, 0), ankle (0.10, -0.88, 0), heel (0.10, -0.93, 0.04), foot index (0.10,
+ * -0.93, -0.13).
+ *
+ * Positions: the root at the origin; each bone's joint's offset from its parent's in that T-pose,
+ * in Unity's frame: the hips between the hip landmarks, 0.93 m above the floor; Spine 0.10 m
+ * above them; Head between the ears; arms at shoulder, elbow and wrist; legs at hip, knee, ankle. Receivers that copy bone positions onto their own
+ * avatar take these proportions; most use the rotations only. */
+#ifndef CROWD_TOOLS_VMC_H
+#define CROWD_TOOLS_VMC_H
+
+#include <stdbool.h>
+
+#include "crowd.h"
+
+#define VMC_RECEIVER_PORT 39539
+
+typedef struct vmc_sender vmc_sender;
+
+/* Unity humanoid name of an engine bone. */
+const char *vmc_bone_name(crowd_bone bone);
+/* The T-pose's 33 landmarks (x, y, z, visibility) in `frame`. */
+void vmc_tpose_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
+
+/* Opens a sender to "HOST:PORT" (an IPv4 address or a name, resolved here; liblo sends over IPv4). The T-pose is solved once
+ * with `limbs` (as the instance's rig has them). TOOL_OK, TOOL_BAD_INPUT (flag is named in the
+ * message) or TOOL_FAILED. */
+int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const crowd_limbs_desc *limbs);
+/* Sends one frame: the 15 world rotations (crowd_bone order, from CROWD_FIELD_BONE_WORLD), the
+ * frame's time, and the eye opening (the blink controller's, or NULL: none). TOOL_OK or TOOL_FAILED. */
+int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening);
+/* The local rotations vmc_send would send for these world rotations (see above). */
+void vmc_convert(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4], float local[CROWD_BONE_COUNT][4]);
+void vmc_close(vmc_sender *s);
+
+/* Sleeps until `seconds` after the first call on this pacer (CLOCK_MONOTONIC, absolute, so no
+ * drift builds up): --realtime. */
+typedef struct vmc_pacer {
+    bool started;
+    double t0_s;        /* the first frame's t_s */
+    long long start_ns; /* when it was paced */
+} vmc_pacer;
+void vmc_pace(vmc_pacer *p, double t_s);
+
+#endif
