@@ -1369,10 +1369,10 @@ static void test_huge_filter_settings(void **state) {
 /* LookRotation depends on directions only (its thresholds aside), so a pose scaled anywhere
  * from centimetres to the largest accepted coordinates (1e9, landmarks up to 2e9 apart) gives
  * the same rotations: no product on the way overflows or falls into the overflow hold. */
-static void test_scale_invariance(void **state) {
-    (void)state;
+static void scale_invariance(crowd_limb_fallback mode) {
     crowd_engine *e = crowd_test_engine(782);
     crowd_limbs_desc ld = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE);
+    ld.fallback = mode;
     crowd_rig rig = limbs_rig(e, &ld, "scales");
     float base[2][POSE_FLOATS], pose[POSE_FLOATS];
     standing_pose(base[0]);
@@ -1403,6 +1403,12 @@ static void test_scale_invariance(void **state) {
         }
     }
     crowd_engine_destroy(e);
+}
+/* (stable: the torso bases and the side's reference are directions too) */
+static void test_scale_invariance(void **state) {
+    (void)state;
+    scale_invariance(CROWD_FALLBACK_ROOT);
+    scale_invariance(CROWD_FALLBACK_STABLE);
 }
 
 /* ------------------------------------------------------------------------------------------
