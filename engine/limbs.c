@@ -97,7 +97,33 @@ static bool well_defined(d3 forward, d3 up) {
     return dlen(dcross(up, z)) >= 1e-4;
 }
 
-static int degenerate_bone(const float *lm, bool flip, const float sign[4]) {
+static d3 dscale(d3 a, double s) { return (d3){a.x * s, a.y * s, a.z * s}; }
+static d3 dadd(d3 a, d3 b) { return (d3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static double ddot(d3 a, d3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+/* The x and y columns of LookRotation(forward, up) when well defined (the caller checked). */
+static void dlook_xy(d3 forward, d3 up, d3 *x, d3 *y) {
+    d3 z = dnorm(forward);
+    *x = dnorm(dcross(up, z));
+    *y = dcross(z, *x);
+}
+
+/* The side axis the stable fallback settles at for a held pose (SPEC 5.1): the bend side when
+ * the limb bends past bend_min (a knee not bent backward), else the reference side. */
+static d3 stable_settled_side(d3 d, d3 ld, d3 tx, d3 ty, bool leg, double sin_min) {
+    d3 down = dscale(ty, -1), h = leg ? tx : dscale(tx, -1);
+    double c = ddot(down, d);
+    d3 k = dcross(down, d), ref = {0, 0, 0};
+    if (1 + c >= 1e-6) ref = dadd(dadd(dscale(h, c), dcross(k, h)), dscale(k, ddot(k, h) / (1 + c)));
+    if (dlen(ref) < 1e-3) ref = fabs(d.z) < 0.9 ? dcross(d, (d3){0, 0, 1}) : dcross(d, (d3){1, 0, 0});
+    d3 bend = dcross(d, ld);
+    bool backward = leg && ddot(bend, ref) < 0;
+    return !backward && dlen(bend) > sin_min ? bend : ref;
+}
+
+/* The first bone whose LookRotation is not well defined in the bind pose, by the side axis the
+ * rig's fallback gives it there, or -1. */
+static int degenerate_bone(const float *lm, bool flip, const float sign[4], bool stable, double sin_min) {
     d3 p[CROWDI_LANDMARKS];
     for (int k = 0; k < CROWDI_LANDMARKS; k++) p[k] = lmk(lm, k, flip);
     d3 up = dsub(dmid(p[11], p[12]), dmid(p[23], p[24]));
@@ -106,10 +132,16 @@ static int degenerate_bone(const float *lm, bool flip, const float sign[4]) {
     d3 fwd = dsub(p[0], dmid(p[7], p[8]));
     if (!well_defined(fwd, dcross(fwd, dsub(p[8], p[7])))) return 2;
     static const int limb[4][4] = {{11, 13, 15, 3}, {12, 14, 16, 6}, {23, 25, 27, 9}, {24, 26, 28, 12}};
+    d3 tx[2], ty[2]; /* hips, chest: their rotations' columns, for the stable side */
+    dlook_xy(dcross(dsub(p[24], p[23]), up), up, &tx[0], &ty[0]);
+    dlook_xy(dcross(dsub(p[12], p[11]), up), up, &tx[1], &ty[1]);
     for (int l = 0; l < 4; l++) {
         d3 ud = dnorm(dsub(p[limb[l][1]], p[limb[l][0]])), ld = dnorm(dsub(p[limb[l][2]], p[limb[l][1]]));
         d3 side = dcross(ud, ld);
-        if (side.x * side.x + side.y * side.y + side.z * side.z < 1e-4) side = (d3){sign[l], 0, 0};
+        if (stable)
+            side = stable_settled_side(ud, ld, tx[l < 2], ty[l < 2], l >= 2, sin_min);
+        else if (side.x * side.x + side.y * side.y + side.z * side.z < 1e-4)
+            side = (d3){sign[l], 0, 0};
         if (!well_defined(ud, dcross(ud, side))) return limb[l][3];
         if (!well_defined(ld, dcross(ld, side))) return limb[l][3] + 1;
     }
@@ -176,20 +208,24 @@ crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc 
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
             LIMB_CHECK(unit_quat(&d->bind_rotations[b]), CROWD_ERR_RANGE,
                        "desc->limbs->bind_rotations[%d] (%s) is not a unit quaternion", b, bone_names[b]);
-        int bad = degenerate_bone(d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, d->fallback_sign);
+        int bad = degenerate_bone(d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, d->fallback_sign,
+                                  d->fallback == CROWD_FALLBACK_STABLE, sin(d->bend_min * (3.14159265358979323846 / 180.0)));
         LIMB_CHECK(bad < 0, CROWD_ERR_RANGE,
-                   "desc->limbs->bind_landmarks: bone %s is degenerate in the bind pose (coincident landmarks, or a "
-                   "straight limb parallel to the root's right axis: bend it slightly or use an A-pose)",
+                   "desc->limbs->bind_landmarks: bone %s is degenerate in the bind pose (coincident landmarks, or with "
+                   "fallback root or previous a straight limb parallel to the root's right axis: bend it slightly or use "
+                   "an A-pose)",
                    bad >= 0 ? bone_names[bad] : "");
     }
     return CROWD_OK;
 }
 
-/* Solves 33 landmarks (engine frame) once through the scalar kernel (the very code the tick
- * runs) with the given fixes, root identity, the side axis by the cross product (`root` mode:
- * the poses solved here are bent) and every bone trusted. */
+/* Solves 33 landmarks once through the scalar kernel (the very code the tick runs) with the
+ * given fixes, root identity and every bone trusted; the side axis by the cross product (`root`
+ * mode: the rest pose's limbs are bent, SPEC 5.1), or with `stable_held` the stable side the
+ * pose settles at when held. */
 static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool flip_y, const float fix[CROWDI_BONES][4],
-                       float world[4 * CROWDI_BONES], float local[4 * CROWDI_BONES]) {
+                       bool stable_held, float world[4 * CROWDI_BONES], float local[4 * CROWDI_BONES]) {
+    float side[3 * CROWD_LIMB_COUNT] = {0};
     float pose[4 * CROWDI_LANDMARKS], root[4] = {0, 0, 0, 1};
     for (int k = 0; k < CROWDI_LANDMARKS; k++) {
         for (int c = 0; c < 3; c++) pose[4 * k + c] = landmarks[4 * k + c];
@@ -214,6 +250,11 @@ static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool fl
     tmp.limb_world = world;
     tmp.limb_local = local;
     tmp.limb_side = tmp.limb_filter = tmp.limb_track = tmp.limb_src = NULL;
+    if (stable_held) { /* the stable side as the pose, held, settles it */
+        tmp.limb_side_mode = CROWDI_SIDE_STABLE;
+        tmp.limb_side_settle = 1;
+        tmp.limb_side = side;
+    }
     crowdi_kernels_for(CROWD_SIMD_SCALAR)->tick(&tmp, 0.0f, 0, 1);
 }
 
@@ -221,7 +262,7 @@ static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool fl
 static void rest_pose(crowdi_rig_view *v) {
     float lm[4 * CROWDI_LANDMARKS], world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
     crowd_rest_landmarks(CROWD_FRAME_ENGINE, lm);
-    solve_once(v, lm, false, v->limb_fix, world, local);
+    solve_once(v, lm, false, v->limb_fix, false, world, local);
     for (int b = 0; b < CROWDI_BONES; b++)
         for (int c = 0; c < 4; c++) {
             v->limb_rest_world[b][c] = world[4 * b + c];
@@ -230,12 +271,14 @@ static void rest_pose(crowdi_rig_view *v) {
 }
 
 /* Solves the bind landmarks with identity fixes, so that fix = inverse(basis) * bind
- * reproduces the bind rotations; the bind rotations are the rest pose. */
+ * reproduces the bind rotations (with fallback stable: the bind landmarks held, once the side
+ * has settled); the bind rotations are the rest pose. */
 static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
     float world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
     float identity[CROWDI_BONES][4];
     for (int b = 0; b < CROWDI_BONES; b++) identity[b][0] = identity[b][1] = identity[b][2] = 0, identity[b][3] = 1;
-    solve_once(v, d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, identity, world, local);
+    solve_once(v, d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, identity,
+               v->limb_side_mode == CROWDI_SIDE_STABLE, world, local);
     for (int b = 0; b < CROWDI_BONES; b++) {
         const float basis_inv[4] = {-world[4 * b], -world[4 * b + 1], -world[4 * b + 2], world[4 * b + 3]};
         const crowd_quat *q = &d->bind_rotations[b];

@@ -1983,6 +1983,81 @@ static void test_rest_pose(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* A calibrated rig with the stable side (the default): the bind landmarks, held, reproduce the
+ * bind rotations once the side has settled (at once where the limbs bend less than bend_min or
+ * more than bend_full) for an A-pose, a T-pose (straight arms along the right axis: well
+ * defined with stable) and the bent rest pose, in both frames. */
+static void test_calibration_stable(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(1540);
+    rng r = {1541};
+    for (int pose_kind = 0; pose_kind < 3; pose_kind++)
+        for (int mediapipe = 0; mediapipe < 2; mediapipe++) {
+            float bind_pose[POSE_FLOATS];
+            if (pose_kind == 0) a_pose(bind_pose);
+            if (pose_kind == 1) { /* T-pose: arms straight out along x */
+                a_pose(bind_pose);
+                for (int side = 0; side < 2; side++) {
+                    double sx = side ? -1.0 : 1.0; /* the left side (+x) */
+                    v3 sh = lm_get(bind_pose, 11 + side, false);
+                    for (int j = 0; j < 5; j++) {
+                        static const int pts[5] = {13, 15, 17, 19, 21};
+                        static const double reach[5] = {0.28, 0.54, 0.62, 0.63, 0.58};
+                        static const double dz[5] = {0, 0, 0.02, -0.02, -0.04};
+                        lm_put(bind_pose, pts[j] + side, v_add(sh, (v3){sx * reach[j], j >= 2 ? -0.01 * j : 0, dz[j]}));
+                    }
+                }
+            }
+            if (pose_kind == 2) crowd_rest_landmarks(CROWD_FRAME_ENGINE, bind_pose);
+            if (mediapipe)
+                for (int k = 0; k < NL; k++) bind_pose[4 * k + 1] = -bind_pose[4 * k + 1];
+            crowd_quat binds[NB];
+            qd bindd[NB];
+            random_binds(&r, binds, bindd);
+            crowd_limbs_desc ld = crowd_limbs_defaults();
+            ld.frame = mediapipe ? CROWD_FRAME_MEDIAPIPE_WORLD : CROWD_FRAME_ENGINE;
+            ld.axis_fix = CROWD_AXIS_FIX_CALIBRATED;
+            ld.bind_landmarks = bind_pose;
+            ld.bind_rotations = binds;
+            char name[32], ctx[96];
+            snprintf(name, sizeof name, "cal%d%d", pose_kind, mediapipe);
+            crowd_instance h = add1(e, limbs_rig(e, &ld, name));
+            bones b;
+            for (int k = 0; k < 400; k++) solve(e, h, bind_pose, 1.0f / 30.0f, &b);
+            for (int bone = 0; bone < NB; bone++) {
+                snprintf(ctx, sizeof ctx, "%s bind pose held, %s frame: %s vs its bind rotation",
+                         pose_kind == 0 ? "A" : pose_kind == 1 ? "T" : "rest", mediapipe ? "MediaPipe" : "engine",
+                         crowd_bone_name((crowd_bone)bone));
+                expect_q(b.world[bone], bindd[bone], 1e-5, ctx);
+            }
+        }
+    crowd_engine_destroy(e);
+}
+
+/* Unseen hips under a turned root ease to the rest pose in the tracker's frame (their rest
+ * local rotation is relative to the root), as tracked hips are in it. */
+static void test_unseen_hips_under_root(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(1550);
+    crowd_limbs_desc ld = crowd_limbs_defaults();
+    ld.frame = CROWD_FRAME_ENGINE;
+    crowd_rig rig = limbs_rig(e, &ld, "turned");
+    crowd_quat rest[NB];
+    OK(e, crowd_rig_rest_pose(e, rig, rest, NULL));
+    crowd_instance h = add1(e, rig);
+    qd root = q_axis_angle((v3){0, 1, 0}, 90 * DEG);
+    set_root(e, h, root);
+    float pose[POSE_FLOATS];
+    standing_pose(pose);
+    for (int k = 0; k < NL; k++) pose[4 * k + 3] = 0.0f; /* nothing seen */
+    bones b;
+    for (int k = 0; k < 300; k++) solve(e, h, pose, 1.0f / 30.0f, &b);
+    qd want = {rest[0].x, rest[0].y, rest[0].z, rest[0].w};
+    expect_q(b.world[CROWD_BONE_HIPS], want, 1e-4, "unseen hips under a root turned 90 degrees, after 10 s");
+    expect_q(b.local[CROWD_BONE_HIPS], q_canon(q_mul(q_conj(root), want)), 1e-4, "their local rotation");
+    crowd_engine_destroy(e);
+}
+
 /* The re-acquisition progress r of bone b (no field exposes it). */
 static float track_r(crowd_engine *e, crowd_rig rig, uint32_t row, int b) {
     const crowdi_rig *r = crowdi_rig_get(e, rig);
@@ -2405,6 +2480,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cmu_noisy_smoothing),
         cmocka_unit_test(test_cmu_noisy_dropouts),
         cmocka_unit_test(test_rest_pose),
+        cmocka_unit_test(test_calibration_stable),
+        cmocka_unit_test(test_unseen_hips_under_root),
         cmocka_unit_test(test_stable_exact_walk),
         cmocka_unit_test(test_stable_exact_hop),
         cmocka_unit_test(test_unseen_legs_hang_down),

@@ -318,7 +318,9 @@ typedef struct crowd_limbs_desc {
                                     it was shown to its tracked rotation in this time. Default 0.3 */
     float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90 (fallback stable): a
                                     limb bent less than bend_min keeps its roll, one bent more
-                                    than bend_full follows its bend plane. Default 10, 45 */
+                                    than bend_full follows its bend plane. Their sines in float
+                                    must differ (near 90 degrees two close values are refused).
+                                    Default 10, 45 */
     bool smoothing;              /* One Euro filter (MediaPipe's: the derivative from the last
                                     raw value) on every coordinate of the landmarks the bones
                                     read. dt = 0 keeps the filtered values. Default off */
@@ -526,8 +528,11 @@ crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uin
  *    rotations, the others the solve of the canonical rest landmarks below with the rig's fix.
  *    A bone is trusted when every landmark it reads has visibility >= visibility_threshold:
  *    hips and chest 11, 12, 23, 24; head 0, 7, 8; an upper or lower arm or leg its limb's
- *    three joints; a hand its wrist, index and pinky; a foot its ankle, heel and foot index.
- *    Bones are solved from the hips outward against the parent's output world rotation P.
+ *    three joints (not the torso landmarks the stable side reads); a hand its wrist, index and
+ *    pinky; a foot its ankle, heel and foot index. Bones are solved from the hips outward
+ *    against the parent's output world rotation P (the root for the hips; the hips' rest local
+ *    rotation is relative to the root, so unseen hips ease to the rest pose in the tracker's
+ *    frame, as tracked hips are in it).
  *    With k_in = 0.5^(dt/reacquire_half_life) and k_out = 0.5^(dt/hold_half_life), each bone
  *    keeps a progress r (1 at first):
  *    - trusted after an untrusted tick: it eases from the local rotation it showed (src),
@@ -578,7 +583,8 @@ const char *crowd_bone_name(crowd_bone bone);
  * An unknown frame gives the engine frame. */
 void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
 /* A limbs rig's rest rotations per bone with root identity: world and local (either may be
- * NULL). CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
+ * NULL): the canonical rest pose solved with the rig's fix, or a calibrated rig's bind rotations
+ * (which its bind landmarks, held, reproduce; with fallback stable once the side has settled). CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
  * (a rig without limbs). */
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
                                  crowd_quat local[CROWD_BONE_COUNT]);

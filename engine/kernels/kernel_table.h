@@ -82,6 +82,7 @@ typedef struct crowdi_rig_view {
      * is above 0): per bone the re-acquisition progress r, or -1 after an untrusted tick;
      * src: per bone the local rotation a re-acquired bone eases from (4 per quaternion) */
     uint32_t limbs_enabled, limb_flip_y, limb_side_mode, limb_smoothing;
+    uint32_t limb_side_settle; /* stable, calibration only: the side a held pose settles at */
     float limb_sign[4], limb_visibility_threshold, limb_hold_half_life, limb_reacquire_half_life;
     float limb_bend_sin_min, limb_bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
     float limb_min_cutoff, limb_beta, limb_d_cutoff;

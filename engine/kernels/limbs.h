@@ -314,6 +314,8 @@ static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int lim
     cv_m none = cv_le(u, zero);
     cvk_v3 mix = cvk_v3_add(cvk_v3_scale(bend, cv_div(u, cv_select(none, one, b))), cvk_v3_scale(p, cv_sub(one, u)));
     cvk_v3 side = cvk_v3_select(none, p, cvk_v3_normalized(mix));
+    /* calibration solves the bind pose as held: the side the blend settles at */
+    if (v->limb_side_settle) side = cvk_v3_select(none, p, cvk_v3_normalized(bend));
     cv_storeu(col + i, cvk_v3_dot(T->x, side));
     cv_storeu(col + st + i, cvk_v3_dot(T->y, side));
     cv_storeu(col + 2 * st + i, cvk_v3_dot(T->z, side));
@@ -517,8 +519,11 @@ static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_
                 cv_m eased_in = cv_ge(r, cv_set1(1.0f - 0x1p-10f));
                 r = cv_select(eased_in, one, r);
                 cv_m plain = cv_mand(trusted, eased_in);
-                cvk_q shown = cvk_q_select(trusted, cvk_q_nlerp(src, local, r),
-                                           cvk_q_nlerp(cvk_q_set1(v->limb_rest_local[b]), prev, cv_set1(t->k_out)));
+                /* the rest local rotation; the hips' is relative to the root, so that unseen hips
+                 * ease to the rest pose in the tracker's frame, as tracked hips are in it */
+                cvk_q rest = cvk_q_set1(v->limb_rest_local[b]);
+                if (crowdi_bone_parent[b] < 0) rest = cvk_q_canonical(cvk_q_mul(cvk_q_conj(root), rest));
+                cvk_q shown = cvk_q_select(trusted, cvk_q_nlerp(src, local, r), cvk_q_nlerp(rest, prev, cv_set1(t->k_out)));
                 local = cvk_q_select(plain, local, shown);
                 w = cvk_q_select(plain, w, cvk_q_canonical(cvk_q_mul(parent, shown)));
                 cv_storeu(track_col + i, cv_select(trusted, r, cv_set1(-1.0f)));
