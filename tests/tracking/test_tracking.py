@@ -4,7 +4,9 @@ The solver is a `crowd pose` command (conftest: --solver); its bones CSVs are co
 mocap rotations (harness.py), on clips made from the mocap by the tracker-noise model (noise.py).
 """
 import csv
+import math
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -277,3 +279,77 @@ def test_default_fallback_is_stable(solver, data, tmp_path):
     root = h.Solver(solver).run(path, len(c.t), str(tmp_path / 'root.csv'), ['--fallback', 'root'])
     assert np.array_equal(default, stable)
     assert not np.array_equal(default, root)
+
+
+# ------------------------------------------------------------------ adversarial motion
+def _adversarial_clip(rest, fps, path):
+    """A synthetic clip built to reach the stable side's corner cases, from the rest pose: an
+    arm swinging through and exactly overhead (1 + c -> 0) with its elbow bending forward and
+    backward, knees bending both ways and exactly straight, a torso turning about y, shoulders
+    on the hips and everything coincident for a few frames, an arm and a leg unseen for a while,
+    and a repeated row (dt = 0)."""
+    n = 240
+    rows = []
+    for f in range(n):
+        L = [list(p) for p in rest]
+        s = f / (n - 1)
+        a, bend = math.radians(200 * s), math.radians(60 * math.sin(6 * s) ** 2)
+        for side, sx in ((11, 1), (12, -1)):
+            sh = L[side]
+            a2 = math.radians(180) if side == 12 and 0.4 < s < 0.6 else a
+            d = (0.0, -math.cos(a2), -math.sin(a2))
+            el = [sh[0] + 0.28 * d[0], sh[1] + 0.28 * d[1], sh[2] + 0.28 * d[2]]
+            ang2 = a2 + (-1 if (f // 20) % 3 == 2 else 1) * bend
+            d2 = (0.0, -math.cos(ang2), -math.sin(ang2))
+            wr = [el[0] + 0.25 * d2[0], el[1] + 0.25 * d2[1], el[2] + 0.25 * d2[2]]
+            L[side + 2], L[side + 4] = el, wr
+            for k in (side + 6, side + 8):
+                L[k] = [wr[0] + sx * 0.005 * (k - side - 7), wr[1] + 0.08 * d2[1], wr[2] + 0.08 * d2[2]]
+        kb = math.radians(40 * math.sin(8 * s))
+        for hip in (23, 24):
+            hp = L[hip]
+            kb2 = 0.0 if (f // 15) % 4 == 3 else kb
+            kn = [hp[0], hp[1] - 0.45 * math.cos(kb2 / 2), hp[2] - 0.45 * math.sin(kb2 / 2)]
+            an = [kn[0], kn[1] - 0.43 * math.cos(kb2 / 2), kn[2] + 0.43 * math.sin(kb2 / 2)]
+            L[hip + 2], L[hip + 4] = kn, an
+            L[hip + 6], L[hip + 8] = [an[0], an[1] - 0.05, an[2] + 0.04], [an[0], an[1] - 0.07, an[2] - 0.13]
+        if 100 <= f < 104:
+            L[11], L[12] = list(L[23]), list(L[24])
+        if 150 <= f < 153:
+            for k in (11, 12, 23, 24):
+                L[k] = [0.0, 0.0, 0.0]
+        yaw = math.radians(90 * math.sin(3 * s))
+        cy, sy = math.cos(yaw), math.sin(yaw)
+        L = [[p[0] * cy + p[2] * sy, p[1], -p[0] * sy + p[2] * cy] for p in L]
+        vis = [1.0] * 33
+        if 60 <= f < 80:
+            for k in (13, 15, 17, 19):
+                vis[k] = 0.2
+        if 170 <= f < 200:
+            for k in (25, 27, 29, 31):
+                vis[k] = 0.0
+        rows.append(['%.6f' % (f / fps)] + ['%.7g' % v for k in range(33) for v in L[k] + [vis[k]]])
+    rows.insert(120, list(rows[119]))  # dt = 0
+    with open(path, 'w') as out:
+        out.write('frame,t_s,' + ','.join(f'lm{j}_{c}' for j in range(33) for c in ('x', 'y', 'z', 'vis')) + '\n')
+        for i, r in enumerate(rows):
+            out.write(f'{i + 1},' + ','.join(r) + '\n')
+    return len(rows)
+
+
+@pytest.mark.parametrize('fps', (10, 30))
+def test_agrees_on_adversarial_motion(solver, reference, tmp_path, fps):
+    if reference is None:
+        pytest.skip('no reference model at ../shared/reference')
+    if solver == reference:
+        pytest.skip('the solver under test is the reference model')
+    sys.path.insert(0, os.path.dirname(reference.split()[-1]))
+    import ref_tracking
+    path = str(tmp_path / f'adversarial_{fps}.csv')
+    frames = _adversarial_clip(ref_tracking.REST_LANDMARKS, fps, path)
+    for flags in (['--frame', 'engine'], ['--frame', 'engine', '--local', '--bend-min', '5', '--bend-full', '20']):
+        got = h.Solver(solver).run(path, frames, str(tmp_path / 'got.csv'), flags)
+        ref = h.Solver(reference).run(path, frames, str(tmp_path / 'ref.csv'), flags)
+        diff = np.radians(quat.angle(got, ref))
+        k, b = np.unravel_index(np.argmax(diff), diff.shape)
+        assert diff.max() < 1e-3, f'{flags}: {diff.max():.2e} rad at frame {k + 1} {sk.BONES[b]}'
