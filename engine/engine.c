@@ -133,6 +133,9 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
                  "crowd_engine_create: desc->threads (%u) exceeds 256", desc->threads);
     CROWDI_CHECK(&probe, !desc->allocator.alloc == !desc->allocator.free, CROWD_ERR_RANGE,
                  "crowd_engine_create: desc->allocator needs both alloc and free, or neither");
+    CROWDI_CHECK(&probe, desc->first_instance_id <= (1ull << 62), CROWD_ERR_RANGE,
+                 "crowd_engine_create: desc->first_instance_id (%llu) exceeds 2^62",
+                 (unsigned long long)desc->first_instance_id);
 
     crowd_simd simd = desc->simd;
     if (simd == CROWD_SIMD_AUTO) {
@@ -160,6 +163,7 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     e->logger = desc->logger;
     e->seed = desc->seed;
     e->initial_capacity = desc->initial_capacity;
+    e->next_instance_id = desc->first_instance_id;
     e->simd = simd;
     e->kernels = kernels;
     e->tail_kernels = crowdi_kernels_for(CROWD_SIMD_SCALAR);

@@ -497,6 +497,47 @@ static void test_blink_sine_reference(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* crowd_engine_desc.first_instance_id: an engine holding instances 20 .. 49 of a crowd (a
+ * shard) gives them the whole crowd's ids, so their creation draws, host draws and every tick
+ * are the whole crowd's bit for bit; an id past 2^62 is refused. */
+static void test_first_instance_id(void **state) {
+    (void)state;
+    enum { N = 50, FIRST = 20 };
+    crowd_engine *whole = crowd_test_engine(41), *shard = NULL;
+    crowd_engine_desc d = {.seed = 41, .simd = crowd_test_simd, .first_instance_id = FIRST};
+    assert_int_equal(crowd_engine_create(&d, &shard), CROWD_OK);
+    crowd_rig rw = blink_rig(whole, CROWD_BLINK_SINE, CROWD_BLEND_DEFAULT, 0);
+    crowd_rig rs = blink_rig(shard, CROWD_BLINK_SINE, CROWD_BLEND_DEFAULT, 0);
+    crowd_instance *hw = add_n(whole, rw, N, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_ZERO);
+    crowd_instance *hs = add_n(shard, rs, N - FIRST, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_ZERO);
+    for (uint32_t j = 0; j < N - FIRST; j++) {
+        uint64_t id = 0;
+        OK(shard, crowd_instance_info(shard, hs[j], &id, NULL, NULL));
+        assert_int_equal(id, FIRST + j);
+        float uw[2], us[2];
+        OK(whole, crowd_instance_random(whole, hw[FIRST + j], 2, uw));
+        OK(shard, crowd_instance_random(shard, hs[j], 2, us));
+        for (int c = 0; c < 2; c++) EXPECT_BITS(us[c], uw[c], "instance %u host draw %d", FIRST + j, c);
+    }
+    for (int k = 1; k <= 300; k++) {
+        tick(whole, DT60);
+        tick(shard, DT60);
+        for (uint32_t j = 0; j < N - FIRST; j++) {
+            EXPECT_BITS(get1(shard, hs[j], CROWD_FIELD_OUTPUT, 0), get1(whole, hw[FIRST + j], CROWD_FIELD_OUTPUT, 0),
+                        "tick %d instance %u output", k, FIRST + j);
+            EXPECT_BITS(get1(shard, hs[j], CROWD_FIELD_BLINK_CLOCK, 0), get1(whole, hw[FIRST + j], CROWD_FIELD_BLINK_CLOCK, 0),
+                        "tick %d instance %u blink clock", k, FIRST + j);
+        }
+    }
+    free(hw);
+    free(hs);
+    crowd_engine_destroy(whole);
+    crowd_engine_destroy(shard);
+    crowd_engine *e = NULL;
+    d.first_instance_id = (1ull << 62) + 1;
+    assert_int_equal(crowd_engine_create(&d, &e), CROWD_ERR_RANGE);
+}
+
 static void test_blink_timed_reference(void **state) {
     (void)state;
     const uint64_t seed = 6;
@@ -2197,6 +2238,7 @@ int main(int argc, char **argv) {
     };
     const struct CMUnitTest handles[] = {
         cmocka_unit_test(test_handles_remove),
+        cmocka_unit_test(test_first_instance_id),
     };
     const struct CMUnitTest long_runs[] = {
         cmocka_unit_test(test_long_run_day30),

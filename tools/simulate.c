@@ -5,20 +5,20 @@
 #include "resume.h"
 #include "ticker.h"
 
-static void write_traces(const world *w, const sim_options *o, uint32_t k) {
+void simulate_write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k) {
     const scene *s = w->scene;
     for (uint32_t i = 0; i < w->instance_count; i++) {
         const scene_rig *sr = &s->rigs[w->rig_of[i]];
         const world_rig *wr = &w->rigs[w->rig_of[i]];
         uint32_t row = w->row[i];
-        if (o->parameters)
+        if (parameters)
             for (uint32_t p = 0; p < sr->parameter_count; p++)
-                trace_parameter(o->parameters, k, i, sr->parameters[p].id, wr->out[p][row]);
-        if (o->bones && wr->limbs)
+                trace_parameter(parameters, k, w->first + i, sr->parameters[p].id, wr->out[p][row]);
+        if (bones && wr->limbs)
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
                 float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
                               wr->bone_world[b][3][row]};
-                trace_bone(o->bones, k, i, crowd_bone_name((crowd_bone)b), q);
+                trace_bone(bones, k, w->first + i, crowd_bone_name((crowd_bone)b), q);
             }
     }
 }
@@ -62,7 +62,7 @@ int simulate(world *w, const sim_options *o, double *tick_seconds) {
         if (o->pacer) vmc_pace(o->pacer, (double)(k - 1) * (double)o->dt);
         world_prepare_frame(w, k, o->dt);
         st = ticker_tick(w, o->dt, tick_seconds);
-        if (st == TOOL_OK && (o->parameters || o->bones)) write_traces(w, o, k);
+        if (st == TOOL_OK && (o->parameters || o->bones)) simulate_write_traces(w, o->parameters, o->bones, k);
         if (st == TOOL_OK && o->bvh) st = write_bvh(w, o);
         if (st == TOOL_OK && o->vmc) st = send_vmc(w, o, k);
         if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);

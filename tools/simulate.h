@@ -33,4 +33,7 @@ typedef struct sim_options {
  * engine's (world_create). Stops with TOOL_FAILED on SIGINT/SIGTERM (see tool_catch_interrupts). */
 int simulate(world *w, const sim_options *o, double *tick_seconds);
 
+/* Frame k's trace lines of the world's instances (numbered w->first + i); NULL: not that trace. */
+void simulate_write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k);
+
 #endif

@@ -58,7 +58,7 @@ static int fetch_columns(world *w, uint32_t r) {
 /* Centers, then the draws of world.h's order, for the instances of group g. */
 static int setup_group(world *w, uint32_t g) {
     const scene_group *sg = &w->scene->groups[g];
-    uint32_t first = w->group_first[g];
+    uint32_t first = w->group_first[g], count = w->group_first[g + 1] - first;
     crowd_result res;
     if (w->scene->rigs[sg->rig].rig_desc.look && sg->count) {
         for (uint32_t k = 0; k < sg->key_count; k++)
@@ -66,14 +66,16 @@ static int setup_group(world *w, uint32_t g) {
                 if (sg->keys[k].active && !isfinite(fabsf(sg->keys[k].target[c]) + sg->jitter))
                     return tool_error(TOOL_BAD_INPUT, "%s: groups[%u].look.keys[%u].target: with the jitter it leaves "
                                       "the float32 range", w->scene->path, g, k);
-        float *center = tool_malloc((size_t)sg->count * 3 * sizeof *center);
+    }
+    if (w->scene->rigs[sg->rig].rig_desc.look && count) {
+        float *center = tool_malloc((size_t)count * 3 * sizeof *center);
         if (!center) return TOOL_FAILED;
-        for (uint32_t i = 0; i < sg->count; i++) memcpy(&center[i * 3], sg->center, sizeof sg->center);
-        res = crowd_instances_set(w->engine, CROWD_FIELD_LOOK_CENTER, 0, &w->handles[first], sg->count, center);
+        for (uint32_t i = 0; i < count; i++) memcpy(&center[i * 3], sg->center, sizeof sg->center);
+        res = crowd_instances_set(w->engine, CROWD_FIELD_LOOK_CENTER, 0, &w->handles[first], count, center);
         free(center);
         if (res != CROWD_OK) return rejected(w, res, "groups[%u].look.center (rig \"%s\")", w->scene->rigs[sg->rig].name, g);
     }
-    for (uint32_t i = first; i < first + sg->count; i++) {
+    for (uint32_t i = first; i < first + count; i++) {
         if (sg->jitter > 0) {
             float u[3];
             if ((res = crowd_instance_random(w->engine, w->handles[i], 3, u)) != CROWD_OK)
@@ -97,7 +99,7 @@ static int setup_group(world *w, uint32_t g) {
  * crowd_set on the group's first instance, whose fields are then put back. */
 static int check_direct_writes(world *w, uint32_t g) {
     const scene_group *sg = &w->scene->groups[g];
-    if (!sg->count) return TOOL_OK;
+    if (w->group_first[g + 1] == w->group_first[g]) return TOOL_OK; /* none of the group in this world */
     crowd_instance h = w->handles[w->group_first[g]];
     const char *rig_name = w->scene->rigs[sg->rig].name;
     crowd_result res;
@@ -170,31 +172,56 @@ uint64_t world_memory_budget(void) {
  * offset, clip row, scratch, and the look centres setup_group passes. */
 #define WORLD_BYTES_PER_INSTANCE (8 + 4 + 4 + 12 + 8 + 4 + 4 + 12)
 
-/* The scene's instances against the budget, group by group, before any is allocated. */
-static int check_memory(const world *w) {
+/* The instances of group g that fall in [first, first + count): [*lo, *hi) in scene numbers. */
+static void group_overlap(const scene *s, uint32_t g, uint32_t first, uint32_t count, uint64_t *lo, uint64_t *hi) {
+    uint64_t start = 0;
+    for (uint32_t k = 0; k < g; k++) start += s->groups[k].count;
+    uint64_t end = start + s->groups[g].count;
+    *lo = start > first ? start : first;
+    *hi = end < (uint64_t)first + count ? end : (uint64_t)first + count;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* The world's instances (the scene's, or a range's) against the budget, group by group, before
+ * any is allocated. */
+static int check_memory(const world *w, uint32_t count) {
     const scene *s = w->scene;
     uint64_t budget = world_memory_budget(), total = 0;
     for (uint32_t g = 0; g < s->group_count; g++) {
         const scene_group *sg = &s->groups[g];
+        uint64_t lo, hi;
+        group_overlap(s, g, w->first, count, &lo, &hi);
         size_t per = 0;
         crowd_result res = crowd_rig_bytes_per_instance(w->engine, w->rigs[sg->rig].rig, &per);
         if (res != CROWD_OK) return engine_failed(w, res, "crowd_rig_bytes_per_instance");
         uint64_t each = (uint64_t)per + WORLD_BYTES_PER_INSTANCE;
-        total += each * sg->count;
+        total += each * (hi - lo);
         if (total > budget)
             return tool_error(TOOL_FAILED,
                               "%s: groups[%u] (%u instances of rig \"%s\", %llu bytes each) takes the scene to %llu bytes, "
                               "more than the memory limit of %llu bytes (--max-memory-bytes)",
-                              s->path, g, sg->count, s->rigs[sg->rig].name, (unsigned long long)each,
+                              s->path, g, (uint32_t)(hi - lo), s->rigs[sg->rig].name, (unsigned long long)each,
                               (unsigned long long)total, (unsigned long long)budget);
     }
     return TOOL_OK;
 }
 
+uint32_t world_scene_instances(const scene *s) {
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < s->group_count; g++) n += s->groups[g].count;
+    return n > (1u << 30) ? UINT32_MAX : (uint32_t)n;
+}
+
 int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
+    return world_create_range(w, s, simd, threads, 0, world_scene_instances(s));
+}
+
+int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threads, uint32_t first, uint32_t count) {
     memset(w, 0, sizeof *w);
     w->scene = s;
-    crowd_engine_desc desc = {.seed = s->seed, .simd = simd, .threads = threads};
+    w->first = first;
+    /* ids are instance numbers: a shard's instances draw what they draw in the whole scene */
+    crowd_engine_desc desc = {.seed = s->seed, .simd = simd, .threads = threads, .first_instance_id = first};
     crowd_result res = crowd_engine_create(&desc, &w->engine);
     if (res != CROWD_OK) {
         w->engine = NULL;
@@ -203,9 +230,12 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
                           crowd_simd_name(simd) ? crowd_simd_name(simd) : "?", threads ? threads : 1,
                           crowd_result_text(res));
     }
-    uint64_t n = 0; /* at most 2^30: the scene reader's limit */
-    for (uint32_t g = 0; g < s->group_count; g++) n += s->groups[g].count;
-    if (n > (1u << 30)) return tool_error(TOOL_BAD_INPUT, "%s: more than %u instances", s->path, 1u << 30);
+    uint32_t total = world_scene_instances(s); /* at most 2^30: the scene reader's limit */
+    if (total == UINT32_MAX) return tool_error(TOOL_BAD_INPUT, "%s: more than %u instances", s->path, 1u << 30);
+    if (first > total || count > total - first)
+        return tool_error(TOOL_FAILED, "%s: instances %u to %u are not in the scene (%u instances)", s->path, first,
+                          first + count, total);
+    uint64_t n = count;
     w->rigs = tool_calloc(s->rig_count, sizeof *w->rigs);
     if (!w->rigs) return TOOL_FAILED;
     for (uint32_t r = 0; r < s->rig_count; r++) {
@@ -215,7 +245,7 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
         w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
         if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
     }
-    int st = check_memory(w);
+    int st = check_memory(w, count);
     if (st != TOOL_OK) return st;
     w->instance_count = (uint32_t)n;
     w->handles = tool_calloc(n, sizeof *w->handles);
@@ -232,28 +262,35 @@ int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
         return TOOL_FAILED;
     /* reserve each rig's total first: one allocation per rig */
     for (uint32_t r = 0; r < s->rig_count; r++) {
-        uint64_t rows = 0;
+        uint64_t rows = 0, lo, hi;
         for (uint32_t g = 0; g < s->group_count; g++)
-            if (s->groups[g].rig == r) rows += s->groups[g].count;
+            if (s->groups[g].rig == r) {
+                group_overlap(s, g, first, count, &lo, &hi);
+                rows += hi - lo;
+            }
         if (rows && (res = crowd_reserve(w->engine, w->rigs[r].rig, (uint32_t)rows)) != CROWD_OK)
             return rejected(w, res, "rigs[%u] (\"%s\"): reserving instances", s->rigs[r].name, r);
     }
     uint32_t next = 0;
     for (uint32_t g = 0; g < s->group_count; g++) {
         const scene_group *sg = &s->groups[g];
+        uint64_t lo, hi;
+        group_overlap(s, g, first, count, &lo, &hi);
+        uint32_t local = (uint32_t)(hi - lo);
         w->group_first[g] = next;
+        w->group_first[g + 1] = next + local; /* setup_group reads it */
         w->key[g] = -1;
-        crowd_add_desc add = {.rig = w->rigs[sg->rig].rig, .count = sg->count, .blink_start = sg->blink_start,
+        crowd_add_desc add = {.rig = w->rigs[sg->rig].rig, .count = local, .blink_start = sg->blink_start,
                               .harmonic_phase = sg->harmonic_phase};
         if ((res = crowd_instances_add(w->engine, &add, &w->handles[next])) != CROWD_OK)
             return rejected(w, res, "groups[%u] (rig \"%s\")", s->rigs[sg->rig].name, g);
-        for (uint32_t i = next; i < next + sg->count; i++) {
+        for (uint32_t i = next; i < next + local; i++) {
             w->rig_of[i] = sg->rig;
             w->clip_row[i] = UINT32_MAX;
             if ((res = crowd_instance_info(w->engine, w->handles[i], NULL, NULL, &w->row[i])) != CROWD_OK)
                 return engine_failed(w, res, "crowd_instance_info");
         }
-        next += sg->count;
+        next += local;
         st = setup_group(w, g);
         if (st == TOOL_OK) st = check_direct_writes(w, g);
         if (st != TOOL_OK) return st;
@@ -278,13 +315,17 @@ int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, 
         return TOOL_FAILED;
     }
     int st = TOOL_OK;
+    uint32_t *want = tool_calloc(s->rig_count + 1, sizeof *want); /* the world's instances of each rig */
+    if (!want) {
+        free(first_row);
+        free(seen);
+        return TOOL_FAILED;
+    }
+    for (uint32_t i = 0; i < w->instance_count; i++) want[w->rig_of[i]]++;
     for (uint32_t r = 0; r < s->rig_count && st == TOOL_OK; r++) {
-        uint32_t want = 0;
-        for (uint32_t g = 0; g < s->group_count; g++)
-            if (s->groups[g].rig == r) want += s->groups[g].count;
-        first_row[r + 1] = first_row[r] + want;
+        first_row[r + 1] = first_row[r] + want[r];
         if (crowd_rig_parameter_count(w->engine, rigs[r]) != s->rigs[r].parameter_count ||
-            crowd_rig_instance_count(w->engine, rigs[r]) != want)
+            crowd_rig_instance_count(w->engine, rigs[r]) != want[r])
             st = tool_error(TOOL_BAD_INPUT, "%s: rig %u (\"%s\") is not the scene's: another scene, or a corrupt file",
                             what, r, s->rigs[r].name);
         w->rigs[r].rig = rigs[r];
@@ -295,7 +336,7 @@ int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, 
         res = crowd_instance_info(w->engine, handles[i], NULL, &rig, &row);
         if (res != CROWD_OK || rig.id != rigs[r].id || row >= first_row[r + 1] - first_row[r] || seen[first_row[r] + row]) {
             st = tool_error(TOOL_BAD_INPUT, "%s: instance %u is not in the engine's state as the scene has it: another "
-                            "scene, or a corrupt file", what, i);
+                            "scene, or a corrupt file", what, w->first + i);
             break;
         }
         seen[first_row[r] + row] = 1;
@@ -305,6 +346,7 @@ int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, 
     }
     free(first_row);
     free(seen);
+    free(want);
     if (st != TOOL_OK) return st;
     for (uint32_t g = 0; g < s->group_count; g++) w->key[g] = -1; /* and every look key */
     for (uint32_t r = 0; r < s->rig_count; r++)
@@ -373,7 +415,7 @@ void world_prepare_frame(world *w, uint32_t k, float dt) {
     double tau = (double)(k - 1) * (double)dt;
     for (uint32_t g = 0; g < s->group_count; g++) {
         const scene_group *sg = &s->groups[g];
-        if (sg->count == 0) continue;
+        if (w->group_first[g + 1] == w->group_first[g]) continue; /* none in this world */
         if (s->rigs[sg->rig].rig_desc.look) {
             int key = -1;
             while (key + 1 < (int)sg->key_count && (double)sg->keys[key + 1].t <= tau) key++;
@@ -386,15 +428,65 @@ void world_prepare_frame(world *w, uint32_t k, float dt) {
     }
 }
 
-uint64_t world_checksum(const world *w) {
+uint64_t world_instance_digest(const world *w, uint32_t i) {
     uint64_t h = FNV1A64_INIT;
-    for (uint32_t i = 0; i < w->instance_count; i++) {
-        const world_rig *wr = &w->rigs[w->rig_of[i]];
-        uint32_t row = w->row[i], P = w->scene->rigs[w->rig_of[i]].parameter_count;
-        for (uint32_t p = 0; p < P; p++) h = fnv1a64_float(h, wr->out[p][row]);
-        if (wr->limbs)
-            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
-                for (uint32_t c = 0; c < 4; c++) h = fnv1a64_float(h, wr->bone_world[b][c][row]);
-    }
+    const world_rig *wr = &w->rigs[w->rig_of[i]];
+    uint32_t row = w->row[i], P = w->scene->rigs[w->rig_of[i]].parameter_count;
+    for (uint32_t p = 0; p < P; p++) h = fnv1a64_float(h, wr->out[p][row]);
+    if (wr->limbs)
+        for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+            for (uint32_t c = 0; c < 4; c++) h = fnv1a64_float(h, wr->bone_world[b][c][row]);
     return h;
+}
+
+checksum_part world_checksum_part(const world *w) {
+    checksum_part part = checksum_empty();
+    for (uint32_t i = 0; i < w->instance_count; i++) checksum_add(&part, world_instance_digest(w, i));
+    return part;
+}
+
+uint64_t world_checksum(const world *w) { return world_checksum_part(w).sum; }
+
+int world_trim(world *w, uint32_t first, uint32_t count) {
+    if (first < w->first || count > w->instance_count || first - w->first > w->instance_count - count)
+        return tool_error(TOOL_FAILED, "world_trim: instances %u to %u are not in this world", first, first + count);
+    uint32_t keep = first - w->first, n = w->instance_count;
+    crowd_instance *drop = tool_calloc((size_t)(n - count) + 1, sizeof *drop);
+    crowd_rig *rigs = tool_calloc(w->scene->rig_count + 1, sizeof *rigs);
+    if (!drop || !rigs) {
+        free(drop);
+        free(rigs);
+        return TOOL_FAILED;
+    }
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i < keep || i >= keep + count) drop[d++] = w->handles[i];
+    crowd_result res = crowd_instances_remove(w->engine, drop, d);
+    free(drop);
+    if (res != CROWD_OK) {
+        free(rigs);
+        return engine_failed(w, res, "crowd_instances_remove");
+    }
+    /* instance i of the trimmed world is instance keep + i of this one */
+    memmove(w->handles, w->handles + keep, (size_t)count * sizeof *w->handles);
+    memmove(w->rig_of, w->rig_of + keep, (size_t)count * sizeof *w->rig_of);
+    memmove(w->jitter, w->jitter + (size_t)keep * 3, (size_t)count * 3 * sizeof *w->jitter);
+    memmove(w->pose_offset, w->pose_offset + keep, (size_t)count * sizeof *w->pose_offset);
+    for (uint32_t g = 0; g <= w->scene->group_count; g++) {
+        uint32_t f = w->group_first[g];
+        f = f < keep ? 0 : f - keep;
+        w->group_first[g] = f > count ? count : f;
+    }
+    w->first = first;
+    w->instance_count = count;
+    for (uint32_t r = 0; r < w->scene->rig_count; r++) rigs[r] = w->rigs[r].rig;
+    crowd_instance *handles = tool_calloc((size_t)count + 1, sizeof *handles);
+    int st = handles ? TOOL_OK : TOOL_FAILED;
+    if (st == TOOL_OK) {
+        memcpy(handles, w->handles, (size_t)count * sizeof *handles);
+        st = world_adopt(w, rigs, handles, "world_trim");
+    }
+    free(handles);
+    free(rigs);
+    return st;
 }

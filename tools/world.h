@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checksum.h"
 #include "crowd.h"
 #include "scene.h"
 
@@ -27,6 +28,7 @@ typedef struct world_rig {
 
 typedef struct world {
     const scene *scene;
+    uint32_t first;           /* scene number of instance 0 (0 but in a shard, world_create_range) */
     crowd_engine *engine;
     world_rig *rigs;          /* [scene->rig_count] */
     uint32_t instance_count;
@@ -67,9 +69,27 @@ int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, 
  * float32 dt) and writes each posed instance's clip row in effect at (k-1)*dt + its offset. */
 void world_prepare_frame(world *w, uint32_t k, float dt);
 
-/* FNV-1a 64 over the bytes (little-endian IEEE binary32) of every instance's output
- * parameters (the rig's parameter order), then for rigs with limbs its 15 bone world rotations
- * (x, y, z, w in crowd_bone order), in instance order. */
+/* The scene's instance count; UINT32_MAX above 2^30. */
+uint32_t world_scene_instances(const scene *s);
+
+/* A world of the scene's instances first .. first + count - 1 only (a shard of a run over
+ * several processes): the same rigs, and for these instances the same ids (the engine's
+ * first_instance_id is `first`), draws, keys and pose offsets as in the whole scene's world.
+ * Instance i of the world is scene instance first + i. world_create is the whole range. */
+int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threads, uint32_t first, uint32_t count);
+
+/* Removes every instance but scene instances first .. first + count - 1 (inside the world's
+ * range) from the world and its engine, which keeps them with their state. */
+int world_trim(world *w, uint32_t first, uint32_t count);
+
+/* The checksum (tools/README.md, "The run checksum"): instance i's digest d_i is FNV-1a 64
+ * over the bytes (little-endian IEEE binary32) of its output parameters (the rig's parameter
+ * order), then for rigs with limbs its 15 bone world rotations (x, y, z, w in crowd_bone
+ * order); the checksum of instances 0 .. N-1 is the polynomial sum over i of
+ * d_i * CHECKSUM_BASE^(N-1-i) mod 2^64 (checksum.h), which combines from the parts of
+ * consecutive ranges in order. */
+uint64_t world_instance_digest(const world *w, uint32_t i);
+checksum_part world_checksum_part(const world *w);
 uint64_t world_checksum(const world *w);
 
 #endif

@@ -129,13 +129,18 @@ typedef struct crowd_engine_desc {
                                    bytes are the same for every N. */
     crowd_allocator allocator;  /* default: the C library */
     crowd_logger logger;        /* default: none */
+    uint64_t first_instance_id; /* the id the first added instance gets (default 0), at most
+                                   2^62. Ids key random draws: an engine that holds instances
+                                   k .. k+n-1 of a crowd (a shard of a crowd run over several
+                                   processes) starts at k and draws what the whole crowd's
+                                   engine draws for them */
 } crowd_engine_desc;
 
 /* Creates an engine. Errors: NULL desc/out, CROWD_ERR_BAD_ENUM (simd), CROWD_ERR_UNSUPPORTED
  * (the requested target is not built or the CPU lacks it), CROWD_ERR_RANGE (an unknown
- * CROWD_SIMD value in the environment, or only one of alloc/free set), CROWD_ERR_CAPACITY
- * (65535 engines are live), CROWD_ERR_THREAD (the pool's threads could not be started), out of
- * memory. */
+ * CROWD_SIMD value in the environment, only one of alloc/free set, or first_instance_id above
+ * 2^62), CROWD_ERR_CAPACITY (65535 engines are live), CROWD_ERR_THREAD (the pool's threads could
+ * not be started), out of memory. */
 crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
 /* NULL-safe. Frees everything the engine allocated. */
 void crowd_engine_destroy(crowd_engine *engine);

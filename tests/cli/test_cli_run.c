@@ -254,13 +254,16 @@ static expected oracle(uint64_t seed, float dt, uint32_t frames) {
         }
         key_in_effect = key;
         assert_int_equal(crowd_tick(e, dt), CROWD_OK);
-        uint64_t sum = 0xcbf29ce484222325ull;
+        /* the run checksum (tools/README.md): per instance an FNV-1a 64 digest of its floats,
+         * then sum = sum * B + digest mod 2^64 in instance order, B the FNV prime */
+        uint64_t sum = 0;
         for (int i = 0; i < INSTANCES; i++) {
+            uint64_t digest = 0xcbf29ce484222325ull;
             float out[8];
             assert_int_equal(crowd_get_outputs(e, h[i], out, 8), CROWD_OK);
             for (uint32_t p = 0; p < param_count[rig_of[i]]; p++) {
                 x.params[pi++] = out[p];
-                sum = fnv_float(sum, out[p]);
+                digest = fnv_float(digest, out[p]);
             }
             if (rig_of[i] == 1)
                 for (int b = 0; b < 15; b++) {
@@ -268,9 +271,10 @@ static expected oracle(uint64_t seed, float dt, uint32_t frames) {
                     assert_int_equal(crowd_get(e, h[i], CROWD_FIELD_BONE_WORLD, (uint32_t)b, q), CROWD_OK);
                     for (int c = 0; c < 4; c++) {
                         x.bones[bi++] = q[c];
-                        sum = fnv_float(sum, q[c]);
+                        digest = fnv_float(digest, q[c]);
                     }
                 }
+            sum = sum * 0x100000001b3ull + digest;
         }
         x.checksum = sum;
     }
