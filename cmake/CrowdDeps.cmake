@@ -59,3 +59,16 @@ if(CROWD_BUILD_BENCH)
 endif()
 
 find_package(Threads REQUIRED)
+
+# MPI for crowd run --mpi (tools only): Open MPI from Debian.
+set(CROWD_MPI_ENABLED OFF)
+if(CROWD_BUILD_TOOLS AND NOT CROWD_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(CROWD_MPI_ENABLED ON)
+  elseif(CROWD_MPI STREQUAL "ON")
+    crowd_missing_package("openmpi-bin libopenmpi-dev" "MPI (CROWD_MPI=ON)")
+  else()
+    message(STATUS "crowd: MPI not found: crowd run --mpi is left out (apt-get install -y openmpi-bin libopenmpi-dev)")
+  endif()
+endif()

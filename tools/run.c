@@ -9,6 +9,7 @@
 #include "default_crowd.h"
 #include "diag.h"
 #include "files.h"
+#include "mpi_run.h"
 #include "resume.h"
 #include "simulate.h"
 #include "world.h"
@@ -40,6 +41,7 @@ static const char run_usage[] =
     "  --max-memory-bytes N  refuse a scene whose instances would take more (default: the\n"
     "                 machine's memory, or the container's or process's limit when smaller)\n"
     "  --json         the summary as one JSON object on the last line of standard output\n"
+    "  --mpi          under mpirun: shard the crowd over the job's ranks (crowd run --mpi --help)\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
 int scene_options_load(const scene_options *o, scene *s) {
@@ -195,6 +197,8 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *
 }
 
 int cmd_run(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--mpi") == 0) return cmd_run_mpi(argc, argv);
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
     run_files f = {0};
