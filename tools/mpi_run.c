@@ -468,7 +468,7 @@ static checksum_part reduce_checksum(const shard *sh) {
 }
 
 static void print_summary(const scene *s, const shard *sh, const mpi_options *m, uint32_t first, uint32_t instances,
-                          const double *seconds, uint64_t sum) {
+                          const uint32_t *bounds, const double *seconds, uint64_t sum) {
     uint32_t ticked = s->frames - first;
     double slowest = 0, fastest = seconds[0], mean = 0;
     for (int r = 0; r < ranks; r++) {
@@ -487,6 +487,8 @@ static void print_summary(const scene *s, const shard *sh, const mpi_options *m,
                "\"rank_tick_seconds\": [",
                instances, ticked, slowest, rate, simd, threads, sum, ranks);
         for (int r = 0; r < ranks; r++) printf("%s%.9g", r ? ", " : "", seconds[r]);
+        printf("], \"rank_instances\": [");
+        for (int r = 0; r < ranks; r++) printf("%s%u", r ? ", " : "", bounds[r + 1] - bounds[r]);
         printf("]}\n");
     } else {
         printf("scene               %s\n", s->path);
@@ -587,14 +589,13 @@ int cmd_run_mpi(int argc, char **argv) {
         st = TOOL_BAD_INPUT;
     }
     shard sh = {0};
-    uint32_t first = 0;
+    uint32_t first = 0, *bounds = NULL;
     if (st == TOOL_OK) {
-        uint32_t *bounds = tool_calloc((size_t)ranks + 1, sizeof *bounds);
+        bounds = tool_calloc((size_t)ranks + 1, sizeof *bounds);
         if (!bounds) abort_job(TOOL_FAILED);
         balance(&s, instances, (uint32_t)ranks, bounds);
         sh.first = bounds[rank];
         sh.count = bounds[rank + 1] - bounds[rank];
-        free(bounds);
         if (m.resume_dir) {
             st = load_shard(&sh, &s, &m, &first);
         } else if (!(sh.pieces = tool_calloc(1, sizeof *sh.pieces))) {
@@ -634,7 +635,7 @@ int cmd_run_mpi(int argc, char **argv) {
         if (rank == 0) {
             st = trace_finish(&params);
             if (st == TOOL_OK) st = trace_finish(&bones);
-            if (st == TOOL_OK) print_summary(&s, &sh, &m, first, instances, all, sum.sum);
+            if (st == TOOL_OK) print_summary(&s, &sh, &m, first, instances, bounds, all, sum.sum);
         }
         free(all);
         st = agree(st);
@@ -642,6 +643,7 @@ int cmd_run_mpi(int argc, char **argv) {
     trace_abort(&params);
     trace_abort(&bones);
     shard_destroy(&sh);
+    free(bounds);
     scene_free(&s);
     MPI_Finalize();
     return st;

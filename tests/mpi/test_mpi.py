@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""crowd run --mpi against one process (tests/mpi/CMakeLists.txt registers each case).
+
+usage: test_mpi.py CASE CROWD MPIEXEC SCRATCH
+  same_default   the default crowd on K = 1..4 ranks: the one-process checksum, trace and bones bytes
+  same_scene     a scene with every controller and limbs (two rigs of different bytes per instance,
+                 groups cut by the rank bounds): the same, and ranks balanced by bytes per instance
+  resume         a snapshot after frame k on 3 ranks, resumed on 3, 2 and 4 ranks (and that again,
+                 resumed from 4 ranks' pieces on 1): the uninterrupted checksum and trace tail
+  killed_rank    a rank kills itself mid-run (--test-kill-rank): mpirun fails, no summary; the
+                 restart from the last snapshot gives the uninterrupted checksum
+  bad_use        --mpi without mpirun, more ranks than instances, a missing or foreign manifest,
+                 a piece file from another frame: exit status 2, a message naming it, no hang
+Every run has a time-out: a hang fails the test.
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+CASE, CROWD, MPIEXEC, SCRATCH = sys.argv[1:5]
+TIMEOUT = 60
+MPI_FLAGS = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def run(args, ranks=None, expect=0):
+    cmd = ([MPIEXEC] + MPI_FLAGS + ["-np", str(ranks), CROWD] if ranks else [CROWD]) + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    if expect is not None and (p.returncode == 0) != (expect == 0):
+        raise AssertionError(f"{' '.join(cmd)}: exit {p.returncode}, wanted {expect}\n{p.stdout[-2000:]}\n{p.stderr[-3000:]}")
+    return p
+
+
+def summary(p):
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def fresh(name):
+    d = os.path.join(SCRATCH, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+# ---- a scene with every controller and limbs ----
+# The canonical rest pose of crowd.h section 9 (engine frame, left side; the right mirrors x).
+LEFT = {0: (0, 0.66, -0.10), 1: (0.03, 0.69, -0.075), 2: (0.04, 0.69, -0.075), 3: (0.05, 0.69, -0.07),
+        7: (0.075, 0.66, 0), 9: (0.02, 0.62, -0.085), 11: (0.18, 0.50, 0), 13: (0.20, 0.22, 0),
+        15: (0.21, -0.02, -0.06), 17: (0.215, -0.10, -0.045), 19: (0.215, -0.105, -0.09),
+        21: (0.20, -0.06, -0.10), 23: (0.10, 0, 0), 25: (0.10, -0.45, -0.03), 27: (0.10, -0.88, 0),
+        29: (0.10, -0.93, 0.04), 31: (0.10, -0.95, -0.13)}
+RIGHT_OF = {1: 4, 2: 5, 3: 6, 7: 8, 9: 10, 11: 12, 13: 14, 15: 16, 17: 18, 19: 20, 21: 22, 23: 24,
+            25: 26, 27: 28, 29: 30, 31: 32}
+
+
+def rest():
+    lm = [None] * 33
+    for k, (x, y, z) in LEFT.items():
+        lm[k] = (x, y, z)
+        if k in RIGHT_OF:
+            lm[RIGHT_OF[k]] = (-x, y, z)
+    return lm
+
+
+def write_clip(path, rows=40):
+    base = rest()
+    lines = ["frame,t_s," + ",".join(f"lm{k}_{c}" for k in range(33) for c in "xyzv").replace("_v", "_vis")]
+    for r in range(rows):
+        t = r / 30
+        vals = []
+        for k, (x, y, z) in enumerate(base):
+            swing = 0.2 * math.sin(2 * math.pi * t + k) if k >= 13 else 0.02 * math.sin(t + k)
+            vis = 0.2 if (25 <= r <= 29 and k in (25, 27, 29, 31)) else 0.95  # the left leg unseen a while
+            vis = 0.0 if r == 17 else vis  # a frame where nothing is seen
+            vals += [f"{x + 0.3 * swing * (k % 3 == 0):.6f}", f"{y + 0.1 * swing:.6f}", f"{z + swing:.6f}", f"{vis}"]
+        lines.append(f"{r},{t:.6f}," + ",".join(vals))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_scene(folder, seed=3):
+    write_clip(os.path.join(folder, "walk.csv"))
+    face_params = [{"id": "ParamAngleX", "min": -30, "max": 30}, {"id": "ParamAngleY", "min": -30, "max": 30},
+                   {"id": "ParamBreath", "min": 0, "max": 1}, {"id": "ParamEyeLOpen", "min": 0, "max": 1, "default": 1},
+                   {"id": "ParamEyeROpen", "min": 0, "max": 1, "default": 1}]
+    face = {"name": "face", "parameters": face_params,
+            "look": {"damping": 0.12, "max_speed": 40, "parameters": [{"id": "ParamAngleX", "axis": "x", "factor": 30},
+                                                                      {"id": "ParamAngleY", "axis": "y", "factor": 30}]},
+            "harmonic": {"channel_timescales": [1, 0.5],
+                         "parameters": [{"id": "ParamBreath", "channel": 0, "duration": 3.2},
+                                        {"id": "ParamAngleY", "channel": 1, "direction": "left", "origin": 0.5,
+                                         "range": 0.1, "duration": 5}]},
+            "blink": {"model": "sine", "parameters": ["ParamEyeLOpen", "ParamEyeROpen"]}}
+    body = {"name": "body", "parameters": [{"id": "ParamEyeLOpen", "min": 0, "max": 1, "default": 1},
+                                            {"id": "ParamBodyAngleX", "min": -10, "max": 10}],
+            "harmonic": {"parameters": [{"id": "ParamBodyAngleX", "duration": 2.5}]},
+            "blink": {"model": "timed", "parameters": ["ParamEyeLOpen"]},
+            "limbs": {"frame": "engine", "smoothing": "one_euro", "visibility_threshold": 0.5}}
+    keys = [{"t": 0, "target": [1, 0.5, 0]}, {"t": 0.3, "target": [-1, 0, 0.5]}, {"t": 0.6, "active": False},
+            {"t": 0.8, "target": [0, -1, 0]}]
+    groups = [
+        {"rig": "face", "count": 37, "look": {"center": [0, 0.1, 0], "jitter": 0.3, "keys": keys},
+         "harmonic_phase": "random", "blink_start": "random"},
+        {"rig": "body", "count": 23, "harmonic_phase": "random", "blink_start": "random",
+         "pose": {"clip": "walk.csv", "offset": "random", "loop": True}},
+        {"rig": "face", "count": 11, "look": {"keys": keys[1:]}, "harmonic_phase": "zero", "blink_start": "cubism"},
+        {"rig": "body", "count": 19, "pose": {"clip": "walk.csv", "offset": "zero", "loop": False}},
+    ]
+    scene = {"seed": seed, "dt": 1 / 60, "frames": 70, "rigs": [face, body], "groups": groups}
+    path = os.path.join(folder, "scene.json")
+    with open(path, "w") as f:
+        json.dump(scene, f, indent=1)
+    return path, scene
+
+
+def bytes_per_instance(rig):
+    """Floats per instance from crowd.h's field widths (section 6), as 4-byte values, plus the u64 handle."""
+    p = len(rig["parameters"])
+    floats = 2 * p  # base, output
+    if "look" in rig:
+        floats += 3 + 1 + 3 + 1 + 1 + 3 + 3  # target, active, center, damping, weight, position, velocity
+    if "harmonic" in rig:
+        floats += 1 + 2 * len(rig["harmonic"]["parameters"])  # weight, phase and range per entry
+    if "blink" in rig:
+        floats += 6  # weight, manual, opening, phase, clock, last
+    if "limbs" in rig:
+        floats += 132 + 4 + 2 * 15 * 4  # pose, root, bone world and local
+    return 4 * floats + 8
+
+
+def same_as_one_process(args, files, counts=(1, 2, 3, 4), scene=None):
+    folder = fresh("one")
+    one = summary(run(args + ["--json", "--quiet"] + [x for f in files for x in (f, os.path.join(folder, f[2:]))]))
+    for k in counts:
+        folder_k = fresh(f"ranks{k}")
+        out = summary(run(args + ["--mpi", "--json", "--quiet"] +
+                          [x for f in files for x in (f, os.path.join(folder_k, f[2:]))], ranks=k))
+        assert out["checksum"] == one["checksum"], f"{k} ranks: checksum {out['checksum']}, one process {one['checksum']}"
+        assert (out["instances"], out["frames"], out["ranks"]) == (one["instances"], one["frames"], k), out
+        assert len(out["rank_tick_seconds"]) == k and all(t > 0 for t in out["rank_tick_seconds"]), out
+        assert out["tick_seconds"] == max(out["rank_tick_seconds"]), out
+        counts_k = out["rank_instances"]
+        assert sum(counts_k) == one["instances"] and min(counts_k) >= 1, counts_k
+        if scene:  # balanced by bytes: each rank within one instance's bytes of an equal share
+            cost = []
+            for g in scene["groups"]:
+                rig = next(r for r in scene["rigs"] if r["name"] == g["rig"])
+                cost += [bytes_per_instance(rig)] * g["count"]
+            total, at, heaviest = sum(cost), 0, max(cost)
+            for r, n in enumerate(counts_k):
+                share = sum(cost[at:at + n])
+                at += n
+                assert abs(share - total / k) <= heaviest, f"{k} ranks: rank {r} holds {share} bytes of {total}"
+        for f in files:
+            a, b = read(os.path.join(folder, f[2:])), read(os.path.join(folder_k, f[2:]))
+            assert a == b, f"{k} ranks: {f} differs from one process's ({len(b)} vs {len(a)} bytes)"
+            assert a.count(b"\n") > 2, f"{f}: {a[:200]}"
+        print(f"{k} ranks: checksum {out['checksum']}, rank instances {counts_k}, {', '.join(files)} identical")
+    return one
+
+
+def case_same_default():
+    same_as_one_process(["run", "--frames", "4"], ["--trace", "--bones"])
+    # longer, without traces: the checksum after 40 frames on 2 and 3 ranks, 2 threads each
+    one = summary(run(["run", "--frames", "40", "--json", "--quiet"]))
+    for k in (2, 3):
+        out = summary(run(["run", "--frames", "40", "--threads", "2", "--mpi", "--json", "--quiet"], ranks=k))
+        assert out["checksum"] == one["checksum"] and out["threads"] == 2, (out, one)
+
+
+def case_same_scene():
+    folder = fresh("scene")
+    path, scene = write_scene(folder)
+    same_as_one_process(["run", path], ["--trace", "--bones"], scene=scene)
+    # the scalar target on 3 ranks, 3 threads: still the same bytes
+    one = summary(run(["run", path, "--json", "--quiet"]))
+    out = summary(run(["run", path, "--simd", "scalar", "--threads", "3", "--mpi", "--json", "--quiet"], ranks=3))
+    assert out["checksum"] == one["checksum"], (out, one)
+
+
+def case_resume():
+    folder = fresh("resume")
+    path, _ = write_scene(folder)
+    whole = fresh("whole")
+    one = summary(run(["run", path, "--json", "--quiet", "--trace", os.path.join(whole, "t.csv")]))
+    snap = os.path.join(folder, "snap")
+    first = summary(run(["run", path, "--mpi", "--json", "--quiet", "--snapshot-at", "25", snap], ranks=3))
+    assert first["checksum"] == one["checksum"], (first, one)
+    files = sorted(os.listdir(snap))
+    assert files == ["manifest", "rank-0.run", "rank-1.run", "rank-2.run"], files
+    with open(os.path.join(snap, "manifest")) as f:
+        manifest = f.read().split("\n")
+    assert manifest[1] == "frame 25" and manifest[2] == "ranks 3" and manifest[3] == "instances 90", manifest
+    tail = b"".join(l for l in read(os.path.join(whole, "t.csv")).splitlines(True)[1:] if int(l.split(b",")[0]) > 25)
+    for k in (3, 2, 4):
+        out_dir = fresh(f"resumed{k}")
+        trace = os.path.join(out_dir, "t.csv")
+        args = ["run", path, "--mpi", "--json", "--quiet", "--resume", snap, "--trace", trace]
+        if k == 4:
+            args += ["--snapshot-at", "50", os.path.join(folder, "snap4")]
+        out = summary(run(args, ranks=k))
+        assert out["checksum"] == one["checksum"] and out["frames"] == 70 - 25, (k, out, one)
+        got = read(trace)
+        assert got.split(b"\n", 1)[1] == tail, f"{k} ranks: the resumed trace is not frames 26-70 of the whole run's"
+        print(f"resumed on {k} ranks from 3: checksum {out['checksum']}, trace = frames 26-70")
+    # 4 ranks re-sharded 3 ranks' pieces: a rank holds two; resume those on 1 rank and on 3
+    pieces = sorted(os.listdir(os.path.join(folder, "snap4")))
+    assert len(pieces) > 5, pieces
+    for k in (1, 3):
+        out = summary(run(["run", path, "--mpi", "--json", "--quiet", "--resume", os.path.join(folder, "snap4")], ranks=k))
+        assert out["checksum"] == one["checksum"] and out["frames"] == 20, (out, one)
+        print(f"resumed on {k} ranks from 4 ranks' {len(pieces) - 1} pieces: checksum {out['checksum']}")
+
+
+def case_killed_rank():
+    folder = fresh("killed")
+    path, _ = write_scene(folder)
+    one = summary(run(["run", path, "--json", "--quiet"]))
+    snap = os.path.join(folder, "snap")
+    p = run(["run", path, "--mpi", "--json", "--quiet", "--snapshot-at", "30", snap, "--test-kill-rank", "1",
+             "--test-kill-frame", "45"], ranks=3, expect=1)
+    assert p.returncode != 0 and "checksum" not in p.stdout, p.stdout
+    assert "killing myself before frame 45" in p.stderr, p.stderr[-2000:]
+    print(f"killed: mpirun exit {p.returncode}")
+    for k in (3, 2):
+        out = summary(run(["run", path, "--mpi", "--json", "--quiet", "--resume", snap], ranks=k))
+        assert out["checksum"] == one["checksum"] and out["frames"] == 40, (out, one)
+        print(f"restarted on {k} ranks from frame 30: checksum {out['checksum']} = uninterrupted")
+
+
+def case_bad_use():
+    folder = fresh("bad")
+    p = run(["run", "--mpi", "--frames", "2"], expect=2)
+    assert p.returncode == 2 and "not started by mpirun" in p.stderr, p.stderr
+    tiny = os.path.join(folder, "tiny.json")
+    with open(tiny, "w") as f:
+        json.dump({"frames": 3, "rigs": [{"name": "a", "parameters": [{"id": "P"}]}],
+                   "groups": [{"rig": "a", "count": 2}]}, f)
+    p = run(["run", tiny, "--mpi"], ranks=3, expect=2)
+    assert p.returncode == 2 and "3 ranks for 2 instances" in p.stderr, p.stderr
+    assert p.stderr.count("crowd: ") == 1, p.stderr  # said once, by rank 0
+    ok = summary(run(["run", tiny, "--mpi", "--json"], ranks=2))
+    assert ok["rank_instances"] == [1, 1], ok
+    p = run(["run", tiny, "--mpi", "--resume", os.path.join(folder, "nothing")], ranks=2, expect=2)
+    assert p.returncode == 2 and "cannot open the snapshot manifest" in p.stderr, p.stderr
+    path, _ = write_scene(folder)
+    snap = os.path.join(folder, "snap")
+    run(["run", path, "--mpi", "--quiet", "--snapshot-at", "5", snap], ranks=2)
+    p = run(["run", path, "--mpi", "--seed", "4", "--resume", snap], ranks=2, expect=2)
+    assert p.returncode == 2 and "saved from another scene" in p.stderr, p.stderr
+    # a piece replaced by one of a later frame: the manifest no longer matches it
+    later = os.path.join(folder, "later")
+    run(["run", path, "--mpi", "--quiet", "--snapshot-at", "9", later], ranks=2)
+    shutil.copy(os.path.join(later, "rank-1.run"), os.path.join(snap, "rank-1.run"))
+    p = run(["run", path, "--mpi", "--resume", snap], ranks=3, expect=2)
+    assert p.returncode == 2 and "saved after frame 9, its manifest says 5" in p.stderr, p.stderr
+    p = run(["run", path, "--mpi", "--test-kill-rank", "1"], ranks=2, expect=2)
+    assert p.returncode == 2 and "go together" in p.stderr, p.stderr
+    print("bad use: each refused with its message")
+
+
+globals()["case_" + CASE]()
