@@ -620,11 +620,12 @@ int cmd_run_mpi(int argc, char **argv) {
         st = TOOL_BAD_INPUT;
     }
     trace_file params = {0}, bones = {0};
-    if (st == TOOL_OK && rank == 0) {
-        if (m.trace) st = trace_open(&params, m.trace, TRACE_PARAMETER_HEADER);
-        if (st == TOOL_OK && m.bones) st = trace_open(&bones, m.bones, TRACE_BONE_HEADER);
+    if (st == TOOL_OK) { /* every rank got here: agree on rank 0's opening the traces */
+        int opened = TOOL_OK;
+        if (rank == 0 && m.trace) opened = trace_open(&params, m.trace, TRACE_PARAMETER_HEADER);
+        if (rank == 0 && opened == TOOL_OK && m.bones) opened = trace_open(&bones, m.bones, TRACE_BONE_HEADER);
+        st = agree(opened);
     }
-    if (st == TOOL_OK) st = agree(st);
     double seconds = 0;
     if (st == TOOL_OK) st = run_frames(&sh, &s, &m, first, &params, &bones, &seconds);
     if (st == TOOL_OK) {

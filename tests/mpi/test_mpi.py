@@ -261,6 +261,11 @@ def case_bad_use():
     shutil.copy(os.path.join(later, "rank-1.run"), os.path.join(snap, "rank-1.run"))
     p = run(["run", path, "--mpi", "--resume", snap], ranks=3, expect=2)
     assert p.returncode == 2 and "saved after frame 9, its manifest says 5" in p.stderr, p.stderr
+    # an output rank 0 cannot write: every rank stops, status 1
+    p = run(["run", path, "--mpi", "--trace", os.path.join(folder, "no", "such", "t.csv")], ranks=2, expect=1)
+    assert p.returncode == 1 and "cannot write the trace" in p.stderr, p.stderr
+    p = run(["run", path, "--mpi", "--snapshot-at", "2", os.path.join(folder, "no", "such")], ranks=2, expect=1)
+    assert p.returncode == 1 and "cannot create the snapshot folder" in p.stderr, p.stderr
     p = run(["run", path, "--mpi", "--test-kill-rank", "1"], ranks=2, expect=2)
     assert p.returncode == 2 and "go together" in p.stderr, p.stderr
     print("bad use: each refused with its message")
