@@ -100,50 +100,26 @@ static int env_rank(void) {
 
 /* ---- balance ---- */
 
-/* Bytes one instance of the rig keeps in the engine's columns: the width of every field it
- * has (crowd_field_width) times its index count, and its row handle. A local estimate: the
- * engine's own count (crowd_rig_bytes_per_instance, another branch) replaces it once merged;
- * both weigh what the tick streams through memory. */
-static uint64_t rig_bytes_per_instance(const crowd_rig_desc *d) {
-    uint64_t floats = 0;
-    for (int f = 0; f < CROWD_FIELD_COUNT; f++) {
-        uint64_t n = 0;
-        switch ((crowd_field)f) {
-        case CROWD_FIELD_BASE:
-        case CROWD_FIELD_OUTPUT: n = d->parameter_count; break;
-        case CROWD_FIELD_LOOK_TARGET:
-        case CROWD_FIELD_LOOK_ACTIVE:
-        case CROWD_FIELD_LOOK_CENTER:
-        case CROWD_FIELD_LOOK_DAMPING:
-        case CROWD_FIELD_LOOK_WEIGHT:
-        case CROWD_FIELD_LOOK_POSITION:
-        case CROWD_FIELD_LOOK_VELOCITY: n = d->look != NULL; break;
-        case CROWD_FIELD_HARMONIC_WEIGHT: n = d->harmonic != NULL; break;
-        case CROWD_FIELD_HARMONIC_PHASE:
-        case CROWD_FIELD_HARMONIC_RANGE: n = d->harmonic ? d->harmonic->parameter_count : 0; break;
-        case CROWD_FIELD_BLINK_WEIGHT:
-        case CROWD_FIELD_BLINK_MANUAL:
-        case CROWD_FIELD_BLINK_OPENING:
-        case CROWD_FIELD_BLINK_PHASE:
-        case CROWD_FIELD_BLINK_CLOCK:
-        case CROWD_FIELD_BLINK_LAST: n = d->blink != NULL; break;
-        case CROWD_FIELD_POSE:
-        case CROWD_FIELD_ROOT: n = d->limbs != NULL; break;
-        case CROWD_FIELD_BONE_WORLD:
-        case CROWD_FIELD_BONE_LOCAL: n = d->limbs ? CROWD_BONE_COUNT : 0; break;
-        case CROWD_FIELD_COUNT: break;
-        }
-        floats += n * crowd_field_width((crowd_field)f);
+/* Each rig's bytes per instance as the engine counts them (crowd_rig_bytes_per_instance: its
+ * columns, row handle and slot), from an engine holding the scene's rigs and no instance. */
+static int rig_costs(const scene *s, crowd_simd simd, uint64_t *cost) {
+    world probe;
+    int st = world_create_range(&probe, s, simd, 1, 0, 0);
+    for (uint32_t r = 0; r < s->rig_count && st == TOOL_OK; r++) {
+        size_t bytes = 0;
+        crowd_result res = crowd_rig_bytes_per_instance(probe.engine, probe.rigs[r].rig, &bytes);
+        if (res != CROWD_OK) st = tool_engine_error(TOOL_FAILED, probe.engine, res, "crowd_rig_bytes_per_instance");
+        cost[r] = bytes ? bytes : 1;
     }
-    return floats * 4 + 8;
+    world_destroy(&probe);
+    return st;
 }
 
 /* bounds[0..K]: rank r holds scene instances bounds[r] .. bounds[r+1]-1, consecutive ranges
  * of about equal bytes, each at least one instance (instances >= K). */
-static void balance(const scene *s, uint32_t instances, uint32_t k_ranks, uint32_t *bounds) {
+static void balance(const scene *s, const uint64_t *cost, uint32_t instances, uint32_t k_ranks, uint32_t *bounds) {
     uint64_t total = 0;
-    for (uint32_t g = 0; g < s->group_count; g++)
-        total += s->groups[g].count * rig_bytes_per_instance(&s->rigs[s->groups[g].rig].rig_desc);
+    for (uint32_t g = 0; g < s->group_count; g++) total += s->groups[g].count * cost[s->groups[g].rig];
     bounds[0] = 0;
     bounds[k_ranks] = instances;
     for (uint32_t r = 1; r < k_ranks; r++) {
@@ -151,7 +127,7 @@ static void balance(const scene *s, uint32_t instances, uint32_t k_ranks, uint32
         long double target = (long double)total * r / k_ranks;
         uint64_t before = 0, start = 0, at = instances;
         for (uint32_t g = 0; g < s->group_count; g++) {
-            uint64_t c = rig_bytes_per_instance(&s->rigs[s->groups[g].rig].rig_desc), n = s->groups[g].count;
+            uint64_t c = cost[s->groups[g].rig], n = s->groups[g].count;
             if ((long double)(before + c * n) >= target && n) {
                 long double need = (target - (long double)before) / (long double)c;
                 uint64_t i = (uint64_t)need;
@@ -468,7 +444,7 @@ static checksum_part reduce_checksum(const shard *sh) {
 }
 
 static void print_summary(const scene *s, const shard *sh, const mpi_options *m, uint32_t first, uint32_t instances,
-                          const uint32_t *bounds, const double *seconds, uint64_t sum) {
+                          const uint32_t *bounds, const uint64_t *cost, const double *seconds, uint64_t sum) {
     uint32_t ticked = s->frames - first;
     double slowest = 0, fastest = seconds[0], mean = 0;
     for (int r = 0; r < ranks; r++) {
@@ -489,6 +465,8 @@ static void print_summary(const scene *s, const shard *sh, const mpi_options *m,
         for (int r = 0; r < ranks; r++) printf("%s%.9g", r ? ", " : "", seconds[r]);
         printf("], \"rank_instances\": [");
         for (int r = 0; r < ranks; r++) printf("%s%u", r ? ", " : "", bounds[r + 1] - bounds[r]);
+        printf("], \"rig_bytes_per_instance\": [");
+        for (uint32_t r = 0; r < s->rig_count; r++) printf("%s%" PRIu64, r ? ", " : "", cost[r]);
         printf("]}\n");
     } else {
         printf("scene               %s\n", s->path);
@@ -590,10 +568,15 @@ int cmd_run_mpi(int argc, char **argv) {
     }
     shard sh = {0};
     uint32_t first = 0, *bounds = NULL;
+    uint64_t *cost = NULL; /* each rig's bytes per instance */
     if (st == TOOL_OK) {
         bounds = tool_calloc((size_t)ranks + 1, sizeof *bounds);
-        if (!bounds) abort_job(TOOL_FAILED);
-        balance(&s, instances, (uint32_t)ranks, bounds);
+        cost = tool_calloc(s.rig_count + 1, sizeof *cost);
+        if (!bounds || !cost) abort_job(TOOL_FAILED);
+        st = agree(rig_costs(&s, m.o.simd, cost)); /* the same on every rank: the same scene and library */
+        if (st == TOOL_OK) balance(&s, cost, instances, (uint32_t)ranks, bounds);
+    }
+    if (st == TOOL_OK) {
         sh.first = bounds[rank];
         sh.count = bounds[rank + 1] - bounds[rank];
         if (m.resume_dir) {
@@ -636,7 +619,7 @@ int cmd_run_mpi(int argc, char **argv) {
         if (rank == 0) {
             st = trace_finish(&params);
             if (st == TOOL_OK) st = trace_finish(&bones);
-            if (st == TOOL_OK) print_summary(&s, &sh, &m, first, instances, bounds, all, sum.sum);
+            if (st == TOOL_OK) print_summary(&s, &sh, &m, first, instances, bounds, cost, all, sum.sum);
         }
         free(all);
         st = agree(st);
@@ -645,6 +628,7 @@ int cmd_run_mpi(int argc, char **argv) {
     trace_abort(&bones);
     shard_destroy(&sh);
     free(bounds);
+    free(cost);
     scene_free(&s);
     MPI_Finalize();
     return st;

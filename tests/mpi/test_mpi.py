@@ -120,8 +120,9 @@ def write_scene(folder, seed=3):
     return path, scene
 
 
-def bytes_per_instance(rig):
-    """Floats per instance from crowd.h's field widths (section 6), as 4-byte values, plus the u64 handle."""
+def columns_at_least(rig):
+    """Bytes per instance from crowd.h's field widths (section 6) as 4-byte columns, plus the u64
+    handle: a lower bound of what the engine counts (it has internal state columns and a slot too)."""
     p = len(rig["parameters"])
     floats = 2 * p  # base, output
     if "look" in rig:
@@ -148,11 +149,14 @@ def same_as_one_process(args, files, counts=(1, 2, 3, 4), scene=None):
         assert out["tick_seconds"] == max(out["rank_tick_seconds"]), out
         counts_k = out["rank_instances"]
         assert sum(counts_k) == one["instances"] and min(counts_k) >= 1, counts_k
-        if scene:  # balanced by bytes: each rank within one instance's bytes of an equal share
+        if scene:  # balanced by the engine's bytes per instance: each rank within one instance of an equal share
+            per_rig = out["rig_bytes_per_instance"]
+            for rig, b in zip(scene["rigs"], per_rig):
+                assert b >= columns_at_least(rig), f"rig {rig['name']}: {b} bytes per instance, its fields alone take more"
             cost = []
             for g in scene["groups"]:
-                rig = next(r for r in scene["rigs"] if r["name"] == g["rig"])
-                cost += [bytes_per_instance(rig)] * g["count"]
+                r = next(k for k, rig in enumerate(scene["rigs"]) if rig["name"] == g["rig"])
+                cost += [per_rig[r]] * g["count"]
             total, at, heaviest = sum(cost), 0, max(cost)
             for r, n in enumerate(counts_k):
                 share = sum(cost[at:at + n])
