@@ -202,6 +202,11 @@ static int parse(int argc, char **argv, mpi_options *m) {
             m->json = true;
             continue;
         }
+        static const char *const one_process[] = {"--bvh", "--vmc", "--realtime", "--instance"};
+        for (size_t j = 0; j < sizeof one_process / sizeof *one_process; j++)
+            if (strncmp(argv[a.i], one_process[j], strlen(one_process[j])) == 0)
+                return tool_error(TOOL_BAD_INPUT, "run: %s is not available with --mpi (one instance's output: run it "
+                                  "in one process)", one_process[j]);
         if (argv[a.i][0] == '-' && argv[a.i][1] != 0) return args_unexpected(&a);
         if (m->o.scene_path) return args_unexpected(&a);
         m->o.scene_path = argv[a.i];

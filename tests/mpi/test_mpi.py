@@ -270,6 +270,8 @@ def case_bad_use():
     assert p.returncode == 1 and "cannot write the trace" in p.stderr, p.stderr
     p = run(["run", path, "--mpi", "--snapshot-at", "2", os.path.join(folder, "no", "such")], ranks=2, expect=1)
     assert p.returncode == 1 and "cannot create the snapshot folder" in p.stderr, p.stderr
+    p = run(["run", path, "--mpi", "--bvh", os.path.join(folder, "x.bvh")], ranks=2, expect=2)
+    assert p.returncode == 2 and "--bvh is not available with --mpi" in p.stderr, p.stderr
     p = run(["run", path, "--mpi", "--test-kill-rank", "1"], ranks=2, expect=2)
     assert p.returncode == 2 and "go together" in p.stderr, p.stderr
     print("bad use: each refused with its message")
