@@ -569,10 +569,13 @@ def _marshal_rig(desc: RigDesc):
 class _Arena:
     def __init__(self):
         self.blocks = {}  # aligned address -> (buffer, offset, size)
+        self.refuse = False  # tests: act as an exhausted allocator
         self.alloc_fn = _ffi.ALLOC_FN(self._alloc)
         self.free_fn = _ffi.FREE_FN(self._free)
 
     def _alloc(self, size, align, user):
+        if self.refuse:
+            return None
         try:
             buf = np.empty(size + align, np.uint8)
         except MemoryError:
@@ -715,19 +718,26 @@ class Engine:
             self._arena = None
         else:
             raise ValueError(f"allocator: 'numpy' or 'c', not {allocator!r}")
-        self._logger = None
-        if logger is not None:
-            def log(code, message, user, _cb=logger):
-                try:
-                    _cb(int(code), message.decode(errors="replace") if message else "")
-                except Exception:  # an exception cannot cross the C call
-                    pass
-            self._logger = _ffi.LOG_FN(log)
-            desc.logger.log = self._logger
+        # The engine logs every error; creation's message has no engine to ask for it later.
+        # (No reference to self in the callback: a dropped Engine is freed at once, no cycle.)
+        creating = {"message": "", "done": False}
+
+        def log(code, message, user, _cb=logger, _creating=creating):
+            try:
+                text = message.decode(errors="replace") if message else ""
+                if not _creating["done"]:
+                    _creating["message"] = text
+                if _cb is not None:
+                    _cb(int(code), text)
+            except Exception:  # an exception cannot cross the C call
+                pass
+        self._logger = _ffi.LOG_FN(log)
+        desc.logger.log = self._logger
         out = _C.c_void_p()
         res = lib.crowd_engine_create(_C.byref(desc), _C.byref(out))
+        creating["done"] = True
         if res:
-            raise _error(res, f"crowd_engine_create: {result_text(res)}")
+            raise _error(res, creating["message"] or f"crowd_engine_create: {result_text(res)}")
         self._ptr = out.value
 
     @classmethod
