@@ -189,6 +189,7 @@ class Field(_enum.IntEnum):
 
 
 # Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
+_MAX_LANDMARK = 1e9  # crowd.h §6, CROWD_FIELD_POSE: coordinates within +-1e9
 _READ_ONLY_FIELDS = frozenset((Field.OUTPUT, Field.BONE_WORLD, Field.BONE_LOCAL))
 
 
@@ -702,6 +703,7 @@ class Engine:
 
     def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy"):
         self._ptr = None
+        self._cptr = None
         self._epochs = {}
         self._rigs = {}
         self._owned = True
@@ -739,18 +741,21 @@ class Engine:
         if res:
             raise _error(res, creating["message"] or f"crowd_engine_create: {result_text(res)}")
         self._ptr = out.value
+        self._cptr = _C.c_void_p(self._ptr)
 
     @classmethod
     def _borrow(cls, ptr):
         """An Engine over an engine someone else owns (close() does not destroy it)."""
         e = cls.__new__(cls)
         e._ptr, e._epochs, e._rigs, e._owned, e._arena, e._logger = ptr, {}, {}, False, None, None
+        e._cptr = _C.c_void_p(ptr)
         return e
 
     # -- life ---------------------------------------------------------------------------------
     def close(self):
         """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on."""
         ptr, self._ptr = self._ptr, None
+        self._cptr = None
         if ptr is not None and self._owned:
             lib.crowd_engine_destroy(ptr)
         if self._arena is not None:
@@ -954,11 +959,10 @@ class Engine:
     # -- the tick -----------------------------------------------------------------------------
     def tick(self, dt):
         """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1)."""
-        p = self._ptr
-        if p is None:
-            raise ClosedError("crowd: the engine is closed")
-        res = _tick(p, dt)
+        # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
+        res = _tick(self._cptr, dt)
         if res:
+            self._p()
             self._fail(res, "crowd_tick")
 
     def tick_range(self, dt, rig, first, count):
@@ -1117,6 +1121,36 @@ class Rig:
         else:
             a = np.empty((w, 0), np.float32)
         return Column(self.engine, self.id, a, Field(f), index, None)
+
+    def write_poses(self, poses, first_row=0):
+        """The landmarks of rows [first_row, first_row + n) in storage order (Rig.handles() tells
+        whose) from an (n, 33, 4) array, straight into the zero-copy pose columns: the fast bulk
+        path (no handle lookups, one column-wise copy). Checked first, in NumPy, by crowd.h's rules
+        for CROWD_FIELD_POSE (coordinates finite within +-1e9, visibility in [0, 1]): a bad value
+        raises NotFiniteError or RangeError naming it, and nothing is written."""
+        a = np.asarray(poses, np.float32).reshape(-1, LANDMARK_COUNT, 4)
+        n = a.shape[0]
+        count = self.instance_count
+        if first_row < 0 or first_row + n > count:
+            raise ValueError(f"Rig.write_poses: rows {first_row} .. {first_row + n - 1} outside the rig's {count}")
+        if n:
+            # per component (x, y, z, visibility) lowest and highest: NaN propagates through both
+            # and fails every comparison, so this also catches what is not finite
+            by_comp = a.reshape(-1, 4)
+            lo, hi = by_comp.min(axis=0), by_comp.max(axis=0)
+            if not ((lo[:3] >= -_MAX_LANDMARK).all() and (hi[:3] <= _MAX_LANDMARK).all() and lo[3] >= 0 and hi[3] <= 1):
+                flat = a.reshape(n, -1)
+                comp = np.arange(flat.shape[1]) % 4
+                ok = np.where(comp == 3, (flat >= 0) & (flat <= 1), np.abs(flat) <= _MAX_LANDMARK)
+                i, c = (int(x[0]) for x in np.nonzero(~ok))
+                v = float(flat[i, c])
+                what = (f"Rig.write_poses: values[{i * flat.shape[1] + c}] (pose of row {first_row + i})")
+                if not _math.isfinite(v):
+                    raise NotFiniteError(f"{what} is not finite")
+                want = "a visibility in [0, 1]" if c % 4 == 3 else "a coordinate within +-1e9"
+                raise RangeError(f"{what} is {v:g}, must be {want}")
+        cols = self.columns(Field.POSE)
+        cols.array[:, first_row:first_row + n] = a.reshape(n, -1).T
 
     def rest_pose(self):
         """crowd_rig_rest_pose: (world, local), each (15, 4) quaternions x, y, z, w."""

@@ -192,6 +192,7 @@ LOADER_SIGNATURES = {
     "crowd_loaders_clip_lines": (P(u32), [vp]),
     "crowd_loaders_clip_path": (cstr, [vp]),
     "crowd_loaders_error": (i32, [i32, cstr]),
+    "crowd_loaders_tick_loop": (C.c_double, [vp, f32, u32]),
 }
 
 

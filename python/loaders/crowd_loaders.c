@@ -10,6 +10,7 @@
 #include "default_crowd.h"
 #include "diag.h"
 #include "scene.h"
+#include "ticker.h"
 #include "world.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -97,3 +98,12 @@ EXPORT const char *crowd_loaders_clip_path(const pose_clip *c) { return c->path;
 
 /* Prints "crowd: <message>" on stderr as the tools do, and returns status. */
 EXPORT int crowd_loaders_error(int status, const char *message) { return tool_error(status, "%s", message); }
+
+/* For the binding's benchmark (python/bench): n crowd_tick calls in a C loop, their seconds on
+ * CLOCK_MONOTONIC; a negative value if a tick failed. */
+EXPORT double crowd_loaders_tick_loop(crowd_engine *engine, float dt, uint32_t n) {
+    double t0 = tool_now();
+    for (uint32_t k = 0; k < n; k++)
+        if (crowd_tick(engine, dt) != CROWD_OK) return -1.0;
+    return tool_now() - t0;
+}

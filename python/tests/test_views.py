@@ -174,3 +174,29 @@ def test_empty_rig_has_empty_views():
         r = e.rig(parameters=PARAMS)
         assert r.column("base", 0).shape == (0,)
         assert r.handles().shape == (0,)
+
+
+def test_write_poses_checks_like_crowd_instances_set():
+    with crowd.Engine() as e:
+        r = e.rig(limbs=True)
+        h = r.add(6)
+        poses = np.repeat(crowd.rest_landmarks()[None], 4, axis=0)
+        poses[:, :, 0] += np.arange(4, dtype=np.float32)[:, None]
+        r.write_poses(poses, first_row=2)
+        np.testing.assert_array_equal(e.get_poses(r.handles()[2:]), poses)
+        before = e.get_poses(h)
+        for k, (value, cls) in enumerate([(np.nan, crowd.NotFiniteError), (2e9, crowd.RangeError),
+                                          (1.5, crowd.RangeError), (-0.1, crowd.RangeError)]):
+            bad = poses.copy()
+            comp = 3 if k >= 2 else 1
+            bad[1, 7, comp] = value
+            with pytest.raises(cls) as w:
+                r.write_poses(bad)
+            # the index crowd_instances_set would name for the same values
+            with pytest.raises(cls) as c:
+                e.set_poses(r.handles()[:4], bad)
+            index = 1 * 132 + 7 * 4 + comp
+            assert f"values[{index}]" in w.value.message and f"values[{index}]" in c.value.message
+            np.testing.assert_array_equal(e.get_poses(h), before)  # nothing written
+        with pytest.raises(ValueError):
+            r.write_poses(poses, first_row=3)
