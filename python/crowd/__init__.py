@@ -992,8 +992,8 @@ class Engine:
 
     def load(self, data):
         """crowd_snapshot_load: replaces the state (nothing changes on error). Every view goes
-        stale, and the rigs are those of the snapshot (Engine.rigs is rebuilt as Rig objects
-        without descs)."""
+        stale. Rig objects name rigs by id: after loading they name the snapshot's rigs of those
+        ids (handles saved with the snapshot stay valid in it)."""
         b = np.frombuffer(data, np.uint8)
         p = self._p()
         res = lib.crowd_snapshot_load(p, b.ctypes.data if b.size else None, b.size)
