@@ -18,8 +18,12 @@ target_include_directories(crowd_shared
 set_target_properties(crowd_shared PROPERTIES OUTPUT_NAME crowd LINKER_LANGUAGE C
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/crowd.map)
-target_link_options(crowd_shared PRIVATE -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/crowd.map
-                    -Wl,--no-undefined)
+target_link_options(crowd_shared PRIVATE -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/crowd.map)
+# Every symbol resolved at link time, except under sanitizers (clang leaves their runtime to the
+# executable that loads the library).
+if(NOT CROWD_SANITIZE AND NOT CROWD_TSAN)
+  target_link_options(crowd_shared PRIVATE -Wl,--no-undefined)
+endif()
 target_link_libraries(crowd_shared PRIVATE m Threads::Threads)
 crowd_target_flags(crowd_shared)
 install(TARGETS crowd_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
