@@ -193,6 +193,11 @@ LOADER_SIGNATURES = {
     "crowd_loaders_clip_path": (cstr, [vp]),
     "crowd_loaders_error": (i32, [i32, cstr]),
     "crowd_loaders_tick_loop": (C.c_double, [vp, f32, u32]),
+    "crowd_loaders_world_save": (i32, [vp, u32, cstr]),
+    "crowd_loaders_world_resume": (i32, [vp, cstr, P(u32)]),
+    "crowd_loaders_trace_open": (i32, [i32, cstr, P(vp)]),
+    "crowd_loaders_trace_close": (i32, [vp, i32]),
+    "crowd_loaders_world_write_traces": (None, [vp, u32, vp, vp]),
 }
 
 

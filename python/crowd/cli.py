@@ -67,9 +67,26 @@ def run(argv):
     p.add_argument("--seed", type=_ranged(int, 0, 2 ** 64 - 1))
     p.add_argument("--threads", type=_ranged(int, 1, 256), default=1)
     p.add_argument("--simd", choices=SIMD_CHOICES, default="auto")
+    p.add_argument("--trace", metavar="FILE", help="every frame's output parameters: frame,instance,id,value")
+    p.add_argument("--bones", metavar="FILE", help="every frame's bone world rotations")
+    p.add_argument("--snapshot-at", nargs=2, metavar=("K", "FILE"), help="after frame K write the run's state")
+    p.add_argument("--resume", metavar="FILE", help="continue the run saved in FILE")
     p.add_argument("--quiet", action="store_true", help="accepted for `crowd run` compatibility (no progress line here)")
     p.add_argument("--json", action="store_true", help="the summary as one JSON object on the last line")
     a = p.parse_args(argv)
+    snap_at, snap_file = None, None
+    if a.snapshot_at:
+        try:
+            snap_at = _ranged(int, 0, 2147483647)(a.snapshot_at[0])
+        except argparse.ArgumentTypeError as e:
+            p.error(f"argument --snapshot-at: {e}")
+        snap_file = a.snapshot_at[1]
+    named = [("--trace", a.trace), ("--bones", a.bones), ("--snapshot-at", snap_file)]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if named[i][1] and named[j][1] and named[i][1] == named[j][1]:
+                sys.stderr.write(f"crowd: run: {named[i][0]} and {named[j][0]} name the same file {named[i][1]}\n")
+                return BAD_INPUT
 
     L = loaders()
     scene = C.c_void_p()
@@ -77,32 +94,72 @@ def run(argv):
     if st:
         return st
     world = C.c_void_p()
+    traces = [C.c_void_p(), C.c_void_p()]
+    done = False
     try:
         L.crowd_loaders_scene_override(scene, a.frames is not None, a.frames or 0, a.dt is not None,
                                        a.dt or 0.0, a.seed is not None, a.seed or 0)
         st = L.crowd_loaders_world_create(scene, SIMD_CHOICES.index(a.simd), a.threads, C.byref(world))
         if st:
             return st
-        engine = Engine._borrow(L.crowd_loaders_world_engine(world))
         frames = L.crowd_loaders_scene_frames(scene)
         dt = L.crowd_loaders_scene_dt(scene)
+        first = 0
+        if a.resume:
+            got = _ffi.u32()
+            st = L.crowd_loaders_world_resume(world, a.resume.encode(), C.byref(got))
+            if st:
+                return st
+            first = got.value
+            if first > frames:
+                sys.stderr.write(f"crowd: run: {a.resume} was saved after frame {first}, past this run's last frame "
+                                 f"{frames} (--frames)\n")
+                return BAD_INPUT
+        if snap_file is not None and not first <= snap_at <= frames:
+            sys.stderr.write(f"crowd: run: --snapshot-at {snap_at} is outside the frames of this run "
+                             f"({first} to {frames})\n")
+            return BAD_INPUT
+        for kind, path in enumerate((a.trace, a.bones)):
+            if path:
+                st = L.crowd_loaders_trace_open(kind, path.encode(), C.byref(traces[kind]))
+                if st:
+                    return st
+        engine = Engine._borrow(L.crowd_loaders_world_engine(world))
         prepare = L.crowd_loaders_world_prepare_frame
+        write = L.crowd_loaders_world_write_traces if (a.trace or a.bones) else None
         seconds = 0.0
         clock = time.perf_counter
+        if snap_file is not None and snap_at == first:
+            st = L.crowd_loaders_world_save(world, first, snap_file.encode())
+            if st:
+                return st
         try:
-            for k in range(1, frames + 1):
+            for k in range(first + 1, frames + 1):
                 prepare(world, k, dt)
                 t0 = clock()
                 engine.tick(dt)
                 seconds += clock() - t0
+                if write:
+                    write(world, k, traces[0], traces[1])
+                if snap_file is not None and k == snap_at:
+                    st = L.crowd_loaders_world_save(world, k, snap_file.encode())
+                    if st:
+                        return st
         except Error as e:
             L.crowd_loaders_error(FAILED, f"crowd_tick: {e.message}".encode())
             return FAILED
         except KeyboardInterrupt:
             L.crowd_loaders_error(FAILED, b"interrupted")
             return FAILED
+        for kind in (0, 1):
+            t, traces[kind] = traces[kind], C.c_void_p()
+            if t:
+                st = L.crowd_loaders_trace_close(t, 1)
+                if st:
+                    return st
+        ticked = frames - first
         n = L.crowd_loaders_world_instance_count(world)
-        rate = n * frames / seconds if seconds > 0 else 0.0
+        rate = n * ticked / seconds if seconds > 0 else 0.0
         target = simd_name(engine.simd)
         threads = engine.threads
         checksum = L.crowd_loaders_world_checksum(world)
@@ -110,18 +167,29 @@ def run(argv):
         if a.json:
             print('{"instances": %u, "frames": %u, "tick_seconds": %.9g, "updates_per_second": %.0f, '
                   '"simd": "%s", "threads": %u, "checksum": "0x%016x"}'
-                  % (n, frames, seconds, rate, target, threads, checksum))
+                  % (n, ticked, seconds, rate, target, threads, checksum))
         else:
             print("scene               %s" % path)
+            if a.resume:
+                print("resumed             %s (after frame %u)" % (a.resume, first))
             print("instances           %u" % n)
-            print("frames              %u (dt %.9g s)" % (frames, dt))
+            if a.resume:
+                print("frames              %u (%u to %u, dt %.9g s)" % (ticked, first + 1, frames, dt))
+            else:
+                print("frames              %u (dt %.9g s)" % (ticked, dt))
             print("tick seconds        %.6f" % seconds)
             print("instance-updates/s  %.4g" % rate)
             print("simd                %s" % target)
             print("threads             %u" % threads)
+            if snap_file is not None:
+                print("snapshot            %s (after frame %u)" % (snap_file, snap_at))
             print("checksum            0x%016x" % checksum)
+        done = True
         return OK
     finally:
+        for t in traces:
+            if t:
+                L.crowd_loaders_trace_close(t, 0)  # an unfinished trace is removed
         if world:
             L.crowd_loaders_world_destroy(world)
         L.crowd_loaders_scene_free(scene)

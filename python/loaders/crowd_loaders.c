@@ -9,8 +9,10 @@
 #include "clip.h"
 #include "default_crowd.h"
 #include "diag.h"
+#include "resume.h"
 #include "scene.h"
 #include "ticker.h"
+#include "trace.h"
 #include "world.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -24,6 +26,16 @@ EXPORT int crowd_loaders_scene_load(const char *path, scene **out) {
         scene_free(s);
         free(s);
         return st;
+    }
+    /* the scene keeps the path it was given, and the caller's string may not outlive this call */
+    if (path) {
+        const char *own = scene_strdup(s, path);
+        if (!own) {
+            scene_free(s);
+            free(s);
+            return TOOL_FAILED;
+        }
+        s->path = own;
     }
     *out = s;
     return TOOL_OK;
@@ -95,6 +107,55 @@ EXPORT const double *crowd_loaders_clip_times(const pose_clip *c) { return c->t_
 EXPORT const float *crowd_loaders_clip_landmarks(const pose_clip *c) { return c->landmarks; }
 EXPORT const uint32_t *crowd_loaders_clip_lines(const pose_clip *c) { return c->line; }
 EXPORT const char *crowd_loaders_clip_path(const pose_clip *c) { return c->path; }
+
+/* Run snapshots (`crowd run --snapshot-at K FILE`, `--resume FILE`): resume.h. */
+EXPORT int crowd_loaders_world_save(const world *w, uint32_t frame, const char *path) {
+    return resume_save(w, frame, path);
+}
+EXPORT int crowd_loaders_world_resume(world *w, const char *path, uint32_t *out_frame) {
+    return resume_load(w, path, out_frame);
+}
+
+/* Traces (`crowd run --trace FILE`, `--bones FILE`): trace.h; kind 0 parameters, 1 bones. */
+EXPORT int crowd_loaders_trace_open(int kind, const char *path, trace_file **out) {
+    *out = NULL;
+    trace_file *t = calloc(1, sizeof *t);
+    if (!t) return tool_error(TOOL_FAILED, "out of memory");
+    int st = trace_open(t, path, kind ? TRACE_BONE_HEADER : TRACE_PARAMETER_HEADER);
+    if (st != TOOL_OK) {
+        trace_abort(t);
+        free(t);
+        return st;
+    }
+    *out = t;
+    return TOOL_OK;
+}
+/* Finishes (kept) or aborts (removed) the trace and frees it; the status of finishing. */
+EXPORT int crowd_loaders_trace_close(trace_file *t, int keep) {
+    if (!t) return TOOL_OK;
+    int st = keep ? trace_finish(t) : TOOL_OK;
+    trace_abort(t);
+    free(t);
+    return st;
+}
+/* Frame k's lines of every instance, as `crowd run` writes them (tools/simulate.c). */
+EXPORT void crowd_loaders_world_write_traces(const world *w, uint32_t k, trace_file *parameters, trace_file *bones) {
+    const scene *s = w->scene;
+    for (uint32_t i = 0; i < w->instance_count; i++) {
+        const scene_rig *sr = &s->rigs[w->rig_of[i]];
+        const world_rig *wr = &w->rigs[w->rig_of[i]];
+        uint32_t row = w->row[i];
+        if (parameters)
+            for (uint32_t p = 0; p < sr->parameter_count; p++)
+                trace_parameter(parameters, k, i, sr->parameters[p].id, wr->out[p][row]);
+        if (bones && wr->limbs)
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+                float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
+                              wr->bone_world[b][3][row]};
+                trace_bone(bones, k, i, crowd_bone_name((crowd_bone)b), q);
+            }
+    }
+}
 
 /* Prints "crowd: <message>" on stderr as the tools do, and returns status. */
 EXPORT int crowd_loaders_error(int status, const char *message) { return tool_error(status, "%s", message); }

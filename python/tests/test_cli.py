@@ -139,3 +139,35 @@ def test_pose_bad_input(cli, tmp_path):
     assert c.returncode == p.returncode == 2 and p.stderr == c.stderr
     p = run_python(["-m", "crowd", "pose", str(bad), "--bend-min", "50", "--bend-full", "40"])
     assert p.returncode == 2 and "--bend-min" in p.stderr
+
+
+def test_traces_and_run_snapshots_as_crowd_run(cli, tmp_path):
+    scene = scene_json(str(tmp_path))
+
+    def crowd_run(who, *args):
+        if who == "c":
+            return subprocess.run([cli, "run", scene, "--frames", "20", *args, "--quiet"], capture_output=True, text=True)
+        return run_python(["-m", "crowd", "run", scene, "--frames", "20", *args])
+
+    out = {}
+    for who in ("c", "py"):
+        d = tmp_path / who
+        d.mkdir()
+        r = crowd_run(who, "--trace", str(d / "p.csv"), "--bones", str(d / "b.csv"), "--snapshot-at", "12",
+                      str(d / "s.run"))
+        assert r.returncode == 0, r.stderr
+        out[who] = ([l.replace(str(d), "D") for l in summary(r.stdout)], [(d / f).read_bytes() for f in ("p.csv", "b.csv")])
+    assert out["c"] == out["py"] and len(out["c"][1][0]) > 1000 and len(out["c"][1][1]) > 1000
+    checksum = [l for l in out["c"][0] if l.startswith("checksum")]
+    # each resumes the other's run snapshot (their bytes differ only in the engines' handle tags)
+    for who, other in (("c", "py"), ("py", "c"), ("py", "py")):
+        r = crowd_run(who, "--resume", str(tmp_path / other / "s.run"))
+        assert r.returncode == 0, r.stderr
+        lines = summary(r.stdout)
+        assert [l for l in lines if l.startswith("checksum")] == checksum
+        assert "frames              8 (13 to 20, dt 0.0166666675 s)" in lines
+        assert f"resumed             {tmp_path / other / 's.run'} (after frame 12)" in lines
+    bad = run_python(["-m", "crowd", "run", scene, "--frames", "5", "--snapshot-at", "9", str(tmp_path / "x")])
+    assert bad.returncode == 2 and "--snapshot-at 9" in bad.stderr
+    same = run_python(["-m", "crowd", "run", scene, "--trace", str(tmp_path / "x"), "--bones", str(tmp_path / "x")])
+    assert same.returncode == 2 and "name the same file" in same.stderr
