@@ -2,6 +2,9 @@
 they keep the engine alive, and a stale view or one outliving close() raises."""
 import ctypes as C
 import gc
+import os
+import subprocess
+import sys
 import weakref
 
 import numpy as np
@@ -200,3 +203,36 @@ def test_write_poses_checks_like_crowd_instances_set():
             np.testing.assert_array_equal(e.get_poses(h), before)  # nothing written
         with pytest.raises(ValueError):
             r.write_poses(poses, first_row=3)
+
+
+BARE_AFTER_CLOSE = """
+import crowd
+e = crowd.Engine(allocator="{allocator}")
+r = e.rig(parameters=[crowd.Parameter("p", 0, 1, 0.5)])
+r.add(100)
+view = r.column("base", 0)
+bare = view.array
+e.close()
+try:
+    view.array
+except crowd.ClosedError:
+    print("view raised")
+print(bare.copy().sum())  # memmove: ASan checks it
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("CROWD_UNDER_ASAN"), reason="only meaningful with ASan preloaded "
+                    "(the sanitizer build's python test)")
+@pytest.mark.parametrize("allocator", ["numpy", "c"])
+def test_under_asan_a_bare_array_after_close(allocator):
+    """The proof this run is instrumented, and of why views are checked: with the C library's
+    allocator a bare array kept past close() reads freed memory (ASan reports it); with the
+    package's allocator its block is still alive; the view raises either way."""
+    r = subprocess.run([sys.executable, "-c", BARE_AFTER_CLOSE.format(allocator=allocator)], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(__file__))))
+    assert r.stdout.startswith("view raised")
+    if allocator == "numpy":
+        assert r.returncode == 0 and "AddressSanitizer" not in r.stderr, r.stderr
+        assert float(r.stdout.split()[-1]) == 50.0
+    else:
+        assert r.returncode != 0 and "heap-use-after-free" in r.stderr
