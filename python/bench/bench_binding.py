@@ -45,7 +45,8 @@ def tick_overhead(instances, calls, repeats, simd):
                 e.tick(dt)
             py.append((time.perf_counter() - t0) / calls)
             c.append(L.crowd_loaders_tick_loop(e._ptr, dt, calls) / calls)
-        return statistics.median(py), statistics.median(c), min(py), min(c), e.simd_name
+        ratio = statistics.median(p / q for p, q in zip(py, c))  # pairs ran back to back
+        return statistics.median(py), statistics.median(c), min(py), min(c), ratio, e.simd_name
 
 
 def pose_writes(n, repeats):
@@ -77,13 +78,14 @@ def main():
     p.add_argument("--simd", default="auto")
     p.add_argument("--repeats", type=int, default=15)
     a = p.parse_args()
-    py, c, pymin, cmin, simd = tick_overhead(0, 20000, a.repeats, a.simd)
+    py, c, pymin, cmin, _, simd = tick_overhead(0, 20000, a.repeats, a.simd)
     print(f"simd {simd}")
     print(f"empty engine     Engine.tick {py * 1e6:8.3f} us/call   crowd_tick (C loop) {c * 1e6:8.3f} us/call   "
           f"overhead {(py - c) * 1e6:.3f} us (min-based {(pymin - cmin) * 1e6:.3f} us)")
-    py, c, pymin, cmin, _ = tick_overhead(a.instances, 20, a.repeats, a.simd)
+    py, c, pymin, cmin, ratio, _ = tick_overhead(a.instances, 10, a.repeats * 3, a.simd)
     print(f"{a.instances:>6} instances Engine.tick {py * 1e3:8.3f} ms/call   crowd_tick (C loop) {c * 1e3:8.3f} ms/call   "
-          f"overhead {(py / c - 1) * 100:+.2f}% (min-based {(pymin / cmin - 1) * 100:+.2f}%)")
+          f"overhead {(ratio - 1) * 100:+.2f}% (median of paired ratios; of medians {(py / c - 1) * 100:+.2f}%, "
+          f"of minima {(pymin / cmin - 1) * 100:+.2f}%)")
     nbytes, st, vt, wt = pose_writes(a.instances, a.repeats)
     print(f"pose writes {a.instances} x 33 x 4 float32 ({nbytes / 1e6:.2f} MB):")
     print(f"  Engine.set_poses (crowd_instances_set)   {nbytes / st / 1e9:6.2f} GB/s ({st * 1e3:.3f} ms)")

@@ -189,7 +189,9 @@ class Field(_enum.IntEnum):
 
 
 # Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
-_MAX_LANDMARK = 1e9  # crowd.h §6, CROWD_FIELD_POSE: coordinates within +-1e9
+_MAX_LANDMARK = 1e9  # crowd.h §6, CROWD_FIELD_POSE: coordinates within +-1e9, visibility in [0, 1]
+_POSE_LO = np.tile(np.array([-_MAX_LANDMARK] * 3 + [0], np.float32), _ffi.LANDMARKS)
+_POSE_HI = np.tile(np.array([_MAX_LANDMARK] * 3 + [1], np.float32), _ffi.LANDMARKS)
 _READ_ONLY_FIELDS = frozenset((Field.OUTPUT, Field.BONE_WORLD, Field.BONE_LOCAL))
 
 
@@ -1134,11 +1136,10 @@ class Rig:
         if first_row < 0 or first_row + n > count:
             raise ValueError(f"Rig.write_poses: rows {first_row} .. {first_row + n - 1} outside the rig's {count}")
         if n:
-            # per component (x, y, z, visibility) lowest and highest: NaN propagates through both
-            # and fails every comparison, so this also catches what is not finite
-            by_comp = a.reshape(-1, 4)
-            lo, hi = by_comp.min(axis=0), by_comp.max(axis=0)
-            if not ((lo[:3] >= -_MAX_LANDMARK).all() and (hi[:3] <= _MAX_LANDMARK).all() and lo[3] >= 0 and hi[3] <= 1):
+            # each of the 132 columns' lowest and highest value (NaN propagates through both and
+            # fails every comparison, so this also catches what is not finite)
+            rows = a.reshape(n, -1)
+            if not ((rows.min(axis=0) >= _POSE_LO).all() and (rows.max(axis=0) <= _POSE_HI).all()):
                 flat = a.reshape(n, -1)
                 comp = np.arange(flat.shape[1]) % 4
                 ok = np.where(comp == 3, (flat >= 0) & (flat <= 1), np.abs(flat) <= _MAX_LANDMARK)
