@@ -46,12 +46,15 @@ __all__ = [
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
     "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
-    "limbs_defaults", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+    "limbs_defaults", "ThreadError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
 
 LANDMARK_COUNT = _ffi.LANDMARKS
+MAX_RIGS = 65535          # crowd.h's entry maxima (CROWD_MAX_RIGS, ...)
+MAX_PARAMETERS = 65536
+MAX_ENTRIES = 65536
 BONE_COUNT = _ffi.BONES
 MAX_CHANNELS = _ffi.MAX_CHANNELS
 VERSION = (0, 1, 0)
@@ -76,6 +79,7 @@ class Result(_enum.IntEnum):
     ERR_WRONG_RIG = 11
     ERR_NO_CONTROLLER = 12
     ERR_BAD_SNAPSHOT = 13
+    ERR_THREAD = 14
 
 
 class Simd(_enum.IntEnum):
@@ -284,6 +288,10 @@ class BadSnapshotError(Error):
     code = Result.ERR_BAD_SNAPSHOT
 
 
+class ThreadError(Error):
+    code = Result.ERR_THREAD
+
+
 class ClosedError(Error):
     """The engine was closed: its memory is gone, and so is every view on it."""
 
@@ -295,7 +303,7 @@ class StaleViewError(Error):
 
 _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
                                DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
-                               UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError)}
+                               UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError)}
 
 
 def _error(code, message):
@@ -1058,6 +1066,24 @@ class Rig:
         if res:
             self.engine._fail(res, "crowd_reserve")
         self.engine._moved(self.id)
+
+    @property
+    def bytes_per_instance(self) -> int:
+        """crowd_rig_bytes_per_instance: what one instance takes in the engine (for planning)."""
+        out = _C.c_size_t()
+        res = lib.crowd_rig_bytes_per_instance(self.engine._p(), self._c, _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_bytes_per_instance")
+        return out.value
+
+    @property
+    def settings_digest(self) -> int:
+        """crowd_rig_settings_digest: FNV-1a 64 of the rig's settings (equal descs, equal digests)."""
+        out = _ffi.u64()
+        res = lib.crowd_rig_settings_digest(self.engine._p(), self._c, _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_settings_digest")
+        return out.value
 
     def add(self, count=1, blink_start="random", harmonic_phase="zero") -> np.ndarray:
         """crowd_instances_add: count new instances; their handles as a uint64 array. The

@@ -141,6 +141,8 @@ SIGNATURES = {
     "crowd_rig_parameter_count": (u32, [vp, Rig]),
     "crowd_rig_instance_count": (u32, [vp, Rig]),
     "crowd_reserve": (i32, [vp, Rig, u32]),
+    "crowd_rig_bytes_per_instance": (i32, [vp, Rig, P(C.c_size_t)]),
+    "crowd_rig_settings_digest": (i32, [vp, Rig, P(u64)]),
     "crowd_instances_add": (i32, [vp, P(AddDesc), IP]),
     "crowd_instances_remove": (i32, [vp, IP, u32]),
     "crowd_instances_pause": (i32, [vp, IP, u32, b8]),

@@ -82,13 +82,13 @@ def test_defaults_are_the_headers():
 
 def test_defaults_make_the_same_rig_as_explicit_values():
     """A rig from the dataclass defaults and one from the header's numbers written out are the
-    same rig: equal snapshots."""
+    same rig: equal settings digests and equal state after a tick."""
     def build(look, harm, blink):
         with crowd.Engine(seed=3) as e:
             r = e.rig(name="r", parameters=FACE, look=look, harmonic=harm, blink=blink)
             r.add(4)
             e.tick(0.1)
-            return e.snapshot()
+            return r.settings_digest, state(e, r)
     a = build(crowd.Look([crowd.LookParameter("ParamAngleX", "x", 30.0)]),
               crowd.Harmonic([crowd.HarmonicParameter("ParamBreath")]), crowd.Blink(["ParamEyeLOpen"]))
     b = build(dict(parameters=[("ParamAngleX", 0, 30.0)], damping=np.float32(0.15), max_speed=math.inf,
@@ -245,7 +245,7 @@ def test_threads_give_the_same_bytes():
             r.add(333, harmonic_phase="random")
             for _ in range(10):
                 e.tick(1 / 60)
-            snaps.append(e.snapshot())
+            snaps.append(state(e, r))  # engines' handle tags differ: compare the state
     assert snaps[0] == snaps[1] == snaps[2]
 
 
@@ -261,7 +261,8 @@ def test_every_simd_target_gives_the_same_bytes():
             e.set_poses(h, np.repeat(crowd.rest_landmarks()[None], 37, axis=0))
             for _ in range(5):
                 e.tick(1 / 60)
-            snaps[t] = e.snapshot()
+            bones = [e.get(Field.BONE_WORLD, h, b) for b in range(15)]
+            snaps[t] = state(e, r) + b"".join(b.tobytes() for b in bones)
     assert len(snaps) >= 2 and len(set(snaps.values())) == 1
 
 
@@ -290,3 +291,14 @@ def test_logger_receives_every_error():
         with pytest.raises(crowd.RangeError):
             e.rig(parameters=[crowd.Parameter("p", 5, 1)])
     assert seen and seen[0][0] == crowd.Result.ERR_RANGE and "parameters[0]" in seen[0][1]
+
+
+def test_rig_bytes_per_instance_and_settings_digest():
+    with crowd.Engine() as a, crowd.Engine(seed=99) as b:
+        ra, rb = face_rig(a), face_rig(b)
+        plain = a.rig(parameters=[crowd.Parameter("p", 0, 1)])
+        assert ra.settings_digest == rb.settings_digest != plain.settings_digest  # equal descs, any engine
+        # one float column is 4 bytes a row: the face rig has far more columns than the plain one
+        assert ra.bytes_per_instance > plain.bytes_per_instance >= 4
+        limbs = a.rig(limbs=True)
+        assert limbs.bytes_per_instance > (132 + 2 * 15 * 4) * 4  # the pose and both bone sets at least

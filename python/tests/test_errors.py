@@ -136,6 +136,13 @@ def test_wrong_rig_code_maps_to_its_class():
     assert type(err) is crowd.WrongRigError and err.code == 11 and err.text == crowd.result_text(11)
 
 
+def test_thread_code_maps_to_its_class():
+    # CROWD_ERR_THREAD needs the system to refuse a thread; the mapping is exact.
+    err = crowd._error(Result.ERR_THREAD, "m")
+    assert type(err) is crowd.ThreadError and err.name == "CROWD_ERR_THREAD"
+    assert crowd.result_text(Result.ERR_THREAD) == "the system could not start a thread"
+
+
 def test_no_controller(engine):
     r = engine.rig(parameters=[crowd.Parameter("p", 0, 1)])
     h = r.add(1)

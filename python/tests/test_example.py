@@ -74,3 +74,16 @@ def test_example_reads_a_json_array(tmp_path):
     a = run_python([EXAMPLE, nd])
     b = run_python([EXAMPLE, str(arr)])
     assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and a.stdout.count("\n") == 1 + 6 * 15
+
+
+def test_the_recording_read_by_crowd_pose_itself(cli, tmp_path):
+    """crowd pose and python -m crowd pose read the landmark JSON themselves (the C reader):
+    the same bones as the example feeding it frame by frame."""
+    nd, _ = write_files(str(tmp_path), recording())
+    c = subprocess.run([cli, "pose", nd], capture_output=True, text=True)
+    if c.returncode == 2 and "t_s" in c.stderr:
+        pytest.skip("this crowd pose reads CSV clips only")
+    p = run_python(["-m", "crowd", "pose", nd])
+    e = run_python([EXAMPLE, nd])
+    assert c.returncode == p.returncode == e.returncode == 0, (c.stderr, p.stderr, e.stderr)
+    assert p.stdout == c.stdout == e.stdout
