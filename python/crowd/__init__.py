@@ -1,0 +1,1192 @@
+"""crowd: the SIMD-batched crowd animation engine from Python (ctypes over libcrowd.so).
+
+crowd.h is the manual; this package mirrors it:
+
+    with crowd.Engine(seed=1) as engine:
+        rig = engine.rig(parameters=[crowd.Parameter("ParamBreath", 0, 1)],
+                         harmonic=crowd.Harmonic([crowd.HarmonicParameter("ParamBreath")]))
+        avatars = rig.add(1000)                     # NumPy array of handles (uint64)
+        out = rig.column("output", 0)               # zero-copy view of the output column
+        engine.tick(1 / 60)
+        print(out.array[:4])
+
+Columns (Rig.column, Rig.columns) are views on the engine's memory, never copies. Reach the
+array through the view (view.array, np.asarray(view), view[...]): each access checks that the
+engine is open and that the memory has not moved, and raises crowd.ClosedError or
+crowd.StaleViewError instead of touching freed or moved memory. A view goes stale by the
+header's rules: after the next call that adds (Rig.add) or reserves (Rig.reserve) instances of
+its rig, loads a snapshot (Engine.load) or closes the engine; removing instances (Engine.remove)
+also makes the views stale here, because their length changes. Pausing moves rows but keeps
+views valid (Rig.handles() tells which row is whose). Views are writable where the C API allows
+(inputs, state, pose and root; outputs and bones are read only), and each keeps its engine
+alive.
+
+A bare ndarray taken from a view (a = view.array) is not checked again. By default the engine
+allocates through this package (allocator="numpy"): such an array keeps the engine's block it
+points into alive, so it can go stale but never reads freed memory. With allocator="c" the C
+library allocates and a kept bare array must obey the header's rules itself.
+
+Errors from the engine raise a subclass of crowd.Error with .code (the crowd_result), .name
+("CROWD_ERR_RANGE") and .message (crowd_last_error(), which names the field).
+"""
+import ctypes as _C
+import dataclasses as _dc
+import enum as _enum
+import math as _math
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import _ffi
+
+__all__ = [
+    "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError",
+    "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "RigDesc",
+    "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "Limb",
+    "Bone", "BlinkStart", "HarmonicPhase", "Field",
+    "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
+    "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
+    "limbs_defaults", "ThreadError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+]
+
+lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
+
+LANDMARK_COUNT = _ffi.LANDMARKS
+MAX_RIGS = 65535          # crowd.h's entry maxima (CROWD_MAX_RIGS, ...)
+MAX_PARAMETERS = 65536
+MAX_ENTRIES = 65536
+BONE_COUNT = _ffi.BONES
+MAX_CHANNELS = _ffi.MAX_CHANNELS
+VERSION = (0, 1, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Enums (crowd.h's, same values). Wherever an enum is taken, its name as a string works too
+# ("avx2", "base", "left_upper_arm"); a plain int is passed to the engine as it is.
+# ---------------------------------------------------------------------------------------------
+class Result(_enum.IntEnum):
+    OK = 0
+    ERR_NULL = 1
+    ERR_HANDLE = 2
+    ERR_NOT_FINITE = 3
+    ERR_RANGE = 4
+    ERR_UNKNOWN_ID = 5
+    ERR_DUPLICATE_ID = 6
+    ERR_BAD_ENUM = 7
+    ERR_CAPACITY = 8
+    ERR_OUT_OF_MEMORY = 9
+    ERR_UNSUPPORTED = 10
+    ERR_WRONG_RIG = 11
+    ERR_NO_CONTROLLER = 12
+    ERR_BAD_SNAPSHOT = 13
+    ERR_THREAD = 14
+
+
+class Simd(_enum.IntEnum):
+    AUTO = 0
+    SCALAR = 1
+    SSE2 = 2
+    AVX2 = 3
+    AVX512 = 4
+
+
+class Blend(_enum.IntEnum):
+    DEFAULT = 0
+    OVERRIDE = 1
+    ADDITIVE = 2
+    MULTIPLY = 3
+
+
+class Axis(_enum.IntEnum):
+    X = 0
+    Y = 1
+    Z = 2
+
+
+class Direction(_enum.IntEnum):
+    CENTRIC = 0
+    LEFT = 1
+    RIGHT = 2
+
+
+class BlinkModel(_enum.IntEnum):
+    SINE = 0
+    TIMED = 1
+
+
+class PoseFrame(_enum.IntEnum):
+    MEDIAPIPE_WORLD = 0
+    ENGINE = 1
+
+
+class AxisFix(_enum.IntEnum):
+    Y_ALONG_BONE = 0
+    Z_ALONG_BONE = 1
+    CUSTOM = 2
+    CALIBRATED = 3
+
+
+class Fallback(_enum.IntEnum):
+    STABLE = 0
+    ROOT = 1
+    PREVIOUS = 2
+
+
+class Limb(_enum.IntEnum):
+    LEFT_ARM = 0
+    RIGHT_ARM = 1
+    LEFT_LEG = 2
+    RIGHT_LEG = 3
+
+
+class Bone(_enum.IntEnum):
+    HIPS = 0
+    CHEST = 1
+    HEAD = 2
+    LEFT_UPPER_ARM = 3
+    LEFT_LOWER_ARM = 4
+    LEFT_HAND = 5
+    RIGHT_UPPER_ARM = 6
+    RIGHT_LOWER_ARM = 7
+    RIGHT_HAND = 8
+    LEFT_UPPER_LEG = 9
+    LEFT_LOWER_LEG = 10
+    LEFT_FOOT = 11
+    RIGHT_UPPER_LEG = 12
+    RIGHT_LOWER_LEG = 13
+    RIGHT_FOOT = 14
+
+
+class BlinkStart(_enum.IntEnum):
+    RANDOM = 0
+    CUBISM = 1
+
+
+class HarmonicPhase(_enum.IntEnum):
+    ZERO = 0
+    RANDOM = 1
+
+
+class Field(_enum.IntEnum):
+    BASE = 0
+    LOOK_TARGET = 1
+    LOOK_ACTIVE = 2
+    LOOK_CENTER = 3
+    LOOK_DAMPING = 4
+    LOOK_WEIGHT = 5
+    HARMONIC_WEIGHT = 6
+    BLINK_WEIGHT = 7
+    BLINK_MANUAL = 8
+    HARMONIC_PHASE = 9
+    HARMONIC_RANGE = 10
+    LOOK_POSITION = 11
+    LOOK_VELOCITY = 12
+    BLINK_OPENING = 13
+    BLINK_PHASE = 14
+    BLINK_CLOCK = 15
+    BLINK_LAST = 16
+    POSE = 17
+    ROOT = 18
+    OUTPUT = 19
+    BONE_WORLD = 20
+    BONE_LOCAL = 21
+
+
+# Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
+_MAX_LANDMARK = 1e9  # crowd.h §6, CROWD_FIELD_POSE: coordinates within +-1e9, visibility in [0, 1]
+_POSE_LO = np.tile(np.array([-_MAX_LANDMARK] * 3 + [0], np.float32), _ffi.LANDMARKS)
+_POSE_HI = np.tile(np.array([_MAX_LANDMARK] * 3 + [1], np.float32), _ffi.LANDMARKS)
+_READ_ONLY_FIELDS = frozenset((Field.OUTPUT, Field.BONE_WORLD, Field.BONE_LOCAL))
+
+
+def _enum_value(cls, value):
+    if isinstance(value, str):
+        try:
+            return int(cls[value.upper()])
+        except KeyError:
+            names = ", ".join(m.name.lower() for m in cls)
+            raise ValueError(f"{cls.__name__}: unknown name {value!r} (one of {names})") from None
+    return int(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+class Error(Exception):
+    """An engine call failed. code: the crowd_result; name: its C name; message: the engine's
+    message (crowd_last_error, naming the field), or the code's text when it has none."""
+
+    code: Optional[int] = None
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    @property
+    def name(self):
+        return "CROWD_" + Result(self.code).name if self.code is not None else None
+
+    @property
+    def text(self):
+        return result_text(self.code) if self.code is not None else None
+
+
+class NullError(Error):
+    code = Result.ERR_NULL
+
+
+class HandleError(Error):
+    code = Result.ERR_HANDLE
+
+
+class NotFiniteError(Error, ValueError):
+    code = Result.ERR_NOT_FINITE
+
+
+class RangeError(Error, ValueError):
+    code = Result.ERR_RANGE
+
+
+class UnknownIdError(Error, KeyError):
+    code = Result.ERR_UNKNOWN_ID
+
+    def __str__(self):  # KeyError would quote the message
+        return self.message
+
+
+class DuplicateIdError(Error, ValueError):
+    code = Result.ERR_DUPLICATE_ID
+
+
+class BadEnumError(Error, ValueError):
+    code = Result.ERR_BAD_ENUM
+
+
+class CapacityError(Error):
+    code = Result.ERR_CAPACITY
+
+
+class OutOfMemoryError(Error, MemoryError):
+    code = Result.ERR_OUT_OF_MEMORY
+
+
+class UnsupportedError(Error):
+    code = Result.ERR_UNSUPPORTED
+
+
+class WrongRigError(Error):
+    code = Result.ERR_WRONG_RIG
+
+
+class NoControllerError(Error):
+    code = Result.ERR_NO_CONTROLLER
+
+
+class BadSnapshotError(Error):
+    code = Result.ERR_BAD_SNAPSHOT
+
+
+class ThreadError(Error):
+    code = Result.ERR_THREAD
+
+
+class ClosedError(Error):
+    """The engine was closed: its memory is gone, and so is every view on it."""
+
+
+class StaleViewError(Error):
+    """The view's memory moved or its length changed (crowd.h §1: adding or reserving
+    instances of its rig, removing instances, loading a snapshot): take a new view."""
+
+
+_ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
+                               DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
+                               UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError)}
+
+
+def _error(code, message):
+    cls = _ERRORS.get(code)
+    if cls is None:
+        err = Error(message, code)
+        return err
+    return cls(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Module functions (crowd.h's getters that take no engine)
+# ---------------------------------------------------------------------------------------------
+def result_text(code) -> str:
+    return lib.crowd_result_text(int(code)).decode()
+
+
+def simd_name(simd) -> Optional[str]:
+    s = lib.crowd_simd_name(_enum_value(Simd, simd))
+    return s.decode() if s is not None else None
+
+
+def simd_width(simd) -> int:
+    return lib.crowd_simd_width(_enum_value(Simd, simd))
+
+
+def simd_supported(simd) -> bool:
+    return bool(lib.crowd_simd_supported(_enum_value(Simd, simd)))
+
+
+def field_width(field) -> int:
+    return lib.crowd_field_width(_enum_value(Field, field))
+
+
+def field_name(field) -> Optional[str]:
+    s = lib.crowd_field_name(_enum_value(Field, field))
+    return s.decode() if s is not None else None
+
+
+def bone_name(bone) -> Optional[str]:
+    s = lib.crowd_bone_name(_enum_value(Bone, bone))
+    return s.decode() if s is not None else None
+
+
+def rest_landmarks(frame="mediapipe_world") -> np.ndarray:
+    """The canonical rest pose (33, 4): x, y, z, visibility in `frame`."""
+    out = np.empty((LANDMARK_COUNT, 4), np.float32)
+    lib.crowd_rest_landmarks(_enum_value(PoseFrame, frame), out.ctypes.data)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Descs: dataclasses mirroring crowd.h's, with the C library's own defaults
+# ---------------------------------------------------------------------------------------------
+_LOOK = lib.crowd_look_defaults()
+_HPAR = lib.crowd_harmonic_parameter_defaults(b"")
+_HARM = lib.crowd_harmonic_defaults()
+_BLINK = lib.crowd_blink_defaults()
+_LIMBS = lib.crowd_limbs_defaults()
+
+
+@_dc.dataclass
+class Parameter:
+    """crowd_parameter_desc: min <= max, finite; default anywhere (clamped on output)."""
+    id: str
+    min: float
+    max: float
+    default: float = 0.0
+    repeat: bool = False
+
+
+@_dc.dataclass
+class LookParameter:
+    """crowd_look_parameter_desc: parameter `id` receives pos[axis] * factor."""
+    id: str
+    axis: object = Axis.X
+    factor: float = 0.0
+
+
+@_dc.dataclass
+class Look:
+    """crowd_look_desc (defaults: crowd_look_defaults())."""
+    parameters: Sequence[LookParameter] = ()
+    damping: float = _LOOK.damping
+    max_speed: float = _LOOK.max_speed
+    blend: object = Blend(_LOOK.blend)
+
+
+@_dc.dataclass
+class HarmonicParameter:
+    """crowd_harmonic_parameter_desc (defaults: crowd_harmonic_parameter_defaults(id))."""
+    id: str
+    channel: int = _HPAR.channel
+    direction: object = Direction(_HPAR.direction)
+    origin: float = _HPAR.origin
+    range: float = _HPAR.range
+    duration: float = _HPAR.duration
+
+
+@_dc.dataclass
+class Harmonic:
+    """crowd_harmonic_desc. channel_timescales None (with no entries): [1]."""
+    parameters: Sequence[HarmonicParameter] = ()
+    channel_timescales: Optional[Sequence[float]] = None
+    blend: object = Blend(_HARM.blend)
+
+
+@_dc.dataclass
+class Blink:
+    """crowd_blink_desc (defaults: crowd_blink_defaults())."""
+    parameters: Sequence[str] = ()
+    model: object = BlinkModel(_BLINK.model)
+    blend: object = Blend(_BLINK.blend)
+    mean: float = _BLINK.mean
+    max_deviation: float = _BLINK.max_deviation
+    timescale: float = _BLINK.timescale
+
+
+@_dc.dataclass
+class Limbs:
+    """crowd_limbs_desc (defaults: crowd_limbs_defaults()). custom_fix, bind_rotations: (15, 4)
+    quaternions x, y, z, w; bind_landmarks: (33, 4)."""
+    frame: object = PoseFrame(_LIMBS.frame)
+    axis_fix: object = AxisFix(_LIMBS.axis_fix)
+    custom_fix: Optional[object] = None
+    bind_landmarks: Optional[object] = None
+    bind_rotations: Optional[object] = None
+    fallback: object = Fallback(_LIMBS.fallback)
+    fallback_sign: Sequence[float] = tuple(_LIMBS.fallback_sign)
+    visibility_threshold: float = _LIMBS.visibility_threshold
+    hold_half_life: float = _LIMBS.hold_half_life
+    reacquire_half_life: float = _LIMBS.reacquire_half_life
+    bend_min: float = _LIMBS.bend_min
+    bend_full: float = _LIMBS.bend_full
+    smoothing: bool = bool(_LIMBS.smoothing)
+    min_cutoff: float = _LIMBS.min_cutoff
+    beta: float = _LIMBS.beta
+    d_cutoff: float = _LIMBS.d_cutoff
+
+
+@_dc.dataclass
+class RigDesc:
+    """crowd_rig_desc: a controller is present when its field is set (True: its defaults)."""
+    name: Optional[str] = None
+    parameters: Sequence[Parameter] = ()
+    look: Optional[Look] = None
+    harmonic: Optional[Harmonic] = None
+    blink: Optional[Blink] = None
+    limbs: Optional[Limbs] = None
+
+
+def look_defaults() -> Look:
+    return Look()
+
+
+def harmonic_parameter_defaults(id: str) -> HarmonicParameter:
+    return HarmonicParameter(id)
+
+
+def harmonic_defaults() -> Harmonic:
+    return Harmonic()
+
+
+def blink_defaults() -> Blink:
+    return Blink()
+
+
+def limbs_defaults() -> Limbs:
+    return Limbs()
+
+
+def _coerce(cls, value):
+    """A desc from a dataclass, a dict of its fields, a tuple of its positional fields, or True."""
+    if value is None or isinstance(value, cls):
+        return value
+    if value is True:
+        return cls()
+    if isinstance(value, dict):
+        return cls(**value)
+    if isinstance(value, (tuple, list)):
+        return cls(*value)
+    if isinstance(value, str) and cls in (Parameter, LookParameter, HarmonicParameter):
+        raise TypeError(f"{cls.__name__}: give the fields, not only the id {value!r}")
+    raise TypeError(f"expected {cls.__name__}, a dict or a tuple, got {type(value).__name__}")
+
+
+def _quat_array(value, count, what, keep):
+    a = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
+    if a.size != count * 4:
+        raise ValueError(f"{what}: expected {count} x 4 floats, got {a.size}")
+    keep.append(a)
+    return _C.cast(a.ctypes.data, _C.POINTER(_ffi.Quat))
+
+
+def _marshal_rig(desc: RigDesc):
+    """The crowd_rig_desc and everything it points to (kept alive by the returned list)."""
+    keep = []
+
+    def text(s):
+        b = s.encode() if isinstance(s, str) else s
+        keep.append(b)
+        return b
+
+    def array(ctype, items):
+        arr = (ctype * max(len(items), 1))(*items)
+        keep.append(arr)
+        return arr
+
+    rd = _ffi.RigDesc()
+    if desc.name is not None:
+        rd.name = text(desc.name)
+    params = [_coerce(Parameter, p) for p in desc.parameters]
+    rd.parameters = array(_ffi.ParameterDesc, [
+        _ffi.ParameterDesc(text(p.id), p.min, p.max, p.default, bool(p.repeat)) for p in params])
+    rd.parameter_count = len(params)
+    if desc.look is not None:
+        lk = _coerce(Look, desc.look)
+        lp = [_coerce(LookParameter, p) for p in lk.parameters]
+        ld = _ffi.LookDesc(array(_ffi.LookParameterDesc, [
+            _ffi.LookParameterDesc(text(p.id), _enum_value(Axis, p.axis), p.factor) for p in lp]),
+            len(lp), lk.damping, lk.max_speed, _enum_value(Blend, lk.blend))
+        keep.append(ld)
+        rd.look = _C.pointer(ld)
+    if desc.harmonic is not None:
+        hm = _coerce(Harmonic, desc.harmonic)
+        hp = [_coerce(HarmonicParameter, p) for p in hm.parameters]
+        ts = list(hm.channel_timescales) if hm.channel_timescales is not None else []
+        hd = _ffi.HarmonicDesc(array(_ffi.HarmonicParameterDesc, [
+            _ffi.HarmonicParameterDesc(text(p.id), p.channel, _enum_value(Direction, p.direction), p.origin,
+                                       p.range, p.duration) for p in hp]), len(hp),
+            array(_ffi.f32, ts) if hm.channel_timescales is not None else None, len(ts),
+            _enum_value(Blend, hm.blend))
+        keep.append(hd)
+        rd.harmonic = _C.pointer(hd)
+    if desc.blink is not None:
+        bk = _coerce(Blink, desc.blink)
+        ids = [text(p) for p in bk.parameters]
+        bd = _ffi.BlinkDesc(array(_ffi.cstr, ids), len(ids), _enum_value(BlinkModel, bk.model),
+                            _enum_value(Blend, bk.blend), bk.mean, bk.max_deviation, bk.timescale)
+        keep.append(bd)
+        rd.blink = _C.pointer(bd)
+    if desc.limbs is not None:
+        lm = _coerce(Limbs, desc.limbs)
+        ls = _ffi.LimbsDesc()
+        ls.frame = _enum_value(PoseFrame, lm.frame)
+        ls.axis_fix = _enum_value(AxisFix, lm.axis_fix)
+        if lm.custom_fix is not None:
+            ls.custom_fix = _quat_array(lm.custom_fix, BONE_COUNT, "limbs.custom_fix", keep)
+        if lm.bind_landmarks is not None:
+            a = np.ascontiguousarray(lm.bind_landmarks, dtype=np.float32).reshape(-1)
+            if a.size != LANDMARK_COUNT * 4:
+                raise ValueError(f"limbs.bind_landmarks: expected 33 x 4 floats, got {a.size}")
+            keep.append(a)
+            ls.bind_landmarks = _C.cast(a.ctypes.data, _ffi.FP)
+        if lm.bind_rotations is not None:
+            ls.bind_rotations = _quat_array(lm.bind_rotations, BONE_COUNT, "limbs.bind_rotations", keep)
+        ls.fallback = _enum_value(Fallback, lm.fallback)
+        signs = list(lm.fallback_sign)
+        if len(signs) != 4:
+            raise ValueError(f"limbs.fallback_sign: expected 4 signs, got {len(signs)}")
+        ls.fallback_sign = (_ffi.f32 * 4)(*signs)
+        for name in ("visibility_threshold", "hold_half_life", "reacquire_half_life", "bend_min", "bend_full",
+                     "min_cutoff", "beta", "d_cutoff"):
+            setattr(ls, name, getattr(lm, name))
+        ls.smoothing = bool(lm.smoothing)
+        keep.append(ls)
+        rd.limbs = _C.pointer(ls)
+    return rd, keep
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory the package controls: blocks the engine frees stay alive while an array uses them
+# ---------------------------------------------------------------------------------------------
+class _Arena:
+    def __init__(self):
+        self.blocks = {}  # aligned address -> (buffer, offset, size)
+        self.refuse = False  # tests: act as an exhausted allocator
+        self.alloc_fn = _ffi.ALLOC_FN(self._alloc)
+        self.free_fn = _ffi.FREE_FN(self._free)
+
+    def _alloc(self, size, align, user):
+        if self.refuse:
+            return None
+        try:
+            buf = np.empty(size + align, np.uint8)
+        except MemoryError:
+            return None
+        addr = buf.ctypes.data
+        off = (-addr) % align
+        self.blocks[addr + off] = (buf, off, size)
+        return addr + off
+
+    def _free(self, ptr, user):
+        if ptr:
+            self.blocks.pop(ptr, None)  # the buffer lives on while any view's base holds it
+
+    def array(self, ptr, count):
+        """A float32 array of count values at ptr, over the block that holds it (None: not ours)."""
+        for start, (buf, off, size) in self.blocks.items():
+            if start <= ptr and ptr + count * 4 <= start + size:
+                return np.frombuffer(buf, np.float32, count, off + (ptr - start))
+        return None
+
+    def release(self):
+        self.blocks.clear()
+
+
+def _raw_array(ptr, count):
+    return np.ctypeslib.as_array(_C.cast(ptr, _ffi.FP), (count,)) if count else np.empty(0, np.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Column views
+# ---------------------------------------------------------------------------------------------
+class Column:
+    """A zero-copy view of one or more engine columns. Every access to .array (or np.asarray,
+    indexing, len) checks the engine is open and the view current (see the package doc)."""
+
+    __slots__ = ("_engine", "_rig", "_epoch", "_array", "field", "index", "component", "__weakref__")
+
+    def __init__(self, engine, rig_id, array, field, index, component):
+        self._engine = engine  # keeps the engine alive
+        self._rig = rig_id
+        self._epoch = engine._epochs.get(rig_id, 0)
+        self._array = array
+        self.field = field
+        self.index = index
+        self.component = component
+
+    def _check(self):
+        e = self._engine
+        if e._ptr is None:
+            raise ClosedError("crowd column view: the engine is closed")
+        if e._epochs.get(self._rig, 0) != self._epoch:
+            raise StaleViewError(f"crowd column view ({field_name(self.field)}): its rig's storage changed "
+                                 "(instances added, reserved or removed, or a snapshot loaded): take a new view")
+        return self._array
+
+    @property
+    def array(self) -> np.ndarray:
+        """The ndarray itself (checked now, not on later use)."""
+        return self._check()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._check()
+        return a if dtype is None else a.astype(dtype)
+
+    def __getitem__(self, key):
+        return self._check()[key]
+
+    def __setitem__(self, key, value):
+        self._check()[key] = value
+
+    def __len__(self):
+        return self._check().shape[-1]
+
+    @property
+    def shape(self):
+        return self._check().shape
+
+    @property
+    def dtype(self):
+        return self._array.dtype
+
+    @property
+    def writable(self) -> bool:
+        return bool(self._array.flags.writeable)
+
+    @property
+    def valid(self) -> bool:
+        try:
+            self._check()
+            return True
+        except Error:
+            return False
+
+    def __repr__(self):
+        state = "valid" if self.valid else "stale"
+        return f"<crowd.Column {field_name(self.field)}[{self.index}] {self._array.shape} {state}>"
+
+
+# ---------------------------------------------------------------------------------------------
+# Engine and rigs
+# ---------------------------------------------------------------------------------------------
+def _handles(handles):
+    """Handles as a contiguous uint64 array (crowd_instance is one uint64)."""
+    if isinstance(handles, (int, np.integer)):
+        return np.array([handles], np.uint64)
+    a = np.ascontiguousarray(handles, dtype=np.uint64).reshape(-1)
+    return a
+
+
+def _floats(values, count, width, what):
+    a = np.ascontiguousarray(values, dtype=np.float32)
+    if a.size != count * width:
+        raise ValueError(f"{what}: expected {count} x {width} floats, got {a.size} (shape {a.shape})")
+    return a
+
+
+class Engine:
+    """crowd_engine. A context manager: leaving the block (or close()) destroys the engine.
+
+    seed, initial_capacity, simd ("auto", "scalar", "sse2", "avx2", "avx512"), threads (0/1: the
+    caller's thread only; N > 1: the engine's own pool of N - 1 threads), logger: a callable
+    (result_code, message) called with every error. allocator: "numpy" (the default: memory this
+    package controls, see the package doc) or "c" (the C library's)."""
+
+    def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy"):
+        self._ptr = None
+        self._cptr = None
+        self._epochs = {}
+        self._rigs = {}
+        self._owned = True
+        desc = _ffi.EngineDesc()
+        desc.seed = seed
+        desc.initial_capacity = initial_capacity
+        desc.simd = _enum_value(Simd, simd)
+        desc.threads = threads
+        if allocator == "numpy":
+            self._arena = _Arena()
+            desc.allocator.alloc = self._arena.alloc_fn
+            desc.allocator.free = self._arena.free_fn
+        elif allocator == "c":
+            self._arena = None
+        else:
+            raise ValueError(f"allocator: 'numpy' or 'c', not {allocator!r}")
+        # The engine logs every error; creation's message has no engine to ask for it later.
+        # (No reference to self in the callback: a dropped Engine is freed at once, no cycle.)
+        creating = {"message": "", "done": False}
+
+        def log(code, message, user, _cb=logger, _creating=creating):
+            try:
+                text = message.decode(errors="replace") if message else ""
+                if not _creating["done"]:
+                    _creating["message"] = text
+                if _cb is not None:
+                    _cb(int(code), text)
+            except Exception:  # an exception cannot cross the C call
+                pass
+        self._logger = _ffi.LOG_FN(log)
+        desc.logger.log = self._logger
+        out = _C.c_void_p()
+        res = lib.crowd_engine_create(_C.byref(desc), _C.byref(out))
+        creating["done"] = True
+        if res:
+            raise _error(res, creating["message"] or f"crowd_engine_create: {result_text(res)}")
+        self._ptr = out.value
+        self._cptr = _C.c_void_p(self._ptr)
+
+    @classmethod
+    def _borrow(cls, ptr):
+        """An Engine over an engine someone else owns (close() does not destroy it)."""
+        e = cls.__new__(cls)
+        e._ptr, e._epochs, e._rigs, e._owned, e._arena, e._logger = ptr, {}, {}, False, None, None
+        e._cptr = _C.c_void_p(ptr)
+        return e
+
+    # -- life ---------------------------------------------------------------------------------
+    def close(self):
+        """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on."""
+        ptr, self._ptr = self._ptr, None
+        self._cptr = None
+        if ptr is not None and self._owned:
+            lib.crowd_engine_destroy(ptr)
+        if self._arena is not None:
+            self._arena.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return self._ptr is None
+
+    def _p(self):
+        p = self._ptr
+        if p is None:
+            raise ClosedError("crowd: the engine is closed")
+        return p
+
+    def _fail(self, res, what):
+        msg = lib.crowd_last_error(self._ptr).decode(errors="replace") if self._ptr else ""
+        raise _error(res, msg or f"{what}: {result_text(res)}")
+
+    def _moved(self, rig_id=None):
+        """Views of rig_id (None: every rig) are stale from now on."""
+        if rig_id is None:
+            for k in list(self._epochs):
+                self._epochs[k] += 1
+            self._epochs[None] = self._epochs.get(None, 0) + 1
+        else:
+            self._epochs[rig_id] = self._epochs.get(rig_id, 0) + 1
+
+    # -- getters ------------------------------------------------------------------------------
+    @property
+    def last_error(self) -> str:
+        return lib.crowd_last_error(self._p()).decode(errors="replace")
+
+    @property
+    def threads(self) -> int:
+        return lib.crowd_engine_threads(self._p())
+
+    @property
+    def simd(self) -> Simd:
+        return Simd(lib.crowd_simd_target(self._p()))
+
+    @property
+    def simd_name(self) -> str:
+        return simd_name(self.simd)
+
+    @property
+    def simd_width(self) -> int:
+        return simd_width(self.simd)
+
+    # -- rigs ---------------------------------------------------------------------------------
+    def rig(self, desc: Optional[RigDesc] = None, **fields) -> "Rig":
+        """crowd_rig_create from a RigDesc, or from its fields as keyword arguments:
+        engine.rig(name="face", parameters=[Parameter("ParamAngleX", -30, 30)], blink=Blink(["ParamEyeLOpen"]))."""
+        if desc is None:
+            desc = RigDesc(**fields)
+        elif fields:
+            desc = _dc.replace(desc, **fields)
+        rd, keep = _marshal_rig(desc)
+        out = _ffi.Rig()
+        res = lib.crowd_rig_create(self._p(), _C.byref(rd), _C.byref(out))
+        del keep
+        if res:
+            self._fail(res, "crowd_rig_create")
+        r = Rig(self, out.id, desc)
+        self._rigs[out.id] = r
+        self._epochs.setdefault(out.id, 0)
+        return r
+
+    @property
+    def rigs(self):
+        """The rigs made through this object, in creation order."""
+        return list(self._rigs.values())
+
+    # -- instances ----------------------------------------------------------------------------
+    def remove(self, handles):
+        """crowd_instances_remove. Views of every rig go stale (lengths change)."""
+        h = _handles(handles)
+        res = lib.crowd_instances_remove(self._p(), h.ctypes.data, h.size)
+        if res:
+            self._fail(res, "crowd_instances_remove")
+        self._moved()
+
+    def pause(self, handles, paused=True):
+        """crowd_instances_pause: rows move (views stay valid; Rig.handles() tells the order)."""
+        h = _handles(handles)
+        res = lib.crowd_instances_pause(self._p(), h.ctypes.data, h.size, bool(paused))
+        if res:
+            self._fail(res, "crowd_instances_pause")
+
+    def resume(self, handles):
+        self.pause(handles, False)
+
+    def paused(self, handle) -> bool:
+        out = _ffi.b8()
+        res = lib.crowd_instance_paused(self._p(), _ffi.Instance(int(handle)), _C.byref(out))
+        if res:
+            self._fail(res, "crowd_instance_paused")
+        return bool(out.value)
+
+    def info(self, handle):
+        """(id, rig, row) of an instance: crowd_instance_info."""
+        iid, rig, row = _ffi.u64(), _ffi.Rig(), _ffi.u32()
+        res = lib.crowd_instance_info(self._p(), _ffi.Instance(int(handle)), _C.byref(iid), _C.byref(rig),
+                                      _C.byref(row))
+        if res:
+            self._fail(res, "crowd_instance_info")
+        return iid.value, self._rigs.get(rig.id, rig.id), row.value
+
+    def random(self, handle, count=1) -> np.ndarray:
+        """crowd_instance_random: count draws in [0, 1) from the instance's host stream."""
+        out = np.empty(count, np.float32)
+        res = lib.crowd_instance_random(self._p(), _ffi.Instance(int(handle)), count, out.ctypes.data)
+        if res:
+            self._fail(res, "crowd_instance_random")
+        return out
+
+    # -- fields -------------------------------------------------------------------------------
+    def set(self, field, handles, values, index=0):
+        """crowd_instances_set: values (n, width) (or anything of n*width floats) to n handles."""
+        f = _enum_value(Field, field)
+        h = _handles(handles)
+        v = _floats(values, h.size, max(lib.crowd_field_width(f), 1), "values")
+        res = lib.crowd_instances_set(self._p(), f, index, h.ctypes.data, h.size, v.ctypes.data)
+        if res:
+            self._fail(res, "crowd_instances_set")
+
+    def get(self, field, handles, index=0) -> np.ndarray:
+        """crowd_instances_get: (n, width), or (n,) for a one-float field."""
+        f = _enum_value(Field, field)
+        h = _handles(handles)
+        w = lib.crowd_field_width(f)
+        out = np.empty((h.size, w) if w != 1 else (h.size,), np.float32)
+        res = lib.crowd_instances_get(self._p(), f, index, h.ctypes.data, h.size, out.ctypes.data)
+        if res:
+            self._fail(res, "crowd_instances_get")
+        return out
+
+    def set_one(self, handle, field, values, index=0):
+        """crowd_set: one instance's field (width floats)."""
+        f = _enum_value(Field, field)
+        v = _floats(values, 1, max(lib.crowd_field_width(f), 1), "values")
+        res = lib.crowd_set(self._p(), _ffi.Instance(int(handle)), f, index, v.ctypes.data)
+        if res:
+            self._fail(res, "crowd_set")
+
+    def get_one(self, handle, field, index=0):
+        """crowd_get: a float for a one-float field, else an array of its width."""
+        f = _enum_value(Field, field)
+        w = lib.crowd_field_width(f)
+        out = np.empty(max(w, 1), np.float32)
+        res = lib.crowd_get(self._p(), _ffi.Instance(int(handle)), f, index, out.ctypes.data)
+        if res:
+            self._fail(res, "crowd_get")
+        return float(out[0]) if w == 1 else out
+
+    def set_poses(self, handles, poses):
+        """Pose landmarks of n instances in one call: poses (n, 33, 4) x, y, z, visibility in the
+        rig's frame (crowd_instances_set of CROWD_FIELD_POSE). float32 C-order input is not copied."""
+        h = _handles(handles)
+        p = _floats(poses, h.size, LANDMARK_COUNT * 4, "poses")
+        res = lib.crowd_instances_set(self._p(), Field.POSE, 0, h.ctypes.data, h.size, p.ctypes.data)
+        if res:
+            self._fail(res, "crowd_instances_set (pose)")
+
+    def get_poses(self, handles) -> np.ndarray:
+        return self.get(Field.POSE, handles).reshape(-1, LANDMARK_COUNT, 4)
+
+    def set_look_target(self, handle, x, y, z, active=True):
+        res = lib.crowd_set_look_target(self._p(), _ffi.Instance(int(handle)), x, y, z, bool(active))
+        if res:
+            self._fail(res, "crowd_set_look_target")
+
+    def blink_now(self, handles):
+        h = _handles(handles)
+        res = lib.crowd_blink_now(self._p(), h.ctypes.data, h.size)
+        if res:
+            self._fail(res, "crowd_blink_now")
+
+    def outputs(self, handle) -> np.ndarray:
+        """crowd_get_outputs: every output parameter of one instance, in the rig's order."""
+        _, rig, _ = self.info(handle)
+        n = rig.parameter_count if isinstance(rig, Rig) else lib.crowd_rig_parameter_count(self._ptr, _ffi.Rig(rig))
+        out = np.empty(n, np.float32)
+        res = lib.crowd_get_outputs(self._p(), _ffi.Instance(int(handle)), out.ctypes.data, n)
+        if res:
+            self._fail(res, "crowd_get_outputs")
+        return out
+
+    # -- the tick -----------------------------------------------------------------------------
+    def tick(self, dt):
+        """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1)."""
+        # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
+        res = _tick(self._cptr, dt)
+        if res:
+            self._p()
+            self._fail(res, "crowd_tick")
+
+    def tick_range(self, dt, rig, first, count):
+        """crowd_tick_range: rows [first, first + count) of one rig. The GIL is released during
+        the call, so Python threads ticking disjoint ranges run at the same time."""
+        res = _tick_range(self._p(), dt, _ffi.Rig(_rig_id(rig)), first, count)
+        if res:
+            self._fail(res, "crowd_tick_range")
+
+    # -- snapshots ----------------------------------------------------------------------------
+    def snapshot_size(self) -> int:
+        n = _C.c_size_t()
+        res = lib.crowd_snapshot_size(self._p(), _C.byref(n))
+        if res:
+            self._fail(res, "crowd_snapshot_size")
+        return n.value
+
+    def snapshot(self) -> bytes:
+        """crowd_snapshot_save: the whole state as bytes."""
+        size = self.snapshot_size()
+        buf = _C.create_string_buffer(max(size, 1))
+        written = _C.c_size_t()
+        res = lib.crowd_snapshot_save(self._p(), buf, size, _C.byref(written))
+        if res:
+            self._fail(res, "crowd_snapshot_save")
+        return buf.raw[:written.value]
+
+    def load(self, data):
+        """crowd_snapshot_load: replaces the state (nothing changes on error). Every view goes
+        stale. Rig objects name rigs by id: after loading they name the snapshot's rigs of those
+        ids (handles saved with the snapshot stay valid in it)."""
+        b = np.frombuffer(data, np.uint8)
+        p = self._p()
+        res = lib.crowd_snapshot_load(p, b.ctypes.data if b.size else None, b.size)
+        if res:
+            self._fail(res, "crowd_snapshot_load")
+        self._moved()
+
+    def __repr__(self):
+        if self._ptr is None:
+            return "<crowd.Engine closed>"
+        return f"<crowd.Engine simd={self.simd_name} threads={self.threads} rigs={len(self._rigs)}>"
+
+
+_tick = lib.crowd_tick
+_tick_range = lib.crowd_tick_range
+
+
+def _rig_id(rig):
+    return rig.id if isinstance(rig, Rig) else int(rig)
+
+
+class Rig:
+    """crowd_rig: a model type in an engine. Made by Engine.rig()."""
+
+    def __init__(self, engine, rig_id, desc=None):
+        self.engine = engine
+        self.id = rig_id
+        self.desc = desc
+        self._c = _ffi.Rig(rig_id)
+
+    @property
+    def name(self):
+        return self.desc.name if self.desc else None
+
+    def parameter_index(self, id: str) -> int:
+        out = _ffi.u32()
+        res = lib.crowd_rig_parameter_index(self.engine._p(), self._c, id.encode(), _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_parameter_index")
+        return out.value
+
+    @property
+    def parameter_count(self) -> int:
+        return lib.crowd_rig_parameter_count(self.engine._p(), self._c)
+
+    @property
+    def instance_count(self) -> int:
+        return lib.crowd_rig_instance_count(self.engine._p(), self._c)
+
+    def __len__(self):
+        return self.instance_count
+
+    @property
+    def running_count(self) -> int:
+        return lib.crowd_rig_running_count(self.engine._p(), self._c)
+
+    def reserve(self, capacity):
+        """crowd_reserve. The rig's views go stale."""
+        res = lib.crowd_reserve(self.engine._p(), self._c, capacity)
+        if res:
+            self.engine._fail(res, "crowd_reserve")
+        self.engine._moved(self.id)
+
+    @property
+    def bytes_per_instance(self) -> int:
+        """crowd_rig_bytes_per_instance: what one instance takes in the engine (for planning)."""
+        out = _C.c_size_t()
+        res = lib.crowd_rig_bytes_per_instance(self.engine._p(), self._c, _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_bytes_per_instance")
+        return out.value
+
+    @property
+    def settings_digest(self) -> int:
+        """crowd_rig_settings_digest: FNV-1a 64 of the rig's settings (equal descs, equal digests)."""
+        out = _ffi.u64()
+        res = lib.crowd_rig_settings_digest(self.engine._p(), self._c, _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_settings_digest")
+        return out.value
+
+    def add(self, count=1, blink_start="random", harmonic_phase="zero") -> np.ndarray:
+        """crowd_instances_add: count new instances; their handles as a uint64 array. The
+        rig's views go stale."""
+        d = _ffi.AddDesc(self._c, count, _enum_value(BlinkStart, blink_start),
+                         _enum_value(HarmonicPhase, harmonic_phase))
+        out = np.zeros(count, np.uint64)
+        res = lib.crowd_instances_add(self.engine._p(), _C.byref(d), out.ctypes.data if count else None)
+        if res:
+            self.engine._fail(res, "crowd_instances_add")
+        self.engine._moved(self.id)
+        return out
+
+    def handles(self) -> np.ndarray:
+        """The handle of each row (a copy: rows move when instances are added, removed or paused)."""
+        ptr, n = _C.POINTER(_ffi.Instance)(), _ffi.u32()
+        res = lib.crowd_rig_handles(self.engine._p(), self._c, _C.byref(ptr), _C.byref(n))
+        if res:
+            self.engine._fail(res, "crowd_rig_handles")
+        if n.value == 0:
+            return np.zeros(0, np.uint64)
+        return np.ctypeslib.as_array(_C.cast(ptr, _C.POINTER(_ffi.u64)), (n.value,)).copy()
+
+    def _array(self, ptr, count, field):
+        e = self.engine
+        a = e._arena.array(ptr, count) if e._arena is not None and count else None
+        if a is None:
+            a = _raw_array(ptr, count)
+        if field in _READ_ONLY_FIELDS:
+            a.flags.writeable = False
+        return a
+
+    def column(self, field, index=0, component=0) -> Column:
+        """crowd_rig_column: a zero-copy view of one component, rows 0..instance_count-1."""
+        f = _enum_value(Field, field)
+        ptr, n = _ffi.FP(), _ffi.u32()
+        res = lib.crowd_rig_column(self.engine._p(), self._c, f, index, component, _C.byref(ptr), _C.byref(n))
+        if res:
+            self.engine._fail(res, "crowd_rig_column")
+        addr = _C.cast(ptr, _C.c_void_p).value or 0
+        return Column(self.engine, self.id, self._array(addr, n.value, f), Field(f), index, component)
+
+    def columns(self, field, index=0) -> Column:
+        """crowd_rig_columns: every component at once, a (width, instance_count) view (for the
+        pose: (132, n), landmark k's x, y, z, visibility in rows 4k .. 4k+3)."""
+        f = _enum_value(Field, field)
+        w = lib.crowd_field_width(f)
+        ptrs = (_ffi.FP * max(w, 1))()
+        n = _ffi.u32()
+        res = lib.crowd_rig_columns(self.engine._p(), self._c, f, index, ptrs, _C.byref(n))
+        if res:
+            self.engine._fail(res, "crowd_rig_columns")
+        addrs = [_C.cast(ptrs[k], _C.c_void_p).value or 0 for k in range(w)]
+        count = n.value
+        stride = addrs[1] - addrs[0] if w > 1 else count * 4
+        regular = all(addrs[k] - addrs[0] == k * stride for k in range(w)) and stride >= count * 4
+        if not regular:
+            raise Error("crowd_rig_columns: the components are not evenly spaced; use Rig.column per component")
+        span = (w - 1) * stride // 4 + count
+        flat = self._array(addrs[0], span, f) if count else np.empty(0, np.float32)
+        if count:
+            a = np.lib.stride_tricks.as_strided(flat, (w, count), (stride, 4), writeable=flat.flags.writeable)
+        else:
+            a = np.empty((w, 0), np.float32)
+        return Column(self.engine, self.id, a, Field(f), index, None)
+
+    def write_poses(self, poses, first_row=0):
+        """The landmarks of rows [first_row, first_row + n) in storage order (Rig.handles() tells
+        whose) from an (n, 33, 4) array, straight into the zero-copy pose columns: the fast bulk
+        path (no handle lookups, one column-wise copy). Checked first, in NumPy, by crowd.h's rules
+        for CROWD_FIELD_POSE (coordinates finite within +-1e9, visibility in [0, 1]): a bad value
+        raises NotFiniteError or RangeError naming it, and nothing is written."""
+        a = np.asarray(poses, np.float32).reshape(-1, LANDMARK_COUNT, 4)
+        n = a.shape[0]
+        count = self.instance_count
+        if first_row < 0 or first_row + n > count:
+            raise ValueError(f"Rig.write_poses: rows {first_row} .. {first_row + n - 1} outside the rig's {count}")
+        if n:
+            # each of the 132 columns' lowest and highest value (NaN propagates through both and
+            # fails every comparison, so this also catches what is not finite)
+            rows = a.reshape(n, -1)
+            if not ((rows.min(axis=0) >= _POSE_LO).all() and (rows.max(axis=0) <= _POSE_HI).all()):
+                flat = a.reshape(n, -1)
+                comp = np.arange(flat.shape[1]) % 4
+                ok = np.where(comp == 3, (flat >= 0) & (flat <= 1), np.abs(flat) <= _MAX_LANDMARK)
+                i, c = (int(x[0]) for x in np.nonzero(~ok))
+                v = float(flat[i, c])
+                what = (f"Rig.write_poses: values[{i * flat.shape[1] + c}] (pose of row {first_row + i})")
+                if not _math.isfinite(v):
+                    raise NotFiniteError(f"{what} is not finite")
+                want = "a visibility in [0, 1]" if c % 4 == 3 else "a coordinate within +-1e9"
+                raise RangeError(f"{what} is {v:g}, must be {want}")
+        cols = self.columns(Field.POSE)
+        cols.array[:, first_row:first_row + n] = a.reshape(n, -1).T
+
+    def rest_pose(self):
+        """crowd_rig_rest_pose: (world, local), each (15, 4) quaternions x, y, z, w."""
+        world = np.empty((BONE_COUNT, 4), np.float32)
+        local = np.empty((BONE_COUNT, 4), np.float32)
+        res = lib.crowd_rig_rest_pose(self.engine._p(), self._c, world.ctypes.data, local.ctypes.data)
+        if res:
+            self.engine._fail(res, "crowd_rig_rest_pose")
+        return world, local
+
+    def __repr__(self):
+        return f"<crowd.Rig {self.id} {self.name or ''}>"
