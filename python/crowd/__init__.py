@@ -709,9 +709,11 @@ class Engine:
     seed, initial_capacity, simd ("auto", "scalar", "sse2", "avx2", "avx512"), threads (0/1: the
     caller's thread only; N > 1: the engine's own pool of N - 1 threads), logger: a callable
     (result_code, message) called with every error. allocator: "numpy" (the default: memory this
-    package controls, see the package doc) or "c" (the C library's)."""
+    package controls, see the package doc) or "c" (the C library's). first_instance_id: the id
+    the first added instance gets (a shard of a crowd starts at its first instance's number)."""
 
-    def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy"):
+    def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy",
+                 first_instance_id=0):
         self._ptr = None
         self._cptr = None
         self._epochs = {}
@@ -722,6 +724,7 @@ class Engine:
         desc.initial_capacity = initial_capacity
         desc.simd = _enum_value(Simd, simd)
         desc.threads = threads
+        desc.first_instance_id = first_instance_id
         if allocator == "numpy":
             self._arena = _Arena()
             desc.allocator.alloc = self._arena.alloc_fn

@@ -56,7 +56,7 @@ class Logger(C.Structure):
 
 class EngineDesc(C.Structure):
     _fields_ = [("seed", u64), ("initial_capacity", u32), ("simd", i32), ("threads", u32),
-                ("allocator", Allocator), ("logger", Logger)]
+                ("allocator", Allocator), ("logger", Logger), ("first_instance_id", u64)]
 
 
 class Rig(C.Structure):

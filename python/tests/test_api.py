@@ -302,3 +302,13 @@ def test_rig_bytes_per_instance_and_settings_digest():
         assert ra.bytes_per_instance > plain.bytes_per_instance >= 4
         limbs = a.rig(limbs=True)
         assert limbs.bytes_per_instance > (132 + 2 * 15 * 4) * 4  # the pose and both bone sets at least
+
+
+def test_first_instance_id_numbers_the_instances():
+    # the field that follows the allocator and logger in crowd_engine_desc: a ctypes mirror
+    # that lacked it would leave the C side reading past the struct
+    with crowd.Engine(first_instance_id=1000) as e, crowd.Engine() as f:
+        a = face_rig(e).add(3)
+        b = face_rig(f).add(3)
+        assert [e.info(h)[0] for h in a] == [1000, 1001, 1002]
+        assert [f.info(h)[0] for h in b] == [0, 1, 2]
