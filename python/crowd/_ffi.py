@@ -173,6 +173,7 @@ SIGNATURES = {
 }
 
 LOADER_SIGNATURES = {
+    "crowd_loaders_sizeof": (C.c_size_t, [cstr]),
     "crowd_loaders_scene_load": (i32, [cstr, P(vp)]),
     "crowd_loaders_scene_free": (None, [vp]),
     "crowd_loaders_scene_path": (cstr, [vp]),

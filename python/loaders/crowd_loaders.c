@@ -4,6 +4,7 @@
  * Every struct stays opaque; errors are printed by the tools as "crowd: ..." on stderr and
  * returned as their exit statuses (0 ok, 1 failed, 2 bad input). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "checksum.h"
 #include "clip.h"
@@ -167,4 +168,30 @@ EXPORT double crowd_loaders_tick_loop(crowd_engine *engine, float dt, uint32_t n
     for (uint32_t k = 0; k < n; k++)
         if (crowd_tick(engine, dt) != CROWD_OK) return -1.0;
     return tool_now() - t0;
+}
+
+/* The size of each public struct of crowd.h by name (0 for an unknown name): the package's
+ * ctypes mirrors are checked against them, so that a field added to the header cannot leave
+ * the C side reading past a Python-made struct. */
+EXPORT size_t crowd_loaders_sizeof(const char *name) {
+    static const struct { const char *name; size_t size; } sizes[] = {
+        {"crowd_allocator", sizeof(crowd_allocator)},
+        {"crowd_logger", sizeof(crowd_logger)},
+        {"crowd_engine_desc", sizeof(crowd_engine_desc)},
+        {"crowd_rig", sizeof(crowd_rig)},
+        {"crowd_instance", sizeof(crowd_instance)},
+        {"crowd_parameter_desc", sizeof(crowd_parameter_desc)},
+        {"crowd_look_parameter_desc", sizeof(crowd_look_parameter_desc)},
+        {"crowd_look_desc", sizeof(crowd_look_desc)},
+        {"crowd_harmonic_parameter_desc", sizeof(crowd_harmonic_parameter_desc)},
+        {"crowd_harmonic_desc", sizeof(crowd_harmonic_desc)},
+        {"crowd_blink_desc", sizeof(crowd_blink_desc)},
+        {"crowd_quat", sizeof(crowd_quat)},
+        {"crowd_limbs_desc", sizeof(crowd_limbs_desc)},
+        {"crowd_rig_desc", sizeof(crowd_rig_desc)},
+        {"crowd_add_desc", sizeof(crowd_add_desc)},
+    };
+    for (size_t k = 0; name && k < sizeof sizes / sizeof sizes[0]; k++)
+        if (strcmp(sizes[k].name, name) == 0) return sizes[k].size;
+    return 0;
 }

@@ -1,4 +1,5 @@
 """Every function of the public API through the package, checked against crowd.h's own numbers."""
+import ctypes
 import math
 import threading
 
@@ -312,3 +313,23 @@ def test_first_instance_id_numbers_the_instances():
         b = face_rig(f).add(3)
         assert [e.info(h)[0] for h in a] == [1000, 1001, 1002]
         assert [f.info(h)[0] for h in b] == [0, 1, 2]
+
+
+def test_ctypes_mirrors_match_the_header():
+    # each ctypes struct has the size of the C struct it mirrors (a field added to crowd.h and
+    # not here would make the C side read past a struct made in Python)
+    from crowd import _ffi
+    try:
+        loaders = _ffi.declare(_ffi.load_loaders(), _ffi.LOADER_SIGNATURES)
+    except OSError:
+        pytest.skip("no loaders library")
+    sizeof = loaders.crowd_loaders_sizeof
+    mirrors = {"crowd_allocator": _ffi.Allocator, "crowd_logger": _ffi.Logger, "crowd_engine_desc": _ffi.EngineDesc,
+               "crowd_rig": _ffi.Rig, "crowd_instance": _ffi.Instance, "crowd_parameter_desc": _ffi.ParameterDesc,
+               "crowd_look_parameter_desc": _ffi.LookParameterDesc, "crowd_look_desc": _ffi.LookDesc,
+               "crowd_harmonic_parameter_desc": _ffi.HarmonicParameterDesc, "crowd_harmonic_desc": _ffi.HarmonicDesc,
+               "crowd_blink_desc": _ffi.BlinkDesc, "crowd_quat": _ffi.Quat, "crowd_limbs_desc": _ffi.LimbsDesc,
+               "crowd_rig_desc": _ffi.RigDesc, "crowd_add_desc": _ffi.AddDesc}
+    for name, mirror in mirrors.items():
+        assert sizeof(name.encode()) == ctypes.sizeof(mirror), name
+    assert sizeof(b"no_such_struct") == 0
