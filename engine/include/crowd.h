@@ -180,8 +180,10 @@ typedef enum crowd_blend {
     CROWD_BLEND_COUNT
 } crowd_blend;
 
-/* One parameter: min <= max, all finite, default in any place (it is clamped on output).
- * repeat: the value wraps (a full-turn angle); needs max > min. */
+/* One parameter: min <= max, all finite, default in any place: each tick out = base, and only a
+ * controller's blend clamps (or wraps) it into [min, max], so a parameter no controller drives
+ * outputs its base as it is (SPEC 1). repeat: the value wraps (a full-turn angle); needs
+ * max > min. */
 typedef struct crowd_parameter_desc {
     const char *id; /* unique within the rig, non-empty */
     float min, max, default_value; /* min and max within +-1e18 */
