@@ -53,6 +53,10 @@ void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT
     }
 }
 
+/* sin of an angle in degrees, in double, rounded once: the bend weights' bounds, the same on
+ * every target */
+static float sin_degrees(float deg) { return (float)sin(deg * (3.14159265358979323846 / 180.0)); }
+
 /* The landmarks each bone reads (MediaPipe Pose numbering), -1 ending the list. */
 static const int bone_deps[CROWDI_BONES][4] = {
     {11, 12, 23, 24}, {11, 12, 23, 24}, {0, 7, 8, -1},
@@ -179,12 +183,9 @@ crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc 
     LIMB_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
                "desc->limbs->bend_min (%g) and bend_full (%g) must satisfy 0 <= bend_min < bend_full <= 90 degrees",
                (double)d->bend_min, (double)d->bend_full);
-    {
-        const double deg = 3.14159265358979323846 / 180.0;
-        LIMB_CHECK((float)sin(d->bend_full * deg) > (float)sin(d->bend_min * deg), CROWD_ERR_RANGE,
-                   "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
-                   (double)d->bend_full, (double)d->bend_min);
-    }
+    LIMB_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
+               "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
+               (double)d->bend_full, (double)d->bend_min);
     LIMB_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
     LIMB_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
     LIMB_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
@@ -209,7 +210,7 @@ crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc 
             LIMB_CHECK(unit_quat(&d->bind_rotations[b]), CROWD_ERR_RANGE,
                        "desc->limbs->bind_rotations[%d] (%s) is not a unit quaternion", b, bone_names[b]);
         int bad = degenerate_bone(d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, d->fallback_sign,
-                                  d->fallback == CROWD_FALLBACK_STABLE, sin(d->bend_min * (3.14159265358979323846 / 180.0)));
+                                  d->fallback == CROWD_FALLBACK_STABLE, sin_degrees(d->bend_min));
         LIMB_CHECK(bad < 0, CROWD_ERR_RANGE,
                    "desc->limbs->bind_landmarks: bone %s is degenerate in the bind pose (coincident landmarks, or with "
                    "fallback root or previous a straight limb parallel to the root's right axis: bend it slightly or use "
@@ -330,10 +331,8 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
     v->limb_visibility_threshold = d->visibility_threshold;
     v->limb_hold_half_life = d->hold_half_life;
     v->limb_reacquire_half_life = d->reacquire_half_life;
-    /* once per rig, in double then rounded: the same numbers on every target */
-    const double deg = 3.14159265358979323846 / 180.0;
-    v->limb_bend_sin_min = (float)sin(d->bend_min * deg);
-    v->limb_bend_sin_range = (float)sin(d->bend_full * deg) - v->limb_bend_sin_min;
+    v->limb_bend_sin_min = sin_degrees(d->bend_min);
+    v->limb_bend_sin_range = sin_degrees(d->bend_full) - v->limb_bend_sin_min;
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;

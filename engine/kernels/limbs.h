@@ -328,32 +328,30 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3
                             cvk_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
     cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
-    cvk_v3 side;
     if (v->limb_side_mode == CROWDI_SIDE_STABLE) { /* the side axis and the ups: cvk_limb_sides */
         cvk_put_look(s, upper_bone, j, upper_dir, upper_dir);
         cvk_put_look(s, upper_bone + 1, j, lower_dir, lower_dir);
         return;
-    } else {
-        side = cvk_v3_cross(upper_dir, lower_dir);
-        cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
-        cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
-        if (v->limb_side_mode == CROWDI_SIDE_PREVIOUS) {
-            const size_t st = v->limb_stride;
-            float *col = v->limb_side + (size_t)(3 * limb) * st;
-            cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
-            cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
-            fallback = cvk_v3_select(has_prev, prev, fallback);
-            /* keep the bend on the side it had: past straight the side axis would reverse and
-             * turn both bones half a turn */
-            cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
-            side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
-            cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
-            cv_storeu(col + i, keep.x);
-            cv_storeu(col + st + i, keep.y);
-            cv_storeu(col + 2 * st + i, keep.z);
-        }
-        side = cvk_v3_select(straight, fallback, side);
     }
+    cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
+    cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
+    cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
+    if (v->limb_side_mode == CROWDI_SIDE_PREVIOUS) {
+        const size_t st = v->limb_stride;
+        float *col = v->limb_side + (size_t)(3 * limb) * st;
+        cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+        cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
+        fallback = cvk_v3_select(has_prev, prev, fallback);
+        /* keep the bend on the side it had: past straight the side axis would reverse and
+         * turn both bones half a turn */
+        cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
+        side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
+        cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
+        cv_storeu(col + i, keep.x);
+        cv_storeu(col + st + i, keep.y);
+        cv_storeu(col + 2 * st + i, keep.z);
+    }
+    side = cvk_v3_select(straight, fallback, side);
     cvk_put_look(s, upper_bone, j, upper_dir, cvk_v3_cross(upper_dir, side));
     cvk_put_look(s, upper_bone + 1, j, lower_dir, cvk_v3_cross(lower_dir, side));
 }
@@ -477,6 +475,11 @@ static inline cvk_q cvk_q_nlerp(cvk_q a, cvk_q b, cv_f t) {
                                    cv_add(cv_mul(a.z, ta), cv_mul(b.z, tb)), cv_add(cv_mul(a.w, ta), cv_mul(b.w, tb))});
 }
 
+/* Is landmark k of the block's rows at or above the visibility threshold? */
+static inline cv_m cvk_landmark_seen(const crowdi_rig_view *v, int k, size_t i) {
+    return cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * v->limb_stride + i), cv_set1(v->limb_visibility_threshold));
+}
+
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
  * and re-acquisition (SPEC 5.1) when `tracking`, the stores. `tracking` is a constant at each
  * call: without it every bone is the plain solve. */
@@ -488,7 +491,7 @@ static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_
     if (tracking)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
-            seen[k] = cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * st + i), cv_set1(v->limb_visibility_threshold));
+            seen[k] = cvk_landmark_seen(v, k, i);
             all_seen = cv_mand(all_seen, seen[k]);
         }
     const bool some_unseen = tracking && !cv_all(all_seen);
@@ -558,12 +561,10 @@ __attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig
 /* Is every bone of the block trusted and fully eased in (r = 1)? Then pass 3 is the plain
  * solve, as SPEC 5.1 makes it. */
 static inline bool cvk_limb_block_steady(const crowdi_rig_view *v, size_t i) {
-    const size_t st = v->limb_stride;
-    const cv_f threshold = cv_set1(v->limb_visibility_threshold), one = cv_set1(1.0f);
+    const cv_f one = cv_set1(1.0f);
     cv_m ok = cv_mtrue();
-    for (int u = 0; u < CVK_USED_LANDMARKS; u++)
-        ok = cv_mand(ok, cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * cvk_used_landmarks[u] + 3) * st + i), threshold));
-    for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(v->limb_track + (size_t)b * st + i), one));
+    for (int u = 0; u < CVK_USED_LANDMARKS; u++) ok = cv_mand(ok, cvk_landmark_seen(v, cvk_used_landmarks[u], i));
+    for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(v->limb_track + (size_t)b * v->limb_stride + i), one));
     return cv_all(ok);
 }
 
