@@ -130,6 +130,10 @@ crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
 const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
 
 /* limbs (limbs.c) */
+/* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
+ * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
+static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
+static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
 crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *desc);
 crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *desc, crowdi_rig *rig);
 

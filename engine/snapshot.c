@@ -452,8 +452,8 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, reader *rd, ui
     r->active = active;
     /* columns no field rule covers (outputs, the limbs' sides, One Euro state): finite is
      * their rule */
-    const bool limbs = r->has_limbs, side = limbs && r->limbs.limb_side_mode != CROWDI_SIDE_ROOT,
-               track = limbs && r->limbs.limb_visibility_threshold > 0.0f;
+    const bool limbs = r->has_limbs, side = limbs && crowdi_limbs_have_side(&r->limbs),
+               track = limbs && crowdi_limbs_track(&r->limbs);
     const uint32_t spans[3][2] = {
         {r->col_out, r->param_count},
         {r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},

@@ -63,9 +63,9 @@ static void refresh_view(crowdi_rig *r) {
         v->limb_root = r->columns[r->col_root];
         v->limb_world = r->columns[r->col_world];
         v->limb_local = r->columns[r->col_local];
-        v->limb_side = l->limb_side_mode != CROWDI_SIDE_ROOT ? r->columns[r->col_side] : NULL;
-        v->limb_track = l->limb_visibility_threshold > 0.0f ? r->columns[r->col_track] : NULL;
-        v->limb_src = l->limb_visibility_threshold > 0.0f ? r->columns[r->col_src] : NULL;
+        v->limb_side = crowdi_limbs_have_side(l) ? r->columns[r->col_side] : NULL;
+        v->limb_track = crowdi_limbs_track(l) ? r->columns[r->col_track] : NULL;
+        v->limb_src = crowdi_limbs_track(l) ? r->columns[r->col_src] : NULL;
         v->limb_filter = l->limb_smoothing ? r->columns[r->col_filter] : NULL;
     }
 }
@@ -90,10 +90,9 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->col_root = n, n += 4;
         r->col_world = n, n += 4 * CROWDI_BONES;
         r->col_local = n, n += 4 * CROWDI_BONES;
-        if (r->limbs.limb_side_mode != CROWDI_SIDE_ROOT) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
+        if (crowdi_limbs_have_side(&r->limbs)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
         if (r->limbs.limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
-        /* trust and re-acquisition state: only where a bone can be untrusted */
-        if (r->limbs.limb_visibility_threshold > 0.0f) {
+        if (crowdi_limbs_track(&r->limbs)) {
             r->col_track = n, n += CROWDI_BONES;
             r->col_src = n, n += 4 * CROWDI_BONES;
         }
@@ -132,14 +131,14 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->init_bits[r->col_root + 3] = bits_of(1.0f);
         /* a new instance shows the rest pose (root identity), fully eased in */
         const crowdi_rig_view *l = &r->limbs;
-        for (uint32_t b = 0; b < CROWDI_BONES; b++)
+        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
             for (uint32_t c = 0; c < 4; c++) {
                 r->init_bits[r->col_world + 4 * b + c] = bits_of(l->limb_rest_world[b][c]);
                 r->init_bits[r->col_local + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
-                if (l->limb_visibility_threshold > 0.0f) r->init_bits[r->col_src + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
+                if (crowdi_limbs_track(l)) r->init_bits[r->col_src + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
             }
-        if (l->limb_visibility_threshold > 0.0f)
-            for (uint32_t b = 0; b < CROWDI_BONES; b++) r->init_bits[r->col_track + b] = bits_of(1.0f);
+            if (crowdi_limbs_track(l)) r->init_bits[r->col_track + b] = bits_of(1.0f);
+        }
     }
     refresh_view(r);
     return CROWD_OK;
