@@ -284,16 +284,16 @@ int clip_load(const char *path, pose_clip *clip) {
     if (st != TOOL_OK) return st;
     char head[256];
     size_t got_head = fread(head, 1, sizeof head, f);
+    rewind(f);
     if (landmark_json_sniff(head, got_head)) { /* (a document that starts with 256 bytes of white space reads as CSV) */
-        rewind(f);
         st = landmark_json_read(path, f, clip);
         fclose(f);
         return st;
     }
-    fclose(f);
     char *text;
     size_t size;
-    st = tool_read_file(path, "pose clip", &text, &size);
+    st = tool_read_opened(f, path, "pose clip", &text, &size);
+    fclose(f);
     if (st != TOOL_OK) return st;
     st = clip_parse(path, text, size, clip);
     free(text);

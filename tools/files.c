@@ -41,31 +41,15 @@ int tool_open_file(const char *path, const char *what, FILE **out) {
     return TOOL_OK;
 }
 
-int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size) {
+int tool_read_opened(FILE *f, const char *path, const char *what, char **out_data, size_t *out_size) {
     *out_data = NULL;
     *out_size = 0;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the kind is checked on the open
-     * file itself, so it cannot change between the check and the read */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
-    }
-    int res = check_stat(path, what, &st);
-    if (res != TOOL_OK) {
-        close(fd);
-        return res;
-    }
-    /* a file that grows while read stops at the limit + 1 byte: refused, never unbounded */
-    size_t cap = (size_t)st.st_size + 1, size = 0;
+    size_t cap = fstat(fileno(f), &st) == 0 && (uint64_t)st.st_size < tool_max_file_bytes ? (size_t)st.st_size + 1 : 1 << 16;
+    size_t size = 0;
     char *data = tool_malloc(cap + 1);
-    if (!data) {
-        close(fd);
-        return TOOL_FAILED;
-    }
+    if (!data) return TOOL_FAILED;
+    /* a file that grows while read stops at the limit + 1 byte: refused, never unbounded */
     for (;;) {
         if (size == cap) {
             if ((uint64_t)size > tool_max_file_bytes) break;
@@ -73,23 +57,24 @@ int tool_read_file(const char *path, const char *what, char **out_data, size_t *
             char *d = tool_realloc(data, grown + 1, 1);
             if (!d) {
                 free(data);
-                close(fd);
                 return TOOL_FAILED;
             }
             data = d, cap = grown;
         }
-        ssize_t got = read(fd, data + size, cap - size);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            free(data);
-            close(fd);
-            return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+        errno = 0;
+        size_t got = fread(data + size, 1, cap - size, f);
+        size += got;
+        if (got == 0 && ferror(f) && errno == EINTR) { /* a signal, not an error: go on */
+            clearerr(f);
+            continue;
         }
         if (got == 0) break;
-        size += (size_t)got;
     }
-    close(fd);
+    if (ferror(f)) {
+        int e = errno;
+        free(data);
+        return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(e));
+    }
     if ((uint64_t)size > tool_max_file_bytes) {
         free(data);
         return tool_error(TOOL_BAD_INPUT, "%s: the %s grew past the limit of %llu bytes while read (--max-file-bytes)",
@@ -99,6 +84,17 @@ int tool_read_file(const char *path, const char *what, char **out_data, size_t *
     *out_data = data;
     *out_size = size;
     return TOOL_OK;
+}
+
+int tool_read_file(const char *path, const char *what, char **out_data, size_t *out_size) {
+    *out_data = NULL;
+    *out_size = 0;
+    FILE *f;
+    int st = tool_open_file(path, what, &f);
+    if (st != TOOL_OK) return st;
+    st = tool_read_opened(f, path, what, out_data, out_size);
+    fclose(f);
+    return st;
 }
 
 int tool_output_open(tool_output *o, const char *path, const char *what) {

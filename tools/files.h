@@ -29,6 +29,9 @@ int tool_read_file(const char *path, const char *what, char **out_data, size_t *
 /* Opens the regular file path (at most tool_max_file_bytes when opened) for a reader that
  * streams it ("rb"), with the checks of tool_read_file. */
 int tool_open_file(const char *path, const char *what, FILE **out);
+/* Reads an opened file from where it stands to its end, as tool_read_file does (the same
+ * limit, the NUL after the last byte). */
+int tool_read_opened(FILE *f, const char *path, const char *what, char **out_data, size_t *out_size);
 
 typedef struct tool_output {
     FILE *f;

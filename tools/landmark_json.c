@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "files.h"
 #include "landmark_scan.h"
 
 #define TFJS_DEFAULT_TICKS_PER_SECOND 30.0
@@ -382,26 +383,13 @@ static void restart(reader *r) { /* forget what a fast path that bailed out push
     r->ticks_per_second = TFJS_DEFAULT_TICKS_PER_SECOND;
 }
 
-/* The whole file into memory (a document is parsed at once either way). */
+/* The whole file into memory (a document is parsed at once either way), within the input limit. */
 static int slurp(reader *r, FILE *f, char **text, size_t *size) {
     *text = NULL;
     *size = 0;
-    size_t cap = 0;
     if (fseek(f, 0, SEEK_SET) != 0)
         return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON again: %s", r->path, strerror(errno));
-    for (;;) {
-        if (*size == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *t = tool_realloc(*text, cap, 1);
-            if (!t) return TOOL_FAILED;
-            *text = t;
-        }
-        size_t got = fread(*text + *size, 1, cap - *size, f);
-        *size += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) return tool_error(TOOL_BAD_INPUT, "%s: cannot read the landmark JSON", r->path);
-    return TOOL_OK;
+    return tool_read_opened(f, r->path, "landmark JSON", text, size);
 }
 
 static int read_document(reader *r, source *s) {
