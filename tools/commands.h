@@ -19,6 +19,9 @@ int cmd_stream(int argc, char **argv);
 /* The limb settings' flags of crowd pose (--frame --axis-fix --fallback ... --bend-full) at
  * a->i, shared by crowd stream. 1: taken; 0: not one of them; -1: a bad value (printed). */
 int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs);
+/* The check across those flags (--bend-min below --bend-full), for `command`: TOOL_OK or
+ * TOOL_BAD_INPUT with the message printed. */
+int pose_limb_check(const char *command, const crowd_limbs_desc *limbs);
 
 /* Options shared by run and render: the scene, its overrides and how to tick it. */
 typedef struct scene_options {

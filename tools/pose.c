@@ -33,6 +33,13 @@ static const char pose_usage[] =
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
 /* The limb settings' flags, shared with crowd stream (commands.h). */
+int pose_limb_check(const char *command, const crowd_limbs_desc *limbs) {
+    if (!(limbs->bend_min < limbs->bend_full))
+        return tool_error(TOOL_BAD_INPUT, "%s: --bend-min (%g) must be below --bend-full (%g)", command,
+                          (double)limbs->bend_min, (double)limbs->bend_full);
+    return TOOL_OK;
+}
+
 int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
     static const char *const frames[] = {"mediapipe_world", "engine"};
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
@@ -112,9 +119,7 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
             *clip_path = argv[a.i];
         }
     }
-    if (!(limbs->bend_min < limbs->bend_full))
-        return tool_error(TOOL_BAD_INPUT, "pose: --bend-min (%g) must be below --bend-full (%g)", (double)limbs->bend_min,
-                          (double)limbs->bend_full);
+    if (pose_limb_check("pose", limbs) != TOOL_OK) return TOOL_BAD_INPUT;
     if (!*clip_path) {
         fputs(pose_usage, stderr);
         return tool_error(TOOL_BAD_INPUT, "pose: a pose clip is required");

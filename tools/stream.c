@@ -81,10 +81,7 @@ static int parse_args(int argc, char **argv, stream_options *o) {
             return args_unexpected(&a);
         }
     }
-    if (!(o->limbs.bend_min < o->limbs.bend_full))
-        return tool_error(TOOL_BAD_INPUT, "stream: --bend-min (%g) must be below --bend-full (%g)",
-                          (double)o->limbs.bend_min, (double)o->limbs.bend_full);
-    return TOOL_OK;
+    return pose_limb_check("stream", &o->limbs);
 }
 
 /* ---- lines from a file descriptor as they arrive, at most max bytes each ---- */

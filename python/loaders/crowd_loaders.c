@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "resume.h"
 #include "scene.h"
+#include "simulate.h"
 #include "ticker.h"
 #include "trace.h"
 #include "world.h"
@@ -139,23 +140,9 @@ EXPORT int crowd_loaders_trace_close(trace_file *t, int keep) {
     free(t);
     return st;
 }
-/* Frame k's lines of every instance, as `crowd run` writes them (tools/simulate.c). */
+/* Frame k's lines of every instance, as `crowd run` writes them (the same code). */
 EXPORT void crowd_loaders_world_write_traces(const world *w, uint32_t k, trace_file *parameters, trace_file *bones) {
-    const scene *s = w->scene;
-    for (uint32_t i = 0; i < w->instance_count; i++) {
-        const scene_rig *sr = &s->rigs[w->rig_of[i]];
-        const world_rig *wr = &w->rigs[w->rig_of[i]];
-        uint32_t row = w->row[i];
-        if (parameters)
-            for (uint32_t p = 0; p < sr->parameter_count; p++)
-                trace_parameter(parameters, k, i, sr->parameters[p].id, wr->out[p][row]);
-        if (bones && wr->limbs)
-            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
-                float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
-                              wr->bone_world[b][3][row]};
-                trace_bone(bones, k, i, crowd_bone_name((crowd_bone)b), q);
-            }
-    }
+    simulate_write_traces(w, parameters, bones, k);
 }
 
 /* Prints "crowd: <message>" on stderr as the tools do, and returns status. */
