@@ -2,6 +2,7 @@
 #include "mpi_run.h"
 
 #include "diag.h"
+#include "files.h"
 
 #ifndef CROWD_HAVE_MPI
 
@@ -274,28 +275,22 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
     }
     MPI_Gatherv(ranges, mine, MPI_UINT32_T, all, sizes, offsets, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        char *path = join(dir, MANIFEST), *tmp = join(dir, MANIFEST ".tmp");
-        FILE *f = path && tmp ? fopen(tmp, "w") : NULL;
-        if (!f) {
-            st = tool_error(TOOL_FAILED, "%s/%s: cannot write the snapshot manifest: %s", dir, MANIFEST, strerror(errno));
-        } else {
-            fprintf(f, "%s\nframe %u\nranks %d\ninstances %u\nfingerprint 0x%016" PRIx64 "\npieces %d\n", MANIFEST_MAGIC,
+        /* an exclusive temporary beside the manifest, renamed when complete (files.h) */
+        char *path = join(dir, MANIFEST);
+        tool_output out = {0};
+        st = path ? tool_output_open(&out, path, "snapshot manifest") : TOOL_FAILED;
+        if (st == TOOL_OK) {
+            fprintf(out.f, "%s\nframe %u\nranks %d\ninstances %u\nfingerprint 0x%016" PRIx64 "\npieces %d\n", MANIFEST_MAGIC,
                     frame, ranks, world_scene_instances(s), scene_fingerprint(s), total / 2);
             for (int r = 0; r < ranks; r++)
                 for (int p = 0; p < sizes[r] / 2; p++) {
                     char name[64];
                     piece_file(name, sizeof name, r, (uint32_t)p);
-                    fprintf(f, "piece %u %u %s\n", all[offsets[r] + 2 * p], all[offsets[r] + 2 * p + 1], name);
+                    fprintf(out.f, "piece %u %u %s\n", all[offsets[r] + 2 * p], all[offsets[r] + 2 * p + 1], name);
                 }
-            bool ok = !ferror(f);
-            ok = fclose(f) == 0 && ok;
-            if (!ok || rename(tmp, path) != 0) {
-                st = tool_error(TOOL_FAILED, "%s/%s: cannot write the snapshot manifest", dir, MANIFEST);
-                remove(tmp);
-            }
+            st = tool_output_commit(&out, "snapshot manifest");
         }
         free(path);
-        free(tmp);
     }
     free(ranges);
     free(all);
@@ -308,12 +303,11 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
 static int read_manifest(const char *dir, const scene *s, uint32_t *frame, piece_entry **out, uint32_t *out_count) {
     char *path = join(dir, MANIFEST);
     if (!path) return TOOL_FAILED;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        int st = tool_error(TOOL_BAD_INPUT, "%s: cannot open the snapshot manifest (crowd run --mpi --snapshot-at K DIR "
-                            "writes it): %s", path, strerror(errno));
+    FILE *f;
+    int opened = tool_open_file(path, "snapshot manifest (crowd run --mpi --snapshot-at K DIR writes it)", &f);
+    if (opened != TOOL_OK) {
         free(path);
-        return st;
+        return opened;
     }
     char magic[64] = {0};
     int old_ranks = 0, count = 0;
