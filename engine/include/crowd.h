@@ -55,6 +55,16 @@ extern "C" {
 #define CROWD_VERSION_MINOR 1
 #define CROWD_VERSION_PATCH 0
 
+/* CROWD_API marks what libcrowd exports: the library is built with hidden visibility, so only
+ * these functions are its ABI (a static build may define CROWD_API empty before including). */
+#ifndef CROWD_API
+#if defined(__GNUC__) || defined(__clang__)
+#define CROWD_API __attribute__((visibility("default")))
+#else
+#define CROWD_API
+#endif
+#endif
+
 /* ------------------------------------------------------------------------------------------
  * 2. Results and errors. One list gives each code and its meaning.
  * ---------------------------------------------------------------------------------------- */
@@ -83,7 +93,7 @@ typedef enum crowd_result {
 } crowd_result;
 
 /* The fixed text of a code ("ok", "a required pointer is NULL", ...). Never NULL. */
-const char *crowd_result_text(crowd_result result);
+CROWD_API const char *crowd_result_text(crowd_result result);
 
 /* ------------------------------------------------------------------------------------------
  * 3. Engine
@@ -141,23 +151,23 @@ typedef struct crowd_engine_desc {
  * CROWD_SIMD value in the environment, only one of alloc/free set, or first_instance_id above
  * 2^62), CROWD_ERR_CAPACITY (65535 engines are live), CROWD_ERR_THREAD (the pool's threads could
  * not be started), out of memory. */
-crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
+CROWD_API crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
 /* NULL-safe. Frees everything the engine allocated. */
-void crowd_engine_destroy(crowd_engine *engine);
+CROWD_API void crowd_engine_destroy(crowd_engine *engine);
 /* The message of the last error of this engine ("" if none), naming the field, e.g.
  * "crowd_rig_create: desc->parameters[2].min (5) > max (1)". Valid until the next call. */
-const char *crowd_last_error(const crowd_engine *engine);
+CROWD_API const char *crowd_last_error(const crowd_engine *engine);
 
 /* Threads crowd_tick uses (1 without a pool). */
-uint32_t crowd_engine_threads(const crowd_engine *engine);
+CROWD_API uint32_t crowd_engine_threads(const crowd_engine *engine);
 /* The target the engine's tick runs on. */
-crowd_simd crowd_simd_target(const crowd_engine *engine);
+CROWD_API crowd_simd crowd_simd_target(const crowd_engine *engine);
 /* "auto", "scalar", "sse2", "avx2", "avx512"; NULL for an unknown value. */
-const char *crowd_simd_name(crowd_simd simd);
+CROWD_API const char *crowd_simd_name(crowd_simd simd);
 /* Its lane count (1, 4, 8, 16); 0 for AUTO or an unknown value. */
-uint32_t crowd_simd_width(crowd_simd simd);
+CROWD_API uint32_t crowd_simd_width(crowd_simd simd);
 /* True when the target is built into the library and the CPU can run it. */
-bool crowd_simd_supported(crowd_simd simd);
+CROWD_API bool crowd_simd_supported(crowd_simd simd);
 
 /* ------------------------------------------------------------------------------------------
  * 4. Rigs. A rig is a model type: its parameter table and controller settings. Instances of
@@ -207,7 +217,7 @@ typedef struct crowd_look_desc {
     crowd_blend blend;
 } crowd_look_desc;
 /* damping 0.15, max_speed +inf, blend additive, no parameters. */
-crowd_look_desc crowd_look_defaults(void);
+CROWD_API crowd_look_desc crowd_look_defaults(void);
 
 typedef enum crowd_direction {
     CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
@@ -223,7 +233,7 @@ typedef struct crowd_harmonic_parameter_desc {
     float duration;            /* D, seconds, > 0, default 3 */
 } crowd_harmonic_parameter_desc;
 /* channel 0, centric, origin 0.5, range 0.5, duration 3, with the given id. */
-crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id);
+CROWD_API crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id);
 
 #define CROWD_MAX_CHANNELS 16
 typedef struct crowd_harmonic_desc {
@@ -240,7 +250,7 @@ typedef struct crowd_harmonic_desc {
     uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
     crowd_blend blend;
 } crowd_harmonic_desc;
-crowd_harmonic_desc crowd_harmonic_defaults(void);
+CROWD_API crowd_harmonic_desc crowd_harmonic_defaults(void);
 
 typedef enum crowd_blink_model {
     CROWD_BLINK_SINE = 0, /* |sin| closing and opening (Cubism's EyeBlink) */
@@ -258,7 +268,7 @@ typedef struct crowd_blink_desc {
     float max_deviation; /* s, in [0, 1e6]. Default 2 */
     float timescale;     /* in (0, 1e6]. Default 10 */
 } crowd_blink_desc;
-crowd_blink_desc crowd_blink_defaults(void);
+CROWD_API crowd_blink_desc crowd_blink_defaults(void);
 
 /* Limb bases from pose landmarks (section 9 has the fields). */
 typedef enum crowd_pose_frame {
@@ -337,7 +347,7 @@ typedef struct crowd_limbs_desc {
 } crowd_limbs_desc;
 /* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
  * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
-crowd_limbs_desc crowd_limbs_defaults(void);
+CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
 
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
@@ -350,21 +360,21 @@ typedef struct crowd_rig_desc {
 } crowd_rig_desc;
 
 /* Validates everything (see the field comments) and creates the rig. */
-crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig);
+CROWD_API crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig);
 /* The index of a parameter id in the rig's table (the order of desc->parameters). */
-crowd_result crowd_rig_parameter_index(const crowd_engine *engine, crowd_rig rig,
+CROWD_API crowd_result crowd_rig_parameter_index(const crowd_engine *engine, crowd_rig rig,
                                        const char *id, uint32_t *out_index);
 /* Parameter count, instance count. 0 for an invalid rig. */
-uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig);
-uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
+CROWD_API uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig);
+CROWD_API uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
 /* Makes room for `capacity` instances of the rig (rounded up to 16). */
-crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
+CROWD_API crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
 /* The bytes one instance of the rig takes in the engine: its columns (4 bytes each), its row's
  * handle and its slot. For planning before anything is allocated: N instances reserved with
  * crowd_reserve take N times this (N rounded up to 16 rows, and up to 16 rows more of padding
  * that keeps columns from lying a multiple of 4 KiB apart); crowd_instances_add alone grows the
  * capacity by doubling and holds the old and the new columns while it copies them. */
-crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
+CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
 
 /* ------------------------------------------------------------------------------------------
  * 5. Instances
@@ -394,30 +404,30 @@ typedef struct crowd_add_desc {
 /* Adds count instances (all state at its start values, base = default). out_handles (may be
  * NULL) receives count handles. Each instance gets a 64-bit id, never reused in the engine's
  * life, that keys its random draws. */
-crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add_desc *desc,
+CROWD_API crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add_desc *desc,
                                  crowd_instance *out_handles);
 /* Removes instances; the last rows move into the holes (handles stay valid). All handles are
  * checked (and must be distinct) before anything is removed. */
-crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
+CROWD_API crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
                                     uint32_t count);
 /* Pauses (paused = true) or resumes instances. A paused instance keeps its state and outputs
  * exactly as they are; the tick does not touch it, and once resumed it continues as if no time
  * had passed for it. Paused instances are kept in the last rows of their rig, so the tick
  * skips them at no cost: rows [0, crowd_rig_running_count()) run. Pausing moves rows (handles
  * stay valid; crowd_rig_handles() tells the new order). */
-crowd_result crowd_instances_pause(crowd_engine *engine, const crowd_instance *handles,
+CROWD_API crowd_result crowd_instances_pause(crowd_engine *engine, const crowd_instance *handles,
                                    uint32_t count, bool paused);
-crowd_result crowd_instance_paused(const crowd_engine *engine, crowd_instance instance, bool *out_paused);
+CROWD_API crowd_result crowd_instance_paused(const crowd_engine *engine, crowd_instance instance, bool *out_paused);
 /* Rows of the rig that are not paused (they come first). */
-uint32_t crowd_rig_running_count(const crowd_engine *engine, crowd_rig rig);
+CROWD_API uint32_t crowd_rig_running_count(const crowd_engine *engine, crowd_rig rig);
 /* The instance's stable id, rig and current row in the rig's columns. */
-crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
+CROWD_API crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
                                  uint64_t *out_id, crowd_rig *out_rig, uint32_t *out_row);
 /* Draws count numbers uniform in [0, 1) (24 bits) from the instance's own host stream (keyed
  * by seed, instance id and draw index), advancing it: for a host's per-instance randomness that
  * must stay deterministic (e.g. target jitter). The host stream is separate from the engine's
  * own draws (blink waits, phases), so drawing here changes no blink. */
-crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance,
+CROWD_API crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance,
                                    uint32_t count, float *out_values);
 
 /* ------------------------------------------------------------------------------------------
@@ -463,28 +473,28 @@ typedef enum crowd_field {
 } crowd_field;
 
 /* Floats per instance of the field (1, 3, 4 or 132); 0 for an unknown field. */
-uint32_t crowd_field_width(crowd_field field);
+CROWD_API uint32_t crowd_field_width(crowd_field field);
 /* "base", "look_target", ... (the enum's name in lower case without the prefix). */
-const char *crowd_field_name(crowd_field field);
+CROWD_API const char *crowd_field_name(crowd_field field);
 
 /* Writes values[i*width .. i*width+width) to handles[i]. All handles and values are checked
  * before anything is written. A handle may repeat; the last value wins. */
-crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
+CROWD_API crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count,
                                  const float *values);
 /* Reads the field of each handle into values (count*width floats). */
-crowd_result crowd_instances_get(const crowd_engine *engine, crowd_field field, uint32_t index,
+CROWD_API crowd_result crowd_instances_get(const crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count, float *values);
 
 /* Single-instance forms of the above. */
-crowd_result crowd_set(crowd_engine *engine, crowd_instance instance, crowd_field field,
+CROWD_API crowd_result crowd_set(crowd_engine *engine, crowd_instance instance, crowd_field field,
                        uint32_t index, const float *values);
-crowd_result crowd_get(const crowd_engine *engine, crowd_instance instance, crowd_field field,
+CROWD_API crowd_result crowd_get(const crowd_engine *engine, crowd_instance instance, crowd_field field,
                        uint32_t index, float *values);
-crowd_result crowd_set_look_target(crowd_engine *engine, crowd_instance instance,
+CROWD_API crowd_result crowd_set_look_target(crowd_engine *engine, crowd_instance instance,
                                    float x, float y, float z, bool active);
 /* Starts a blink on the next tick for idling instances (sets the idle wait to 0). */
-crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles, uint32_t count);
+CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles, uint32_t count);
 
 /* ------------------------------------------------------------------------------------------
  * 7. Outputs. Rows are the rig's storage order: crowd_rig_handles() gives the handle of each
@@ -494,17 +504,17 @@ crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles
  * and writing a writable one between ticks is zero-copy (e.g. CROWD_FIELD_BASE from the host's
  * own animation, CROWD_FIELD_POSE from a pose tracker). What is written here is not checked:
  * keep it within the field's rules. component < crowd_field_width(field). */
-crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
+CROWD_API crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                               uint32_t component, float **out_values, uint32_t *out_count);
 /* Every component's column at once: out_columns receives crowd_field_width(field) pointers
  * (e.g. 132 for CROWD_FIELD_POSE: landmark k's x, y, z, visibility at 4k .. 4k+3). */
-crowd_result crowd_rig_columns(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
+CROWD_API crowd_result crowd_rig_columns(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                                float **out_columns, uint32_t *out_count);
 /* The handle of each row. */
-crowd_result crowd_rig_handles(const crowd_engine *engine, crowd_rig rig,
+CROWD_API crowd_result crowd_rig_handles(const crowd_engine *engine, crowd_rig rig,
                                const crowd_instance **out_handles, uint32_t *out_count);
 /* Copies every output parameter of one instance (the rig's parameter order). */
-crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instance,
+CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instance,
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
@@ -513,7 +523,7 @@ crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instan
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
  * (threads > 1) it wakes the workers and returns when all slices are done. */
-crowd_result crowd_tick(crowd_engine *engine, float dt);
+CROWD_API crowd_result crowd_tick(crowd_engine *engine, float dt);
 /* Advances rows [first, first + count) of one rig. Calls on disjoint ranges may run at the
  * same time from different threads, with no other call on the engine in between; such calls
  * only read the engine and write their own rows. A split into ranges gives the same bytes as
@@ -521,7 +531,7 @@ crowd_result crowd_tick(crowd_engine *engine, float dt);
  * message is recorded and logged by at most one call at a time: of calls failing at once, the
  * first records it and the others only return their code (no data race, no concurrent
  * logger call from this function). */
-crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
+CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
                               uint32_t count);
 
 /* ------------------------------------------------------------------------------------------
@@ -573,7 +583,7 @@ crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uin
  *    every target, split and thread count, and part of the snapshot.
  * ---------------------------------------------------------------------------------------- */
 /* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
-const char *crowd_bone_name(crowd_bone bone);
+CROWD_API const char *crowd_bone_name(crowd_bone bone);
 
 /* The canonical rest pose: 33 landmarks (x, y, z, visibility 1) in `frame` (in the engine frame,
  * metres, +y up, origin between the hips): an upright subject facing -z, +x toward the
@@ -588,12 +598,12 @@ const char *crowd_bone_name(crowd_bone bone);
  *   (0.10, -0.45, -0.03); ankle (0.10, -0.88, 0); heel (0.10, -0.93, 0.04); foot index
  *   (0.10, -0.95, -0.13).
  * An unknown frame gives the engine frame. */
-void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
+CROWD_API void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
 /* A limbs rig's rest rotations per bone with root identity: world and local (either may be
  * NULL): the canonical rest pose solved with the rig's fix, or a calibrated rig's bind rotations
  * (which its bind landmarks, held, reproduce; with fallback stable once the side has settled). CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
  * (a rig without limbs). */
-crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
+CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
                                  crowd_quat local[CROWD_BONE_COUNT]);
 
 /* ------------------------------------------------------------------------------------------
@@ -621,16 +631,16 @@ crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat
  *     the load allocated. The engine takes the saved handle tag (see 1).
  * ---------------------------------------------------------------------------------------- */
 /* Bytes crowd_snapshot_save will write now. */
-crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
+CROWD_API crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
 /* Writes the snapshot (CROWD_ERR_CAPACITY if capacity is short: nothing written). */
-crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
+CROWD_API crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
                                  size_t *out_written);
 /* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates. */
-crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
+CROWD_API crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
 /* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
  * settings; not its instances): rigs created from equal descs have equal digests, in any
  * engine. A host checks with it that a loaded snapshot holds the rigs it expects. */
-crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
+CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
 
 #ifdef __cplusplus
 }
