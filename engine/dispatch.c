@@ -18,6 +18,9 @@ static const crowdi_kernels *built(int target) {
 #ifdef CROWD_HAVE_AVX512
     case CROWD_SIMD_AVX512: return &crowdi_kernels_avx512;
 #endif
+#ifdef CROWD_HAVE_WASM128
+    case CROWD_SIMD_WASM128: return &crowdi_kernels_wasm128;
+#endif
     default: return NULL;
     }
 }
@@ -30,11 +33,15 @@ static bool cpu_has(int target) {
     case CROWD_SIMD_SSE2: return __builtin_cpu_supports("sse2");
     case CROWD_SIMD_AVX2: return __builtin_cpu_supports("avx2");
     case CROWD_SIMD_AVX512: return __builtin_cpu_supports("avx512f");
+    case CROWD_SIMD_WASM128: return true; /* SIMDe emulates it with SSE2 */
     default: return false;
     }
+#elif defined(__wasm__)
+    /* A module built with -msimd128 does not load where SIMD128 is missing, so a built table runs. */
+    return target == CROWD_SIMD_SCALAR || target == CROWD_SIMD_SSE2 || target == CROWD_SIMD_WASM128;
 #else
-    /* Off x86 only scalar and the SIMDe-emulated sse2 can be built. */
-    return target == CROWD_SIMD_SCALAR || target == CROWD_SIMD_SSE2;
+    /* Off x86 only scalar and the SIMDe-emulated sse2 and wasm128 can be built. */
+    return target == CROWD_SIMD_SCALAR || target == CROWD_SIMD_SSE2 || target == CROWD_SIMD_WASM128;
 #endif
 }
 
@@ -51,6 +58,9 @@ const crowdi_kernels *crowdi_kernels_for(int target) {
 }
 
 int crowdi_best_target(void) {
+#ifdef __wasm__
+    if (crowdi_kernels_for(CROWD_SIMD_WASM128)) return CROWD_SIMD_WASM128;
+#endif
     for (int t = CROWD_SIMD_AVX512; t > CROWD_SIMD_SCALAR; t--)
         if (crowdi_kernels_for(t)) return t;
     return CROWD_SIMD_SCALAR;

@@ -104,14 +104,14 @@ char *crowdi_strdup(const crowd_engine *engine, const char *s) {
 }
 
 /* ---- SIMD targets ---- */
-static const char *const simd_names[CROWD_SIMD_COUNT] = {"auto", "scalar", "sse2", "avx2", "avx512"};
+static const char *const simd_names[CROWD_SIMD_COUNT] = {"auto", "scalar", "sse2", "avx2", "avx512", "wasm128"};
 
 const char *crowd_simd_name(crowd_simd simd) {
     return (unsigned)simd < CROWD_SIMD_COUNT ? simd_names[simd] : NULL;
 }
 
 uint32_t crowd_simd_width(crowd_simd simd) {
-    static const uint32_t widths[CROWD_SIMD_COUNT] = {0, 1, 4, 8, 16};
+    static const uint32_t widths[CROWD_SIMD_COUNT] = {0, 1, 4, 8, 16, 4};
     return (unsigned)simd < CROWD_SIMD_COUNT ? widths[simd] : 0;
 }
 

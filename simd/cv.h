@@ -6,12 +6,14 @@
  *   CV_TARGET_SSE2              W=4   -msse2
  *   CV_TARGET_AVX2              W=8   -mavx2 (no -mfma)
  *   CV_TARGET_AVX512            W=16  -mavx512f -mavx2
+ *   CV_TARGET_WASM128           W=4   -msimd128 (WebAssembly SIMD128 through SIMDe's wasm API;
+ *                                     emulated on other hosts)
  * Every op gives bit-identical lanes on every target (the scalar section is the definition),
  * so kernels written on cv_ ops produce the same bits at every width. (One gap: when both
  * operands of add/sub/mul/div are NaN, which payload survives is the compiler's choice.)
  *
  * Index (f = cv_f, i = cv_i, m = cv_m; W lanes each)
- *   CV_W CV_TARGET_NAME           lane count, "scalar" | "sse2" | "avx2" | "avx512"
+ *   CV_W CV_TARGET_NAME           lane count, "scalar" | "sse2" | "avx2" | "avx512" | "wasm128"
  *   cv_load  cv_loadu             f <- const float*        (load: aligned to W*4 bytes)
  *   cv_store cv_storeu            float* <- f
  *   cv_iload cv_iloadu            i <- const uint32_t*     (iload: aligned to W*4 bytes)
@@ -50,11 +52,11 @@
 #include <string.h>
 
 #if (defined(CV_TARGET_SCALAR) + defined(CV_TARGET_SSE2) + defined(CV_TARGET_AVX2) + \
-     defined(CV_TARGET_AVX512)) > 1
+     defined(CV_TARGET_AVX512) + defined(CV_TARGET_WASM128)) > 1
 #error "cv.h: define at most one CV_TARGET_* macro"
 #endif
 #if !defined(CV_TARGET_SSE2) && !defined(CV_TARGET_AVX2) && !defined(CV_TARGET_AVX512) && \
-    !defined(CV_TARGET_SCALAR)
+    !defined(CV_TARGET_WASM128) && !defined(CV_TARGET_SCALAR)
 #define CV_TARGET_SCALAR
 #endif
 /* Determinism needs IEEE float ops with no excess precision and no value-changing shortcuts
@@ -381,6 +383,79 @@ CV__INLINE cv_i cv_f2i_trunc(cv_f a) {
   return simde_mm512_loadu_si512((const void *)r);
 }
 #endif
+/* ======================================================================== WASM SIMD128 (W = 4) */
+#elif defined(CV_TARGET_WASM128)
+#include <simde/wasm/simd128.h>
+#define CV_W 4
+#define CV_TARGET_NAME "wasm128"
+typedef simde_v128_t cv_f;
+typedef simde_v128_t cv_i;
+typedef simde_v128_t cv_m; /* lanes all-ones or zero */
+
+/* One 128-bit type holds floats, integers and masks: the casts are no-ops. */
+CV__INLINE cv_i cv_as_i(cv_f x) { return x; }
+CV__INLINE cv_f cv_as_f(cv_i x) { return x; }
+
+/* v128.load/store take any alignment. */
+CV__INLINE cv_f cv_load(const float *p) { return simde_wasm_v128_load(p); }
+CV__INLINE cv_f cv_loadu(const float *p) { return simde_wasm_v128_load(p); }
+CV__INLINE void cv_store(float *p, cv_f x) { simde_wasm_v128_store(p, x); }
+CV__INLINE void cv_storeu(float *p, cv_f x) { simde_wasm_v128_store(p, x); }
+CV__INLINE cv_i cv_iload(const uint32_t *p) { return simde_wasm_v128_load(p); }
+CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return simde_wasm_v128_load(p); }
+CV__INLINE void cv_istore(uint32_t *p, cv_i x) { simde_wasm_v128_store(p, x); }
+CV__INLINE void cv_istoreu(uint32_t *p, cv_i x) { simde_wasm_v128_store(p, x); }
+CV__INLINE cv_f cv_set1(float v) { return simde_wasm_f32x4_splat(v); }
+CV__INLINE cv_f cv_zero(void) { return simde_wasm_f32x4_splat(0.0f); }
+CV__INLINE cv_i cv_iset1(uint32_t v) { return simde_wasm_i32x4_splat((int32_t)v); }
+
+CV__INLINE cv_f cv_add(cv_f a, cv_f b) { return simde_wasm_f32x4_add(a, b); }
+CV__INLINE cv_f cv_sub(cv_f a, cv_f b) { return simde_wasm_f32x4_sub(a, b); }
+CV__INLINE cv_f cv_mul(cv_f a, cv_f b) { return simde_wasm_f32x4_mul(a, b); }
+CV__INLINE cv_f cv_div(cv_f a, cv_f b) { return simde_wasm_f32x4_div(a, b); }
+CV__INLINE cv_f cv_sqrt(cv_f a) { return simde_wasm_f32x4_sqrt(a); }
+/* f32x4.min/max propagate NaN and order -0 below +0, unlike the definition; the "pseudo"
+ * forms are exactly a comparison and a select: pmin(x, y) = y < x ? y : x. */
+CV__INLINE cv_f cv_min(cv_f a, cv_f b) { return simde_wasm_f32x4_pmin(b, a); }
+CV__INLINE cv_f cv_max(cv_f a, cv_f b) { return simde_wasm_f32x4_pmax(b, a); }
+CV__INLINE cv_f cv_abs(cv_f a) { return simde_wasm_v128_and(a, simde_wasm_i32x4_splat(0x7FFFFFFF)); }
+CV__INLINE cv_f cv_neg(cv_f a) { return simde_wasm_v128_xor(a, simde_wasm_i32x4_splat(INT32_MIN)); }
+
+CV__INLINE cv_m cv_lt(cv_f a, cv_f b) { return simde_wasm_f32x4_lt(a, b); }
+CV__INLINE cv_m cv_le(cv_f a, cv_f b) { return simde_wasm_f32x4_le(a, b); }
+CV__INLINE cv_m cv_gt(cv_f a, cv_f b) { return simde_wasm_f32x4_gt(a, b); }
+CV__INLINE cv_m cv_ge(cv_f a, cv_f b) { return simde_wasm_f32x4_ge(a, b); }
+CV__INLINE cv_m cv_eq(cv_f a, cv_f b) { return simde_wasm_f32x4_eq(a, b); }
+CV__INLINE cv_m cv_neq(cv_f a, cv_f b) { return simde_wasm_f32x4_ne(a, b); }
+
+CV__INLINE cv_m cv_mand(cv_m a, cv_m b) { return simde_wasm_v128_and(a, b); }
+CV__INLINE cv_m cv_mor(cv_m a, cv_m b) { return simde_wasm_v128_or(a, b); }
+CV__INLINE cv_m cv_mxor(cv_m a, cv_m b) { return simde_wasm_v128_xor(a, b); }
+CV__INLINE cv_m cv_mtrue(void) { return simde_wasm_i32x4_splat(-1); }
+CV__INLINE cv_m cv_mfalse(void) { return simde_wasm_i32x4_splat(0); }
+CV__INLINE cv_m cv_mnot(cv_m a) { return simde_wasm_v128_not(a); }
+CV__INLINE cv_m cv_mandnot(cv_m a, cv_m b) { return simde_wasm_v128_andnot(a, b); }
+CV__INLINE int cv_any(cv_m m) { return simde_wasm_v128_any_true(m); }
+CV__INLINE int cv_all(cv_m m) { return simde_wasm_i32x4_all_true(m); }
+CV__INLINE cv_f cv_select(cv_m m, cv_f t, cv_f f) { return simde_wasm_v128_bitselect(t, f, m); }
+CV__INLINE cv_i cv_iselect(cv_m m, cv_i t, cv_i f) { return simde_wasm_v128_bitselect(t, f, m); }
+
+CV__INLINE cv_i cv_iadd(cv_i a, cv_i b) { return simde_wasm_i32x4_add(a, b); }
+CV__INLINE cv_i cv_isub(cv_i a, cv_i b) { return simde_wasm_i32x4_sub(a, b); }
+CV__INLINE cv_i cv_imul(cv_i a, cv_i b) { return simde_wasm_i32x4_mul(a, b); }
+CV__INLINE cv_i cv_iand(cv_i a, cv_i b) { return simde_wasm_v128_and(a, b); }
+CV__INLINE cv_i cv_ior(cv_i a, cv_i b) { return simde_wasm_v128_or(a, b); }
+CV__INLINE cv_i cv_ixor(cv_i a, cv_i b) { return simde_wasm_v128_xor(a, b); }
+#define cv_isrl(x, n) simde_wasm_u32x4_shr((x), (n))
+#define cv_isll(x, n) simde_wasm_i32x4_shl((x), (n))
+CV__INLINE cv_m cv_ieq(cv_i a, cv_i b) { return simde_wasm_i32x4_eq(a, b); }
+CV__INLINE cv_m cv_igt_s(cv_i a, cv_i b) { return simde_wasm_i32x4_gt(a, b); }
+CV__INLINE cv_f cv_i2f(cv_i a) { return simde_wasm_f32x4_convert_i32x4(a); }
+/* i32x4.trunc_sat saturates (and gives 0 for NaN); the definition gives 0x80000000 there. */
+CV__INLINE cv_i cv_f2i_trunc(cv_f a) {
+  cv_m in_range = cv_mand(cv_gt(a, cv_set1(-2147483904.0f)), cv_lt(a, cv_set1(2147483648.0f)));
+  return cv_iselect(in_range, simde_wasm_i32x4_trunc_sat_f32x4(a), cv_iset1(0x80000000u));
+}
 #endif /* targets */
 
 /* ======================================================================== all targets */

@@ -106,6 +106,7 @@ typedef enum crowd_simd {
     CROWD_SIMD_SSE2,     /* width 4 */
     CROWD_SIMD_AVX2,     /* width 8, no FMA */
     CROWD_SIMD_AVX512,   /* width 16, AVX-512F */
+    CROWD_SIMD_WASM128,  /* width 4, WebAssembly SIMD128 (the WebAssembly build: web/) */
     CROWD_SIMD_COUNT
 } crowd_simd;
 
@@ -162,9 +163,9 @@ CROWD_API const char *crowd_last_error(const crowd_engine *engine);
 CROWD_API uint32_t crowd_engine_threads(const crowd_engine *engine);
 /* The target the engine's tick runs on. */
 CROWD_API crowd_simd crowd_simd_target(const crowd_engine *engine);
-/* "auto", "scalar", "sse2", "avx2", "avx512"; NULL for an unknown value. */
+/* "auto", "scalar", "sse2", "avx2", "avx512", "wasm128"; NULL for an unknown value. */
 CROWD_API const char *crowd_simd_name(crowd_simd simd);
-/* Its lane count (1, 4, 8, 16); 0 for AUTO or an unknown value. */
+/* Its lane count (1, 4, 8, 16, 4); 0 for AUTO or an unknown value. */
 CROWD_API uint32_t crowd_simd_width(crowd_simd simd);
 /* True when the target is built into the library and the CPU can run it. */
 CROWD_API bool crowd_simd_supported(crowd_simd simd);

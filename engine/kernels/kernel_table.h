@@ -120,5 +120,6 @@ extern const crowdi_kernels crowdi_kernels_sse2;
 extern const crowdi_kernels crowdi_kernels_avx2;
 extern const crowdi_kernels crowdi_kernels_avx512;
 extern const crowdi_kernels crowdi_kernels_avx512_emulated;
+extern const crowdi_kernels crowdi_kernels_wasm128;
 
 #endif

@@ -9,6 +9,8 @@
 #define CROWDI_TABLE crowdi_kernels_avx512
 #elif defined(CV_TARGET_AVX2)
 #define CROWDI_TABLE crowdi_kernels_avx2
+#elif defined(CV_TARGET_WASM128)
+#define CROWDI_TABLE crowdi_kernels_wasm128
 #elif defined(CV_TARGET_SSE2)
 #define CROWDI_TABLE crowdi_kernels_sse2
 #else
