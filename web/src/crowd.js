@@ -1,0 +1,529 @@
+// crowd-engine: the crowd engine compiled to WebAssembly (kernels on SIMD128 or scalar), with
+// the shape of the Python package: engine, rigs, instances, fields, tick. crowd.d.ts has the
+// types; the README's "crowd in the browser" section shows a page using it.
+//
+// Memory: every column is a Float32Array view on the module's memory, without a copy. Such a
+// view goes stale when the memory grows (the old ArrayBuffer is detached: the view's length
+// becomes 0) and when the engine moves a rig's columns (adding instances past the capacity,
+// removing, pausing). Either fetch the view again after such calls (rig.column(...)), or keep a
+// Column (rig.columnView(...)) and read its `.array`, which re-fetches when needed.
+import createCrowdModule from './crowd_wasm.mjs';
+import { poseFromWorldLandmarks, POSE_FLOATS } from './landmarks.js';
+
+export { poseFromWorldLandmarks, readPose, LandmarkError, LANDMARK_COUNT, POSE_FLOATS } from './landmarks.js';
+
+// crowd.h's crowd_result codes, in order.
+export const RESULT_NAMES = Object.freeze([
+  'CROWD_OK', 'CROWD_ERR_NULL', 'CROWD_ERR_HANDLE', 'CROWD_ERR_NOT_FINITE', 'CROWD_ERR_RANGE',
+  'CROWD_ERR_UNKNOWN_ID', 'CROWD_ERR_DUPLICATE_ID', 'CROWD_ERR_BAD_ENUM', 'CROWD_ERR_CAPACITY',
+  'CROWD_ERR_OUT_OF_MEMORY', 'CROWD_ERR_UNSUPPORTED', 'CROWD_ERR_WRONG_RIG', 'CROWD_ERR_NO_CONTROLLER',
+  'CROWD_ERR_BAD_SNAPSHOT', 'CROWD_ERR_THREAD',
+]);
+export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
+// crowd.h's enums by name (lower case, no prefix), as the Python package spells them.
+export const Blend = Object.freeze({ default: 0, override: 1, additive: 2, multiply: 3 });
+export const Axis = Object.freeze({ x: 0, y: 1, z: 2 });
+export const Direction = Object.freeze({ centric: 0, left: 1, right: 2 });
+export const BlinkModel = Object.freeze({ sine: 0, timed: 1 });
+export const PoseFrame = Object.freeze({ mediapipe_world: 0, engine: 1 });
+export const AxisFix = Object.freeze({ y_along_bone: 0, z_along_bone: 1 });
+export const Fallback = Object.freeze({ stable: 0, root: 1, previous: 2 });
+export const BlinkStart = Object.freeze({ random: 0, cubism: 1 });
+export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
+const HANDLE_BYTES = 8; // crowd_instance: a uint64 id
+
+/** An engine call failed: `code` is the crowd_result, `codeName` its name, the message names the field. */
+export class CrowdError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'CrowdError';
+    this.code = code;
+    this.codeName = RESULT_NAMES[code] ?? `CROWD_RESULT_${code}`;
+  }
+}
+
+/**
+ * Loads the module. In a page it fetches crowd_wasm.wasm next to this file; in Node pass the
+ * bytes: loadCrowd({ wasmBinary: fs.readFileSync(new URL('./crowd_wasm.wasm', import.meta.url)) }).
+ */
+export async function loadCrowd(options = {}) {
+  const messages = [];
+  const M = await createCrowdModule({
+    wasmBinary: options.wasmBinary,
+    locateFile: options.locateFile,
+    print: (s) => (options.print ?? console.log)(s),
+    printErr: (s) => messages.push(s),
+  });
+  return new Crowd(M, messages);
+}
+
+/** Scratch memory for one call: malloc'd, freed by done(). */
+class Scratch {
+  constructor(M) {
+    this.M = M;
+    this.ptrs = [];
+  }
+  alloc(bytes) {
+    const p = this.M._malloc(Math.max(bytes, 8));
+    if (!p) throw new CrowdError(Result.OUT_OF_MEMORY, `out of memory (${bytes} bytes)`);
+    this.ptrs.push(p);
+    return p;
+  }
+  string(s) {
+    const n = this.M.lengthBytesUTF8(s) + 1;
+    const p = this.alloc(n);
+    this.M.stringToUTF8(s, p, n);
+    return p;
+  }
+  floats(values) {
+    const p = this.alloc(values.length * 4);
+    this.M.HEAPF32.set(values, p >> 2);
+    return p;
+  }
+  done() {
+    for (const p of this.ptrs) this.M._free(p);
+    this.ptrs.length = 0;
+  }
+}
+
+export class Crowd {
+  constructor(M, messages) {
+    this.module = M;
+    this._messages = messages;
+    const names = (fn) => {
+      const out = {};
+      for (let k = 0; k < 64; k++) {
+        const p = fn(k);
+        if (!p) break;
+        out[M.UTF8ToString(p)] = k;
+      }
+      return Object.freeze(out);
+    };
+    /** Field numbers by name ("base", "look_target", ..., "bone_local"), from crowd_field_name. */
+    this.Field = names((k) => M._crowd_field_name(k));
+    /** SIMD targets by name ("auto", "scalar", ..., "wasm128"), from crowd_simd_name. */
+    this.Simd = names((k) => M._crowd_simd_name(k));
+  }
+
+  resultText(code) {
+    return this.module.UTF8ToString(this.module._crowd_result_text(code));
+  }
+  simdSupported(simd) {
+    return this.module._crowd_simd_supported(this._enum(this.Simd, simd, 'simd')) !== 0;
+  }
+  simdWidth(simd) {
+    return this.module._crowd_simd_width(this._enum(this.Simd, simd, 'simd'));
+  }
+  fieldWidth(field) {
+    return this.module._crowd_field_width(this._enum(this.Field, field, 'field'));
+  }
+  /** The canonical rest pose (132 floats, visibility 1) in a frame ("mediapipe_world" or "engine"). */
+  restLandmarks(frame = 'mediapipe_world') {
+    const s = new Scratch(this.module);
+    try {
+      const p = s.alloc(POSE_FLOATS * 4);
+      this.module._cw_rest_landmarks(this._enum(PoseFrame, frame, 'frame'), p);
+      return this.module.HEAPF32.slice(p >> 2, (p >> 2) + POSE_FLOATS);
+    } finally {
+      s.done();
+    }
+  }
+
+  engine(options = {}) {
+    return new Engine(this, options);
+  }
+
+  /**
+   * Instances first .. first + count - 1 of the tools' default crowd (10,000 avatars of a face
+   * rig with every controller, walking: `crowd run` without a scene), in an engine of their own.
+   */
+  defaultCrowd({ first = 0, count = 10000, simd = 'auto' } = {}) {
+    return new DefaultCrowd(this, first, count, simd);
+  }
+
+  // A name (or number) of one of the enums above; CrowdError BAD_ENUM naming `what` otherwise.
+  _enum(table, value, what) {
+    if (typeof value === 'number' && Number.isInteger(value)) return value;
+    if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(table, value)) return table[value];
+    throw new CrowdError(Result.BAD_ENUM, `${what}: ${JSON.stringify(value)} is not one of ${Object.keys(table).join(', ')}`);
+  }
+  _toolMessage() {
+    const m = this._messages.splice(0).join('\n');
+    return m.replace(/^crowd: /gm, '');
+  }
+}
+
+/** Handles of instances, held in the module's memory (free() when done, or let them live). */
+export class Instances {
+  constructor(crowd, count) {
+    this.crowd = crowd;
+    this.count = count;
+    this.ptr = count ? crowd.module._malloc(count * HANDLE_BYTES) : 0;
+    if (count && !this.ptr) throw new CrowdError(Result.OUT_OF_MEMORY, `out of memory (${count} handles)`);
+  }
+  /** The stable ids (BigInt), a copy. */
+  get ids() {
+    return new BigUint64Array(this.crowd.module.HEAPU8.buffer, this.ptr, this.count).slice();
+  }
+  /** Instances k .. k + n - 1 of these, as a new set of handles. */
+  slice(start, end = this.count) {
+    const out = new Instances(this.crowd, Math.max(0, end - start));
+    this.crowd.module.HEAPU8.copyWithin(out.ptr, this.ptr + start * HANDLE_BYTES, this.ptr + end * HANDLE_BYTES);
+    return out;
+  }
+  free() {
+    if (this.ptr) this.crowd.module._free(this.ptr);
+    this.ptr = 0;
+    this.count = 0;
+  }
+}
+
+/** One component's column of a rig, re-fetched whenever it moved or the memory grew. */
+export class Column {
+  constructor(rig, field, index, component) {
+    this.rig = rig;
+    this.field = field;
+    this.index = index;
+    this.component = component;
+    this._array = null;
+  }
+  /** The zero-copy view, valid until the next call that may allocate or move rows. */
+  get array() {
+    const { ptr, count } = this.rig._column(this.field, this.index, this.component);
+    const buffer = this.rig.engine.crowd.module.HEAPF32.buffer;
+    const a = this._array;
+    if (!a || a.buffer !== buffer || a.byteOffset !== ptr || a.length !== count) this._array = new Float32Array(buffer, ptr, count);
+    return this._array;
+  }
+}
+
+export class Engine {
+  constructor(crowd, { seed = 0, simd = 'auto', initialCapacity = 0 } = {}, borrowed = 0) {
+    this.crowd = crowd;
+    const M = crowd.module;
+    if (borrowed) {
+      this.ptr = borrowed;
+      this._owned = false;
+      return;
+    }
+    const s = new Scratch(M);
+    try {
+      const out = s.alloc(4);
+      const res = M._cw_engine_create(seed, crowd._enum(crowd.Simd, simd, 'simd'), initialCapacity >>> 0, out);
+      if (res !== 0) {
+        const what = res === Result.UNSUPPORTED ? `simd ${JSON.stringify(simd)}: ` : '';
+        throw new CrowdError(res, `crowd_engine_create: ${what}${crowd.resultText(res)}`);
+      }
+      this.ptr = M.HEAPU32[out >> 2];
+      this._owned = true;
+    } finally {
+      s.done();
+    }
+  }
+  destroy() {
+    if (this.ptr && this._owned) this.crowd.module._crowd_engine_destroy(this.ptr);
+    this.ptr = 0;
+  }
+  _p() {
+    if (!this.ptr) throw new CrowdError(Result.NULL, 'the engine was destroyed');
+    return this.ptr;
+  }
+  _check(res, what) {
+    if (res === 0) return;
+    const msg = this.crowd.module.UTF8ToString(this.crowd.module._crowd_last_error(this.ptr));
+    throw new CrowdError(res, msg || `${what}: ${this.crowd.resultText(res)}`);
+  }
+  get lastError() {
+    return this.crowd.module.UTF8ToString(this.crowd.module._crowd_last_error(this._p()));
+  }
+  /** The target the tick runs on ("wasm128" or "scalar"). */
+  get simd() {
+    return this.crowd.module.UTF8ToString(this.crowd.module._crowd_simd_name(this.crowd.module._crowd_simd_target(this._p())));
+  }
+  get simdWidth() {
+    return this.crowd.module._crowd_simd_width(this.crowd.module._crowd_simd_target(this._p()));
+  }
+
+  /**
+   * A rig: { name, parameters: [{ id, min, max, default, repeat }], look: { parameters: [{ id,
+   * axis, factor }], damping, max_speed, blend }, harmonic: { parameters: [{ id, channel,
+   * direction, origin, range, duration }], channel_timescales, blend }, blink: { parameters:
+   * [ids], model, blend, mean, max_deviation, timescale }, limbs: { frame, axis_fix, fallback,
+   * visibility_threshold, hold_half_life, reacquire_half_life, bend_min, bend_full, smoothing,
+   * min_cutoff, beta, d_cutoff } }. A controller is present when its key is; unset settings take
+   * crowd.h's defaults. The engine checks everything and names the field it refuses.
+   */
+  rig(desc) {
+    const M = this.crowd.module;
+    const s = new Scratch(M);
+    const b = M._cw_rig_new(desc.name === undefined ? 0 : s.string(String(desc.name)));
+    if (!b) throw new CrowdError(Result.OUT_OF_MEMORY, 'out of memory');
+    const oom = (r) => {
+      if (r !== 0) throw new CrowdError(Result.OUT_OF_MEMORY, 'out of memory');
+    };
+    const e = (table, v, what) => this.crowd._enum(table, v, what);
+    const settings = (controller, obj, enums) => {
+      oom(M._cw_rig_enable(b, s.string(controller)));
+      for (const [key, value] of Object.entries(obj)) {
+        if (key === 'parameters' || key === 'channel_timescales') continue;
+        const name = `${controller}.${key}`;
+        let v = value;
+        if (enums[key]) v = e(enums[key], value, name);
+        else if (typeof v === 'boolean') v = v ? 1 : 0;
+        else if (typeof v !== 'number') throw new CrowdError(Result.RANGE, `${name}: not a number (${JSON.stringify(value)})`);
+        if (M._cw_rig_setting(b, s.string(name), v) !== 0)
+          throw new CrowdError(Result.RANGE, `${name}: not a setting of ${controller}`);
+      }
+    };
+    try {
+      (desc.parameters ?? []).forEach((p, k) => {
+        if (typeof p?.id !== 'string') throw new CrowdError(Result.NULL, `parameters[${k}].id: not a string`);
+        oom(M._cw_rig_parameter(b, s.string(p.id), p.min ?? 0, p.max ?? 0, p.default ?? 0, p.repeat ? 1 : 0));
+      });
+      if (desc.look) {
+        settings('look', desc.look, { blend: Blend });
+        (desc.look.parameters ?? []).forEach((p, k) =>
+          oom(M._cw_rig_look_parameter(b, s.string(String(p.id)), e(Axis, p.axis ?? 'x', `look.parameters[${k}].axis`), p.factor ?? 1)));
+      }
+      if (desc.harmonic) {
+        settings('harmonic', desc.harmonic, { blend: Blend });
+        for (const t of desc.harmonic.channel_timescales ?? [])
+          if (M._cw_rig_harmonic_channel(b, t) !== 0)
+            throw new CrowdError(Result.CAPACITY, 'harmonic.channel_timescales: more than 16 channels');
+        (desc.harmonic.parameters ?? []).forEach((p, k) =>
+          oom(M._cw_rig_harmonic_parameter(b, s.string(String(p.id)), p.channel ?? 0,
+            e(Direction, p.direction ?? 'centric', `harmonic.parameters[${k}].direction`),
+            p.origin ?? 0.5, p.range ?? 0.5, p.duration ?? 3)));
+      }
+      if (desc.blink) {
+        settings('blink', desc.blink, { blend: Blend, model: BlinkModel });
+        for (const id of desc.blink.parameters ?? []) oom(M._cw_rig_blink_parameter(b, s.string(String(id))));
+      }
+      if (desc.limbs) settings('limbs', desc.limbs, { frame: PoseFrame, axis_fix: AxisFix, fallback: Fallback });
+      const out = s.alloc(4);
+      this._check(M._cw_rig_create(this._p(), b, out), 'crowd_rig_create');
+      return new Rig(this, M.HEAPU32[out >> 2]);
+    } finally {
+      M._cw_rig_free(b);
+      s.done();
+    }
+  }
+
+  /** Advances every running instance of every rig by dt seconds (0 <= dt <= 1). */
+  tick(dt) {
+    this._check(this.crowd.module._crowd_tick(this._p(), dt), 'crowd_tick');
+  }
+  /** Advances rows [first, first + count) of one rig: any split gives the same bytes as tick(). */
+  tickRange(dt, rig, first, count) {
+    this._check(this.crowd.module._cw_tick_range(this._p(), dt, rig.id, first >>> 0, count >>> 0), 'crowd_tick_range');
+  }
+
+  _values(field, instances, values, index, what) {
+    const width = this.crowd.fieldWidth(field);
+    if (!(values instanceof Float32Array)) values = Float32Array.from(values);
+    if (values.length !== instances.count * width)
+      throw new CrowdError(Result.RANGE, `${what}: ${values.length} values for ${instances.count} instances of width ${width}`);
+    return values;
+  }
+  /** Writes a field of every instance (count * width values); all are checked before any is written. */
+  set(field, instances, values, index = 0) {
+    const f = this.crowd._enum(this.crowd.Field, field, 'field');
+    values = this._values(field, instances, values, index, `set ${field}`);
+    const s = new Scratch(this.crowd.module);
+    try {
+      this._check(this.crowd.module._crowd_instances_set(this._p(), f, index >>> 0, instances.ptr, instances.count, s.floats(values)), 'crowd_instances_set');
+    } finally {
+      s.done();
+    }
+  }
+  /** Reads a field of every instance: a new Float32Array of count * width values. */
+  get(field, instances, index = 0) {
+    const f = this.crowd._enum(this.crowd.Field, field, 'field');
+    const n = instances.count * this.crowd.fieldWidth(field);
+    const s = new Scratch(this.crowd.module);
+    try {
+      const p = s.alloc(n * 4);
+      this._check(this.crowd.module._crowd_instances_get(this._p(), f, index >>> 0, instances.ptr, instances.count, p), 'crowd_instances_get');
+      return this.crowd.module.HEAPF32.slice(p >> 2, (p >> 2) + n);
+    } finally {
+      s.done();
+    }
+  }
+  /**
+   * Poses the instances from MediaPipe's result.worldLandmarks (or the result, or its JSON
+   * text): every instance gets the first pose. No detection (an empty list) keeps each
+   * instance's landmarks with visibility 0, so its bones ease to rest. Returns whether a pose
+   * was detected. Rigs whose limbs frame is "mediapipe_world" take the landmarks as they come.
+   */
+  setPoseFromWorldLandmarks(instances, worldLandmarks) {
+    const pose = poseFromWorldLandmarks(worldLandmarks);
+    let values;
+    if (pose) {
+      values = new Float32Array(instances.count * POSE_FLOATS);
+      for (let i = 0; i < instances.count; i++) values.set(pose, i * POSE_FLOATS);
+    } else {
+      values = this.get('pose', instances);
+      for (let k = 3; k < values.length; k += 4) values[k] = 0;
+    }
+    this.set('pose', instances, values);
+    return pose !== null;
+  }
+  /** Removes instances (the last rows move into the holes; columns move: re-fetch views). */
+  remove(instances) {
+    this._check(this.crowd.module._crowd_instances_remove(this._p(), instances.ptr, instances.count), 'crowd_instances_remove');
+  }
+  /** Every output parameter of one instance (instances.slice(k, k + 1) for the k-th). */
+  outputs(instance, rig) {
+    const n = rig.parameterCount;
+    const s = new Scratch(this.crowd.module);
+    try {
+      const p = s.alloc(n * 4);
+      this._check(this.crowd.module._cw_get_outputs(this._p(), instance.ptr, p, n), 'crowd_get_outputs');
+      return this.crowd.module.HEAPF32.slice(p >> 2, (p >> 2) + n);
+    } finally {
+      s.done();
+    }
+  }
+}
+
+export class Rig {
+  constructor(engine, id) {
+    this.engine = engine;
+    this.id = id;
+  }
+  get _M() {
+    return this.engine.crowd.module;
+  }
+  get parameterCount() {
+    return this._M._cw_rig_parameter_count(this.engine._p(), this.id);
+  }
+  get instanceCount() {
+    return this._M._cw_rig_instance_count(this.engine._p(), this.id);
+  }
+  get runningCount() {
+    return this._M._cw_rig_running_count(this.engine._p(), this.id);
+  }
+  parameterIndex(id) {
+    const s = new Scratch(this._M);
+    try {
+      const out = s.alloc(4);
+      this.engine._check(this._M._cw_rig_parameter_index(this.engine._p(), this.id, s.string(String(id)), out), 'crowd_rig_parameter_index');
+      return this._M.HEAPU32[out >> 2];
+    } finally {
+      s.done();
+    }
+  }
+  /** Makes room for `capacity` instances (one allocation instead of doublings). */
+  reserve(capacity) {
+    this.engine._check(this._M._cw_reserve(this.engine._p(), this.id, capacity >>> 0), 'crowd_reserve');
+  }
+  /** Adds count instances: { blinkStart: "random" | "cubism", harmonicPhase: "zero" | "random" }. */
+  add(count, { blinkStart = 'random', harmonicPhase = 'zero' } = {}) {
+    const crowd = this.engine.crowd;
+    const bs = crowd._enum(BlinkStart, blinkStart, 'blinkStart');
+    const hp = crowd._enum(HarmonicPhase, harmonicPhase, 'harmonicPhase');
+    const handles = new Instances(crowd, count >>> 0);
+    try {
+      this.engine._check(this._M._cw_instances_add(this.engine._p(), this.id, count >>> 0, bs, hp, handles.ptr), 'crowd_instances_add');
+    } catch (e) {
+      handles.free();
+      throw e;
+    }
+    return handles;
+  }
+  /** The handles of the rig's rows, in storage order (a copy). */
+  handles() {
+    const s = new Scratch(this._M);
+    try {
+      const out = s.alloc(8);
+      this.engine._check(this._M._cw_rig_handles(this.engine._p(), this.id, out, out + 4), 'crowd_rig_handles');
+      const ptr = this._M.HEAPU32[out >> 2], count = this._M.HEAPU32[(out >> 2) + 1];
+      const h = new Instances(this.engine.crowd, count);
+      this._M.HEAPU8.copyWithin(h.ptr, ptr, ptr + count * HANDLE_BYTES);
+      return h;
+    } finally {
+      s.done();
+    }
+  }
+  _column(field, index, component) {
+    const crowd = this.engine.crowd;
+    const f = crowd._enum(crowd.Field, field, 'field');
+    const s = new Scratch(this._M);
+    try {
+      const out = s.alloc(8);
+      this.engine._check(this._M._cw_rig_column(this.engine._p(), this.id, f, index >>> 0, component >>> 0, out, out + 4), 'crowd_rig_column');
+      return { ptr: this._M.HEAPU32[out >> 2], count: this._M.HEAPU32[(out >> 2) + 1] };
+    } finally {
+      s.done();
+    }
+  }
+  /**
+   * One component of a field for every row (storage order), as a Float32Array on the module's
+   * memory: no copy; reading, and writing a writable field between ticks, goes straight to the
+   * engine (what is written this way is not checked). Stale after memory growth or moved rows.
+   */
+  column(field, index = 0, component = 0) {
+    const { ptr, count } = this._column(field, index, component);
+    return new Float32Array(this._M.HEAPF32.buffer, ptr, count);
+  }
+  /** A Column whose `.array` is always the current view (the refresh pattern). */
+  columnView(field, index = 0, component = 0) {
+    this._column(field, index, component); // checks the arguments now
+    return new Column(this, field, index, component);
+  }
+}
+
+export class DefaultCrowd {
+  constructor(crowd, first, count, simd) {
+    this.crowd = crowd;
+    const M = crowd.module;
+    const s = new Scratch(M);
+    try {
+      const out = s.alloc(4);
+      const st = M._cw_default_create(first >>> 0, count >>> 0, crowd._enum(crowd.Simd, simd, 'simd'), out);
+      if (st !== 0) {
+        const e = new CrowdError(st === 2 ? Result.RANGE : Result.OUT_OF_MEMORY, crowd._toolMessage() || 'defaultCrowd failed');
+        throw e;
+      }
+      this.ptr = M.HEAPU32[out >> 2];
+    } finally {
+      s.done();
+    }
+    this.engine = new Engine(crowd, {}, M._cw_default_engine(this.ptr));
+    this.rig = new Rig(this.engine, M._cw_default_rig(this.ptr));
+    /** The run's frame count (600) and dt (1/60 in float32). */
+    this.frames = M._cw_default_frames(this.ptr);
+    this.dt = M._cw_default_dt(this.ptr);
+    this.frame = 0;
+  }
+  /** Before tick k (1, 2, ...): the gaze keys and walk rows in effect at (k - 1) * dt. */
+  prepare(k, dt = this.dt) {
+    this.crowd.module._cw_default_prepare(this.ptr, k, dt);
+  }
+  /** Prepares and ticks the next frame; returns the tick's milliseconds. */
+  step(dt = this.dt) {
+    this.frame++;
+    this.prepare(this.frame, dt);
+    const t0 = performance.now();
+    this.engine.tick(dt);
+    return performance.now() - t0;
+  }
+  /** The run checksum of the outputs now ("0x" and 16 hex digits), as `crowd run` prints it. */
+  checksum() {
+    const M = this.crowd.module;
+    const s = new Scratch(M);
+    try {
+      const out = s.alloc(8);
+      M._cw_default_checksum(this.ptr, out);
+      const v = (BigInt(M.HEAPU32[(out >> 2) + 1]) << 32n) | BigInt(M.HEAPU32[out >> 2]);
+      return '0x' + v.toString(16).padStart(16, '0');
+    } finally {
+      s.done();
+    }
+  }
+  destroy() {
+    if (this.ptr) this.crowd.module._cw_default_destroy(this.ptr);
+    this.ptr = 0;
+    this.engine.ptr = 0;
+  }
+}

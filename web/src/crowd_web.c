@@ -1,0 +1,307 @@
+/* The WebAssembly module's C side: what crowd.js calls besides the crowd_* functions it
+ * exports as they are. Structs passed by value (crowd_rig, crowd_instance) cross as a rig id
+ * and a pointer to handles in the module's memory; a rig desc is built up field by field
+ * (cw_rig_*), so JavaScript never lays out C structs; and the tools' default crowd (scene,
+ * per-frame feeding and checksum, tools/world.h) runs from their own C code. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowd.h"
+#include "default_crowd.h"
+#include "diag.h"
+#include "world.h"
+
+crowd_result cw_engine_create(double seed, int simd, uint32_t initial_capacity, crowd_engine **out) {
+    crowd_engine_desc d = {0};
+    d.seed = seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0;
+    d.simd = (crowd_simd)simd;
+    d.initial_capacity = initial_capacity;
+    return crowd_engine_create(&d, out);
+}
+
+/* ---- rigs, built field by field ---- */
+typedef struct cw_rig_builder {
+    char *name;
+    crowd_parameter_desc *parameters;
+    uint32_t parameter_count;
+    bool has_look, has_harmonic, has_blink, has_limbs;
+    crowd_look_desc look;
+    crowd_look_parameter_desc *look_parameters;
+    crowd_harmonic_desc harmonic;
+    crowd_harmonic_parameter_desc *harmonic_parameters;
+    float channel_timescales[CROWD_MAX_CHANNELS];
+    crowd_blink_desc blink;
+    const char **blink_parameters;
+    crowd_limbs_desc limbs;
+    char **strings; /* every id copied in */
+    uint32_t string_count;
+} cw_rig_builder;
+
+static char *keep(cw_rig_builder *b, const char *s) {
+    char **grown = realloc(b->strings, sizeof *grown * (b->string_count + 1));
+    if (!grown) return NULL;
+    b->strings = grown;
+    char *copy = strdup(s ? s : "");
+    if (copy) b->strings[b->string_count++] = copy;
+    return copy;
+}
+
+/* Appends one zeroed element to *array (count elements of size bytes); NULL out of memory. */
+static void *append(void *array_ptr, uint32_t count, size_t size) {
+    void **array = array_ptr;
+    unsigned char *grown = realloc(*array, size * (count + 1));
+    if (!grown) return NULL;
+    *array = grown;
+    memset(grown + size * count, 0, size);
+    return grown + size * count;
+}
+
+cw_rig_builder *cw_rig_new(const char *name) {
+    cw_rig_builder *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->look = crowd_look_defaults();
+    b->harmonic = crowd_harmonic_defaults();
+    b->blink = crowd_blink_defaults();
+    b->limbs = crowd_limbs_defaults();
+    if (name && !(b->name = keep(b, name))) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void cw_rig_free(cw_rig_builder *b) {
+    if (!b) return;
+    for (uint32_t k = 0; k < b->string_count; k++) free(b->strings[k]);
+    free(b->strings);
+    free(b->parameters);
+    free(b->look_parameters);
+    free(b->harmonic_parameters);
+    free((void *)b->blink_parameters);
+    free(b);
+}
+
+/* 0 or -1 (out of memory). */
+int cw_rig_parameter(cw_rig_builder *b, const char *id, float min, float max, float default_value, int repeat) {
+    const char *copy = keep(b, id);
+    crowd_parameter_desc *p = copy ? append(&b->parameters, b->parameter_count, sizeof *p) : NULL;
+    if (!p) return -1;
+    *p = (crowd_parameter_desc){copy, min, max, default_value, repeat != 0};
+    b->parameter_count++;
+    return 0;
+}
+
+/* An enum from a JavaScript number: out of int range is an invalid value the engine refuses. */
+static int as_enum(double v) { return v >= -1e9 && v <= 1e9 ? (int)v : -1; }
+
+int cw_rig_look_parameter(cw_rig_builder *b, const char *id, double axis, float factor) {
+    const char *copy = keep(b, id);
+    crowd_look_parameter_desc *p = copy ? append(&b->look_parameters, b->look.parameter_count, sizeof *p) : NULL;
+    if (!p) return -1;
+    *p = (crowd_look_parameter_desc){copy, (crowd_axis)as_enum(axis), factor};
+    b->look.parameter_count++;
+    b->has_look = true;
+    return 0;
+}
+
+int cw_rig_harmonic_parameter(cw_rig_builder *b, const char *id, double channel, double direction, float origin,
+                              float range, float duration) {
+    const char *copy = keep(b, id);
+    crowd_harmonic_parameter_desc *p =
+        copy ? append(&b->harmonic_parameters, b->harmonic.parameter_count, sizeof *p) : NULL;
+    if (!p) return -1;
+    *p = crowd_harmonic_parameter_defaults(copy);
+    p->channel = channel >= 0 && channel <= 4294967295.0 ? (uint32_t)channel : UINT32_MAX;
+    p->direction = (crowd_direction)as_enum(direction);
+    p->origin = origin;
+    p->range = range;
+    p->duration = duration;
+    b->harmonic.parameter_count++;
+    b->has_harmonic = true;
+    return 0;
+}
+
+/* 0, or -1 beyond CROWD_MAX_CHANNELS channels. */
+int cw_rig_harmonic_channel(cw_rig_builder *b, float timescale) {
+    if (b->harmonic.channel_count >= CROWD_MAX_CHANNELS) return -1;
+    b->channel_timescales[b->harmonic.channel_count++] = timescale;
+    b->has_harmonic = true;
+    return 0;
+}
+
+int cw_rig_blink_parameter(cw_rig_builder *b, const char *id) {
+    const char *copy = keep(b, id);
+    const char **p = copy ? append(&b->blink_parameters, b->blink.parameter_count, sizeof *p) : NULL;
+    if (!p) return -1;
+    *p = copy;
+    b->blink.parameter_count++;
+    b->has_blink = true;
+    return 0;
+}
+
+/* Turns a controller on ("look", "harmonic", "blink", "limbs"): 0, or -1 for another name. */
+int cw_rig_enable(cw_rig_builder *b, const char *controller) {
+    if (strcmp(controller, "look") == 0) b->has_look = true;
+    else if (strcmp(controller, "harmonic") == 0) b->has_harmonic = true;
+    else if (strcmp(controller, "blink") == 0) b->has_blink = true;
+    else if (strcmp(controller, "limbs") == 0) b->has_limbs = true;
+    else return -1;
+    return 0;
+}
+
+/* One setting by its name ("look.damping", "limbs.bend_min", ...): 0, or -1 for an unknown
+ * name. Values are checked by crowd_rig_create, which names the field. */
+int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
+    float f = (float)value;
+    int e = as_enum(value);
+#define F(name, field, on) if (strcmp(key, name) == 0) { field = f; on = true; return 0; }
+#define E(name, field, type, on) if (strcmp(key, name) == 0) { field = (type)e; on = true; return 0; }
+    F("look.damping", b->look.damping, b->has_look)
+    F("look.max_speed", b->look.max_speed, b->has_look)
+    E("look.blend", b->look.blend, crowd_blend, b->has_look)
+    E("harmonic.blend", b->harmonic.blend, crowd_blend, b->has_harmonic)
+    E("blink.model", b->blink.model, crowd_blink_model, b->has_blink)
+    E("blink.blend", b->blink.blend, crowd_blend, b->has_blink)
+    F("blink.mean", b->blink.mean, b->has_blink)
+    F("blink.max_deviation", b->blink.max_deviation, b->has_blink)
+    F("blink.timescale", b->blink.timescale, b->has_blink)
+    E("limbs.frame", b->limbs.frame, crowd_pose_frame, b->has_limbs)
+    E("limbs.axis_fix", b->limbs.axis_fix, crowd_axis_fix, b->has_limbs)
+    E("limbs.fallback", b->limbs.fallback, crowd_limb_fallback, b->has_limbs)
+    F("limbs.visibility_threshold", b->limbs.visibility_threshold, b->has_limbs)
+    F("limbs.hold_half_life", b->limbs.hold_half_life, b->has_limbs)
+    F("limbs.reacquire_half_life", b->limbs.reacquire_half_life, b->has_limbs)
+    F("limbs.bend_min", b->limbs.bend_min, b->has_limbs)
+    F("limbs.bend_full", b->limbs.bend_full, b->has_limbs)
+    F("limbs.min_cutoff", b->limbs.min_cutoff, b->has_limbs)
+    F("limbs.beta", b->limbs.beta, b->has_limbs)
+    F("limbs.d_cutoff", b->limbs.d_cutoff, b->has_limbs)
+    if (strcmp(key, "limbs.smoothing") == 0) {
+        b->limbs.smoothing = value != 0;
+        b->has_limbs = true;
+        return 0;
+    }
+#undef F
+#undef E
+    return -1;
+}
+
+crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *out_rig) {
+    if (!b || !out_rig) return CROWD_ERR_NULL;
+    crowd_look_desc look = b->look;
+    look.parameters = b->look_parameters;
+    crowd_harmonic_desc harmonic = b->harmonic;
+    harmonic.parameters = b->harmonic_parameters;
+    harmonic.channel_timescales = harmonic.channel_count ? b->channel_timescales : NULL;
+    crowd_blink_desc blink = b->blink;
+    blink.parameters = b->blink_parameters;
+    crowd_rig_desc d = {
+        .name = b->name,
+        .parameters = b->parameters,
+        .parameter_count = b->parameter_count,
+        .look = b->has_look ? &look : NULL,
+        .harmonic = b->has_harmonic ? &harmonic : NULL,
+        .blink = b->has_blink ? &blink : NULL,
+        .limbs = b->has_limbs ? &b->limbs : NULL,
+    };
+    crowd_rig rig = {0};
+    crowd_result res = crowd_rig_create(engine, &d, &rig);
+    *out_rig = rig.id;
+    return res;
+}
+
+/* ---- the calls that take a rig or an instance by value ---- */
+static crowd_rig rig_of(uint32_t id) { return (crowd_rig){id}; }
+
+crowd_result cw_rig_parameter_index(const crowd_engine *e, uint32_t rig, const char *id, uint32_t *out) {
+    return crowd_rig_parameter_index(e, rig_of(rig), id, out);
+}
+uint32_t cw_rig_parameter_count(const crowd_engine *e, uint32_t rig) { return crowd_rig_parameter_count(e, rig_of(rig)); }
+uint32_t cw_rig_instance_count(const crowd_engine *e, uint32_t rig) { return crowd_rig_instance_count(e, rig_of(rig)); }
+uint32_t cw_rig_running_count(const crowd_engine *e, uint32_t rig) { return crowd_rig_running_count(e, rig_of(rig)); }
+crowd_result cw_reserve(crowd_engine *e, uint32_t rig, uint32_t capacity) { return crowd_reserve(e, rig_of(rig), capacity); }
+
+crowd_result cw_instances_add(crowd_engine *e, uint32_t rig, uint32_t count, int blink_start, int harmonic_phase,
+                              crowd_instance *out) {
+    crowd_add_desc d = {rig_of(rig), count, (crowd_blink_start)blink_start, (crowd_harmonic_phase)harmonic_phase};
+    return crowd_instances_add(e, &d, out);
+}
+
+crowd_result cw_rig_column(crowd_engine *e, uint32_t rig, int field, uint32_t index, uint32_t component,
+                           float **out_values, uint32_t *out_count) {
+    return crowd_rig_column(e, rig_of(rig), (crowd_field)field, index, component, out_values, out_count);
+}
+
+crowd_result cw_rig_handles(const crowd_engine *e, uint32_t rig, const crowd_instance **out, uint32_t *count) {
+    return crowd_rig_handles(e, rig_of(rig), out, count);
+}
+
+crowd_result cw_tick_range(crowd_engine *e, float dt, uint32_t rig, uint32_t first, uint32_t count) {
+    return crowd_tick_range(e, dt, rig_of(rig), first, count);
+}
+
+crowd_result cw_get_outputs(const crowd_engine *e, const crowd_instance *h, float *out, uint32_t capacity) {
+    return h ? crowd_get_outputs(e, *h, out, capacity) : CROWD_ERR_NULL;
+}
+
+crowd_result cw_instance_info(const crowd_engine *e, const crowd_instance *h, uint32_t *out_rig, uint32_t *out_row) {
+    if (!h || !out_rig || !out_row) return CROWD_ERR_NULL;
+    uint64_t id;
+    crowd_rig rig = {0};
+    crowd_result res = crowd_instance_info(e, *h, &id, &rig, out_row);
+    *out_rig = rig.id;
+    return res;
+}
+
+void cw_rest_landmarks(int frame, float *out) { crowd_rest_landmarks((crowd_pose_frame)frame, out); }
+
+/* ---- the tools' default crowd ---- */
+typedef struct cw_default {
+    scene scene;
+    world world;
+} cw_default;
+
+/* Instances first .. first + count - 1 of the default crowd (10,000 avatars: `crowd run`
+ * without a scene), in an engine of its own on target simd. 0 (TOOL_OK), or the tools' status
+ * with the message printed to standard error (the module's printErr). */
+int cw_default_create(uint32_t first, uint32_t count, int simd, cw_default **out) {
+    *out = NULL;
+    if (first > DEFAULT_CROWD_INSTANCES || count > DEFAULT_CROWD_INSTANCES - first)
+        return tool_error(TOOL_BAD_INPUT, "defaultCrowd: instances %u .. %u are outside the default crowd's 0 .. %u",
+                          first, first + count - 1, DEFAULT_CROWD_INSTANCES - 1);
+    cw_default *d = calloc(1, sizeof *d);
+    if (!d) return tool_error(TOOL_FAILED, "out of memory");
+    int st = default_crowd_scene(&d->scene);
+    if (st == TOOL_OK) {
+        st = world_create_range(&d->world, &d->scene, (crowd_simd)simd, 1, first, count);
+        if (st != TOOL_OK) world_destroy(&d->world); /* frees what a failed create left */
+    }
+    if (st != TOOL_OK) {
+        scene_free(&d->scene);
+        free(d);
+        return st;
+    }
+    *out = d;
+    return TOOL_OK;
+}
+
+void cw_default_destroy(cw_default *d) {
+    if (!d) return;
+    world_destroy(&d->world);
+    scene_free(&d->scene);
+    free(d);
+}
+
+crowd_engine *cw_default_engine(cw_default *d) { return d->world.engine; }
+uint32_t cw_default_rig(cw_default *d) { return d->world.rigs[0].rig.id; }
+uint32_t cw_default_frames(cw_default *d) { return d->scene.frames; }
+float cw_default_dt(cw_default *d) { return d->scene.dt; }
+/* Before tick k (1, 2, ...): the look keys and walk rows in effect (world_prepare_frame). */
+void cw_default_prepare(cw_default *d, uint32_t k, float dt) { world_prepare_frame(&d->world, k, dt); }
+/* The run checksum of the outputs now, as two 32-bit halves (low first). */
+void cw_default_checksum(cw_default *d, uint32_t *out) {
+    uint64_t sum = world_checksum(&d->world);
+    out[0] = (uint32_t)sum;
+    out[1] = (uint32_t)(sum >> 32);
+}
