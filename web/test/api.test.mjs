@@ -65,21 +65,30 @@ test('columns are views on the engine: writes reach the tick, no copy', () => {
 });
 
 test('memory growth detaches views; a Column re-fetches and keeps the values', () => {
+  const M = crowd.module;
   const engine = crowd.engine();
   const rig = engine.rig({ parameters: [{ id: 'a', min: -1e6, max: 1e6, default: 0 }] });
   rig.add(16);
   const raw = rig.column('base', 0);
   const view = rig.columnView('base', 0);
   raw.set(Array.from({ length: 16 }, (_, k) => k * 0.5));
-  const before = crowd.module.HEAPU8.buffer.byteLength;
-  // enough instances that the module's memory has to grow
-  const more = rig.add(Math.ceil((before / 4) * 1.5 / 16) * 16);
-  assert.ok(crowd.module.HEAPU8.buffer.byteLength > before, 'the memory grew');
+  assert.equal(view.array, view.array, 'the same view while nothing moved');
+  // any allocation in the module may grow its memory: here a block as large as all of it
+  const before = M.HEAPU8.buffer.byteLength;
+  const block = M._malloc(before);
+  assert.ok(block && M.HEAPU8.buffer.byteLength > before, 'the memory grew');
   assert.equal(raw.length, 0, 'the old view is detached');
   const now = view.array;
-  assert.equal(now.length, 16 + more.count);
-  assert.deepEqual(Array.from(now.subarray(0, 16)), Array.from({ length: 16 }, (_, k) => k * 0.5));
-  assert.equal(view.array, now, 'the same view while nothing moved');
+  assert.equal(now.buffer, M.HEAPF32.buffer);
+  assert.deepEqual(Array.from(now), Array.from({ length: 16 }, (_, k) => k * 0.5));
+  // adding past the capacity moves the rig's columns: the Column follows
+  const at = now.byteOffset;
+  rig.add(1000);
+  const moved = view.array;
+  assert.equal(moved.length, 1016);
+  assert.notEqual(moved.byteOffset, at, 'the column moved');
+  assert.deepEqual(Array.from(moved.subarray(0, 16)), Array.from({ length: 16 }, (_, k) => k * 0.5));
+  M._free(block);
   engine.destroy();
 });
 
