@@ -19,7 +19,15 @@ export async function startWebcam(crowd, canvas) {
   const engine = crowd.engine();
   const rig = engine.rig({ name: 'webcam', limbs: { frame: 'mediapipe_world', smoothing: true } });
   const me = rig.add(1);
-  const g = canvas.getContext('2d');
+  // its own small canvas: the crowd's redraws every frame
+  const view = document.createElement('canvas');
+  view.width = view.height = 240;
+  view.style = 'position: fixed; right: 12px; bottom: 12px; background: #2e3440; width: 240px';
+  document.body.append(view);
+  const g = view.getContext('2d');
+  // bones as segments from a joint along local +y (arms, legs) or up (chest, head)
+  const SEGMENTS = [[1, -1, 0.5], [2, 1, 0.2], [3, 1, 0.29], [4, 3, 0.26], [6, 1, 0.29], [7, 6, 0.26],
+    [9, -1, 0.42], [10, 9, 0.42], [12, -1, 0.42], [13, 12, 0.42]];
   let last = performance.now();
   const loop = () => {
     const now = performance.now();
@@ -27,11 +35,24 @@ export async function startWebcam(crowd, canvas) {
     engine.setPoseFromWorldLandmarks(me, result.worldLandmarks); // the JS result, as it comes
     engine.tick(Math.min(1, (now - last) / 1000));
     last = now;
-    const world = engine.get('bone_world', me, 2); // the head's rotation
-    g.fillStyle = '#bf616a';
-    g.fillRect(canvas.width - 150, 10, 140, 24);
-    g.fillStyle = '#fff';
-    g.fillText(`head q ${Array.from(world, (x) => x.toFixed(2)).join(' ')}`, canvas.width - 146, 26);
+    const q = [];
+    for (let b = 0; b < 15; b++) q.push(engine.get('bone_world', me, b));
+    const ends = {};
+    g.clearRect(0, 0, 240, 240);
+    g.strokeStyle = '#ebcb8b';
+    g.lineWidth = 4;
+    g.beginPath();
+    for (const [bone, parent, len] of SEGMENTS) {
+      const [x, y, z, w] = q[bone];
+      // the bone's +y axis: the second column of its rotation matrix
+      const dx = 2 * (x * y - w * z), dy = 1 - 2 * (x * x + z * z);
+      const start = parent < 0 ? [120, 120] : ends[parent] ?? [120, 120];
+      const end = [start[0] + dx * len * 120, start[1] - dy * len * 120];
+      ends[bone] = end;
+      g.moveTo(start[0], start[1]);
+      g.lineTo(end[0], end[1]);
+    }
+    g.stroke();
     requestAnimationFrame(loop);
   };
   requestAnimationFrame(loop);
