@@ -2,7 +2,9 @@
 // refresh after memory growth, error codes and messages, and MediaPipe's JS landmarks.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { load } from './helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { load, root } from './helpers.mjs';
 
 const { api, crowd } = await load();
 
@@ -188,4 +190,20 @@ test('landmarks: bad results are refused, naming the field', () => {
   assert.throws(() => engine.setPoseFromWorldLandmarks(h, bad((r) => (r.worldLandmarks[0][32].x = NaN))), /\[32\]\.x: not finite/);
   assert.deepEqual(engine.get('pose', h), before);
   engine.destroy();
+});
+
+test("the README's browser example runs as written", async () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## crowd in the browser'));
+  const code = section.match(/```js\n([\s\S]*?)```/)[1];
+  const body = code.replace(/^import .*$/m, '').replace('await loadCrowd()', 'loaded') +
+    '\nreturn { engine, avatars, frame };';
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+  let drawn = null;
+  const run = await new AsyncFunction('loaded', 'draw', body)(crowd, (a) => (drawn = a));
+  const result = { worldLandmarks: [Array.from({ length: 33 }, (_, k) => ({ x: 0.01 * k, y: -0.02 * k, z: 0.1, visibility: 0.9 }))] };
+  for (let k = 0; k < 3; k++) run.frame(result);
+  assert.ok(drawn instanceof Float32Array && drawn.length === 1000);
+  assert.equal(drawn.buffer, crowd.module.HEAPF32.buffer);
+  run.engine.destroy();
 });
