@@ -312,7 +312,7 @@ static void bad_usage(void **state) {
         {{"run", "--dt=-0.5"}, "run: --dt: '-0.5'"},
         {{"run", "--threads", "0"}, "run: --threads: '0'"},
         {{"run", "--seed", "x"}, "run: --seed: 'x'"},
-        {{"run", "--simd", "neon9"}, "run: --simd: 'neon9' is not one of auto, scalar, sse2, avx2 or avx512"},
+        {{"run", "--simd", "neon9"}, "run: --simd: 'neon9' is not one of auto, scalar, sse2, avx2, avx512 or wasm128"},
         {{"run", "a.json", "b.json"}, "run: unexpected argument 'b.json'"},
         {{"run", "--json=yes"}, "run: --json takes no value"},
         {{"pose"}, "pose: a pose clip is required"},
