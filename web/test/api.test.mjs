@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { load, root } from './helpers.mjs';
+import { load, root } from './common.mjs';
 
 const { api, crowd } = await load();
 

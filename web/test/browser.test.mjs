@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { pkgDir, nativeChecksum, load } from './helpers.mjs';
+import { pkgDir, nativeChecksum, load } from './common.mjs';
 import { serve } from './server.mjs';
 
 const CHROMIUM = process.env.CROWD_CHROMIUM ?? '/usr/bin/chromium';

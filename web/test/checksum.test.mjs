@@ -2,7 +2,7 @@
 // frame counts, ticked whole and split into uneven ranges (the split must not matter).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { load, nativeChecksum, nativeCrowd, DEFAULT_CHECKSUM } from './helpers.mjs';
+import { load, nativeChecksum, nativeCrowd, DEFAULT_CHECKSUM } from './common.mjs';
 
 const { crowd } = await load();
 const CHECKPOINTS = [1, 60, 600];

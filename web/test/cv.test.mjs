@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { pkgDir } from './helpers.mjs';
+import { pkgDir } from './common.mjs';
 
 test('every cv_ op on wasm128 gives the scalar definition\'s bits', () => {
   const r = spawnSync(process.execPath, [path.join(pkgDir, '..', 'test', 'cv_ops.js')], { encoding: 'utf8' });

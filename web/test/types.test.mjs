@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pkgDir } from './helpers.mjs';
+import { pkgDir } from './common.mjs';
 
 const modules = process.env.CROWD_NODE_MODULES ?? path.join(pkgDir, '..', 'npm', 'node_modules');
 const tsc = path.join(modules, 'typescript', 'bin', 'tsc');
