@@ -65,13 +65,6 @@ static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
 #define FNV_INIT 0xcbf29ce484222325ull
 
 
-static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint32_t rnd(uint64_t *s, uint32_t n) { return (uint32_t)(splitmix(s) % n); }
 
 static uint32_t rd32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -631,7 +624,7 @@ static void host_ranges(void **state) {
     assert_non_null(s);
     scene_open(s, 77, crowd_test_simd, 1);
     scene_populate(s);
-    uint64_t rng = 5;
+    rng draws = {5};
     for (uint32_t k = 1; k <= THREAD_TICKS; k++) {
         if (k == 30) for (uint32_t n = 0; n < s->n; n += 4) scene_pause(s, n, true);
         if (k == 90) for (uint32_t n = 0; n < s->n; n += 8) scene_pause(s, n, false);
@@ -642,7 +635,7 @@ static void host_ranges(void **state) {
             /* two random cut points anywhere in [0, rows]: ranges need not be aligned, and some
              * cover paused rows, which stay as they are */
             uint32_t rows = crowd_rig_instance_count(s->e, s->rig[r]);
-            uint32_t a = rnd(&rng, rows + 1), b = rnd(&rng, rows + 1);
+            uint32_t a = rng_mod(&draws, rows + 1), b = rng_mod(&draws, rows + 1);
             if (a > b) { uint32_t t = a; a = b; b = t; }
             uint32_t cut[4] = {0, a, b, rows};
             for (int j = 0; j < 3; j++) {
@@ -669,29 +662,6 @@ static void host_ranges(void **state) {
     free(s);
 }
 
-/* ---- a counting allocator ---- */
-typedef struct counter {
-    pthread_mutex_t lock;
-    long allocs, frees;
-} counter;
-
-static void *count_alloc(size_t size, size_t align, void *user) {
-    counter *c = user;
-    pthread_mutex_lock(&c->lock);
-    c->allocs++;
-    pthread_mutex_unlock(&c->lock);
-    size_t bytes = (size + align - 1) / align * align;
-    return aligned_alloc(align, bytes ? bytes : align);
-}
-
-static void count_free(void *p, void *user) {
-    counter *c = user;
-    pthread_mutex_lock(&c->lock);
-    c->frees++;
-    pthread_mutex_unlock(&c->lock);
-    free(p);
-}
-
 static void thread_limits(void **state) {
     (void)state;
     crowd_engine *e = NULL;
@@ -714,9 +684,9 @@ static void thread_limits(void **state) {
         crowd_engine_destroy(e);
     }
     /* the tick on a pool allocates and frees nothing */
-    counter c = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    counting c = {.fail_at = -1};
     crowd_engine_desc cd = {.seed = 3, .simd = crowd_test_simd, .threads = 3,
-                            .allocator = {.alloc = count_alloc, .free = count_free, .user = &c}};
+                            .allocator = counting_allocator(&c)};
     scene *s = malloc(sizeof *s);
     assert_non_null(s);
     memset(s, 0, sizeof *s);
@@ -732,6 +702,8 @@ static void thread_limits(void **state) {
         FAILF("30 ticks on 3 threads: %ld allocations and %ld frees", c.allocs - allocs, c.frees - frees);
     scene_close(s);
     assert_int_equal(c.allocs, c.frees);
+    assert_int_equal(c.bad_frees, 0);
+    counting_release(&c);
     free(s);
 }
 
@@ -785,8 +757,8 @@ static void snapshot_round_trip(void **state) {
     /* save points: the edges, every phase of the churn, and random ones */
     uint32_t points[24] = {0, 1, 3, 20, 40, 56, 70, 71, 150, 199, 2, 4, 19, 21, 39, 69, 149};
     uint32_t npoints = 17;
-    uint64_t rng = 99;
-    while (npoints < 24) points[npoints++] = 1 + rnd(&rng, SNAP_TICKS - 1);
+    rng draws = {99};
+    while (npoints < 24) points[npoints++] = 1 + rng_mod(&draws, SNAP_TICKS - 1);
     if (SANITIZED) npoints = 10; /* the first ten: every phase of the run once */
     int sine_busy = 0, timed_closed = 0, paused_points = 0;
     for (uint32_t q = 0; q < npoints; q++) {
@@ -1140,8 +1112,8 @@ static void snapshot_rejects(void **state) {
             c.p[k] ^= mask;
         }
     /* payload bytes: every byte of the first 512, then a sample */
-    uint64_t rng = 17;
-    for (size_t k = 32; k < good.n; k += k < 544 ? 1 : 1 + rnd(&rng, 211)) {
+    rng draws = {17};
+    for (size_t k = 32; k < good.n; k += k < 544 ? 1 : 1 + rng_mod(&draws, 211)) {
         unsigned char mask = (unsigned char)(1u << (k % 8));
         c.p[k] ^= mask;
         snprintf(what, sizeof what, "payload byte %zu ^ 0x%02x", k, mask);
@@ -1408,7 +1380,7 @@ static void snapshot_structure(void **state) {
      * blob may be normalised: a blend 0 becomes the controller's default.) */
     const uint32_t nasty[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u};
     uint32_t loaded = 0, rejected = 0, normalised = 0;
-    uint64_t srng = 23;
+    rng sdraws = {23};
     for (size_t at = 32; at + 4 <= good.n;) {
         for (size_t v = 0; v < sizeof nasty / sizeof nasty[0]; v++) {
             memcpy(c.p, good.p, good.n);
@@ -1442,7 +1414,7 @@ static void snapshot_structure(void **state) {
             crowd_engine_destroy(e);
         }
         bool dense = at < 32 + 1024 || (at >= l.rows_at && at < l.columns_at) || at >= l.handles_at;
-        at += dense ? 4 * (1 + 3 * SANITIZED) : 4 + 4 * rnd(&srng, 400 * (1 + 3 * SANITIZED));
+        at += dense ? 4 * (1 + 3 * SANITIZED) : 4 + 4 * rng_mod(&sdraws, 400 * (1 + 3 * SANITIZED));
         if (at > l.columns_at && at < l.handles_at && !dense && at > l.handles_at - 64) at = l.handles_at;
     }
     printf("  word sweep: %u loaded (%u normalised), %u rejected\n", loaded, normalised, rejected);
@@ -1682,7 +1654,7 @@ static void churn(void **state) {
     scene_populate(c);
     uint8_t *ever_paused = calloc(MAX_INSTANCES, 1);
     assert_non_null(ever_paused);
-    uint64_t rng = 11;
+    rng draws = {11};
     uint32_t removed_total = 0, stale_checked = 0;
     crowd_instance stale[64];
     uint32_t nstale = 0;
@@ -1697,9 +1669,9 @@ static void churn(void **state) {
         /* churn in c: remove up to 5 random instances (batched, paused ones included) and
          * pause or resume some others; never the standard population */
         crowd_instance batch[5];
-        uint32_t nb = 0, want = rnd(&rng, 6);
+        uint32_t nb = 0, want = rng_mod(&draws, 6);
         for (uint32_t tries = 0; nb < want && tries < 50; tries++) {
-            uint32_t n = POPULATION + rnd(&rng, c->n - POPULATION);
+            uint32_t n = POPULATION + rng_mod(&draws, c->n - POPULATION);
             if (!c->live[n]) continue;
             bool dup = false;
             for (uint32_t j = 0; j < nb; j++) dup |= batch[j].id == c->h[n].id;
@@ -1711,9 +1683,9 @@ static void churn(void **state) {
         removed_total += nb;
         for (uint32_t j = 0; j < nb && nstale < 64; j++) stale[nstale++] = batch[j];
         for (uint32_t j = 0; j < 3; j++) {
-            uint32_t n = POPULATION + rnd(&rng, c->n - POPULATION);
+            uint32_t n = POPULATION + rng_mod(&draws, c->n - POPULATION);
             if (!c->live[n]) continue;
-            bool p = rnd(&rng, 3) != 0;
+            bool p = rng_mod(&draws, 3) != 0;
             scene_pause(c, n, p);
             ever_paused[n] |= p;
         }
@@ -1773,12 +1745,12 @@ static void pause_shift(void **state) {
      * after as many steps as it ran */
     scene_open(p, 606, crowd_test_simd, 2);
     scene_populate(p);
-    uint64_t rng = 3;
+    rng draws = {3};
     uint32_t frozen_checks = 0, max_lag = 0;
     for (uint32_t k = 1; k <= PAUSE_TICKS; k++) {
         for (uint32_t j = 0; j < 6; j++) {
-            uint32_t i = rnd(&rng, n);
-            bool pause = rnd(&rng, 2) == 0;
+            uint32_t i = rng_mod(&draws, n);
+            bool pause = rng_mod(&draws, 2) == 0;
             /* sometimes a batch with the same handle twice, or a no-op */
             crowd_instance hh[2] = {p->h[i], p->h[i]};
             OK(p->e, crowd_instances_pause(p->e, hh, 1 + j % 2, pause));

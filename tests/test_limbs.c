@@ -63,18 +63,6 @@ static bool is_limb_bone(int b) {
     return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13;
 }
 
-/* splitmix64: the tests' own fixed-seed generator. */
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r) {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-static double rng_range(rng *r, double lo, double hi) { return lo + (hi - lo) * rng_unit(r); }
-static uint32_t rng_below(rng *r, uint32_t n) { return (uint32_t)(rng_unit(r) * n); }
-static bool rng_chance(rng *r, double p) { return rng_unit(r) < p; }
 
 /* ------------------------------------------------------------------------------------------
  * double-precision vectors and quaternions (x, y, z, w), Hamilton product
@@ -1140,31 +1128,27 @@ static void test_bad_limbs_desc(void **state) {
     for (int b = 0; b < NB; b++) binds[b] = (crowd_quat){0, 0, 0, 1};
 
     crowd_limbs_desc d;
-#define BAD(mutate, code, field, alt)                         \
-    do {                                                      \
-        d = good;                                             \
-        mutate;                                               \
-        expect_rig_error(e, &d, code, field, alt, #mutate);   \
-    } while (0)
-    BAD(d.fallback_sign[2] = 0.5f, CROWD_ERR_RANGE, "fallback_sign[2]", NULL);
-    BAD(d.fallback_sign[0] = 0.0f, CROWD_ERR_RANGE, "fallback_sign[0]", NULL);
-    BAD(d.fallback_sign[3] = -2.0f, CROWD_ERR_RANGE, "fallback_sign[3]", NULL);
-    BAD(d.fallback_sign[1] = NAN, CROWD_ERR_RANGE, "fallback_sign[1]", NULL);
-    BAD(d.visibility_threshold = 1.5f, CROWD_ERR_RANGE, "visibility_threshold", NULL);
-    BAD(d.visibility_threshold = -0.01f, CROWD_ERR_RANGE, "visibility_threshold", NULL);
-    BAD(d.visibility_threshold = NAN, CROWD_ERR_NOT_FINITE, "visibility_threshold", NULL);
-    BAD(d.hold_half_life = 0.0f, CROWD_ERR_RANGE, "hold_half_life", NULL);
-    BAD(d.hold_half_life = -1.0f, CROWD_ERR_RANGE, "hold_half_life", NULL);
-    BAD(d.hold_half_life = INFINITY, CROWD_ERR_NOT_FINITE, "hold_half_life", NULL);
-    BAD(d.frame = CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "frame", NULL);
-    BAD(d.frame = (crowd_pose_frame)-1, CROWD_ERR_BAD_ENUM, "frame", NULL);
-    BAD(d.axis_fix = CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "axis_fix", NULL);
-    BAD(d.fallback = CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "fallback", NULL);
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = NULL), CROWD_ERR_NULL, "custom_fix", NULL);
+#define LIMBS_ROW_CHECK(what, code, field) expect_rig_error(e, &d, code, field, NULL, what)
+#define ROW(n, change, code, field) VALIDITY_ROWS(n, d = good, change, LIMBS_ROW_CHECK, code, field)
+    ROW(1, d.fallback_sign[2] = 0.5f, CROWD_ERR_RANGE, "fallback_sign[2]");
+    ROW(1, d.fallback_sign[0] = 0.0f, CROWD_ERR_RANGE, "fallback_sign[0]");
+    ROW(1, d.fallback_sign[3] = -2.0f, CROWD_ERR_RANGE, "fallback_sign[3]");
+    ROW(1, d.fallback_sign[1] = NAN, CROWD_ERR_RANGE, "fallback_sign[1]");
+    ROW(1, d.visibility_threshold = 1.5f, CROWD_ERR_RANGE, "visibility_threshold");
+    ROW(1, d.visibility_threshold = -0.01f, CROWD_ERR_RANGE, "visibility_threshold");
+    ROW(1, d.visibility_threshold = NAN, CROWD_ERR_NOT_FINITE, "visibility_threshold");
+    ROW(1, d.hold_half_life = 0.0f, CROWD_ERR_RANGE, "hold_half_life");
+    ROW(1, d.hold_half_life = -1.0f, CROWD_ERR_RANGE, "hold_half_life");
+    ROW(1, d.hold_half_life = INFINITY, CROWD_ERR_NOT_FINITE, "hold_half_life");
+    ROW(1, d.frame = CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "frame");
+    ROW(1, d.frame = (crowd_pose_frame)-1, CROWD_ERR_BAD_ENUM, "frame");
+    ROW(1, d.axis_fix = CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "axis_fix");
+    ROW(1, d.fallback = CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "fallback");
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = NULL), CROWD_ERR_NULL, "custom_fix");
     custom[7] = (crowd_quat){0, 0, 0, 2};
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = custom), CROWD_ERR_RANGE, "custom_fix[7]", NULL);
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = custom), CROWD_ERR_RANGE, "custom_fix[7]");
     custom[7] = (crowd_quat){0.1f, 0, 0, 1};
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = custom), CROWD_ERR_RANGE, "custom_fix[7]", NULL);
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CUSTOM, d.custom_fix = custom), CROWD_ERR_RANGE, "custom_fix[7]");
     custom[7] = (crowd_quat){0, 0, 0, 1};
     custom[14] = (crowd_quat){NAN, 0, 0, 1};
     {
@@ -1179,44 +1163,45 @@ static void test_bad_limbs_desc(void **state) {
         if (!strstr(crowd_last_error(e), "custom_fix[14]")) FAILF("ENGINE BUG: message \"%s\" does not name custom_fix[14]", crowd_last_error(e));
     }
     custom[14] = (crowd_quat){0, 0, 0, 1};
-    BAD((d.smoothing = true, d.min_cutoff = 0.0f), CROWD_ERR_RANGE, "min_cutoff", NULL);
-    BAD((d.smoothing = true, d.beta = -1.0f), CROWD_ERR_RANGE, "beta", NULL);
-    BAD((d.smoothing = true, d.d_cutoff = 0.0f), CROWD_ERR_RANGE, "d_cutoff", NULL);
-    BAD((d.smoothing = true, d.d_cutoff = NAN), CROWD_ERR_NOT_FINITE, "d_cutoff", NULL);
+    ROW(1, (d.smoothing = true, d.min_cutoff = 0.0f), CROWD_ERR_RANGE, "min_cutoff");
+    ROW(1, (d.smoothing = true, d.beta = -1.0f), CROWD_ERR_RANGE, "beta");
+    ROW(1, (d.smoothing = true, d.d_cutoff = 0.0f), CROWD_ERR_RANGE, "d_cutoff");
+    ROW(1, (d.smoothing = true, d.d_cutoff = NAN), CROWD_ERR_NOT_FINITE, "d_cutoff");
     /* SPEC 5.1's settings, checked whether smoothing is on or not */
-    BAD(d.min_cutoff = -0.5f, CROWD_ERR_RANGE, "min_cutoff", NULL);
-    BAD(d.min_cutoff = 2e6f, CROWD_ERR_RANGE, "min_cutoff", NULL);
-    BAD(d.min_cutoff = INFINITY, CROWD_ERR_NOT_FINITE, "min_cutoff", NULL);
-    BAD(d.beta = 1.5e6f, CROWD_ERR_RANGE, "beta", NULL);
-    BAD(d.beta = NAN, CROWD_ERR_NOT_FINITE, "beta", NULL);
-    BAD(d.d_cutoff = -1.0f, CROWD_ERR_RANGE, "d_cutoff", NULL);
-    BAD(d.d_cutoff = 1e7f, CROWD_ERR_RANGE, "d_cutoff", NULL);
-    BAD(d.hold_half_life = 3600.5f, CROWD_ERR_RANGE, "hold_half_life", NULL);
-    BAD(d.hold_half_life = NAN, CROWD_ERR_NOT_FINITE, "hold_half_life", NULL);
-    BAD(d.reacquire_half_life = 0.0f, CROWD_ERR_RANGE, "reacquire_half_life", NULL);
-    BAD(d.reacquire_half_life = -0.3f, CROWD_ERR_RANGE, "reacquire_half_life", NULL);
-    BAD(d.reacquire_half_life = 3601.0f, CROWD_ERR_RANGE, "reacquire_half_life", NULL);
-    BAD(d.reacquire_half_life = -INFINITY, CROWD_ERR_NOT_FINITE, "reacquire_half_life", NULL);
-    BAD(d.bend_min = -1.0f, CROWD_ERR_RANGE, "bend_min", NULL);
-    BAD(d.bend_min = 45.0f, CROWD_ERR_RANGE, "bend_min", NULL); /* = bend_full */
-    BAD((d.bend_min = 50.0f, d.bend_full = 40.0f), CROWD_ERR_RANGE, "bend_full", NULL);
-    BAD(d.bend_full = 90.5f, CROWD_ERR_RANGE, "bend_full", NULL);
-    BAD(d.bend_min = NAN, CROWD_ERR_NOT_FINITE, "bend_min", NULL);
-    BAD(d.bend_full = INFINITY, CROWD_ERR_NOT_FINITE, "bend_full", NULL);
-    BAD((d.bend_min = 89.9999f, d.bend_full = 90.0f), CROWD_ERR_RANGE, "bend_full", NULL); /* equal sines */
-    BAD(d.fallback = (crowd_limb_fallback)-1, CROWD_ERR_BAD_ENUM, "fallback", NULL);
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = NULL, d.bind_rotations = binds), CROWD_ERR_NULL,
-        "bind_landmarks", NULL);
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = NULL), CROWD_ERR_NULL,
-        "bind_rotations", NULL);
+    ROW(1, d.min_cutoff = -0.5f, CROWD_ERR_RANGE, "min_cutoff");
+    ROW(1, d.min_cutoff = 2e6f, CROWD_ERR_RANGE, "min_cutoff");
+    ROW(1, d.min_cutoff = INFINITY, CROWD_ERR_NOT_FINITE, "min_cutoff");
+    ROW(1, d.beta = 1.5e6f, CROWD_ERR_RANGE, "beta");
+    ROW(1, d.beta = NAN, CROWD_ERR_NOT_FINITE, "beta");
+    ROW(1, d.d_cutoff = -1.0f, CROWD_ERR_RANGE, "d_cutoff");
+    ROW(1, d.d_cutoff = 1e7f, CROWD_ERR_RANGE, "d_cutoff");
+    ROW(1, d.hold_half_life = 3600.5f, CROWD_ERR_RANGE, "hold_half_life");
+    ROW(1, d.hold_half_life = NAN, CROWD_ERR_NOT_FINITE, "hold_half_life");
+    ROW(1, d.reacquire_half_life = 0.0f, CROWD_ERR_RANGE, "reacquire_half_life");
+    ROW(1, d.reacquire_half_life = -0.3f, CROWD_ERR_RANGE, "reacquire_half_life");
+    ROW(1, d.reacquire_half_life = 3601.0f, CROWD_ERR_RANGE, "reacquire_half_life");
+    ROW(1, d.reacquire_half_life = -INFINITY, CROWD_ERR_NOT_FINITE, "reacquire_half_life");
+    ROW(1, d.bend_min = -1.0f, CROWD_ERR_RANGE, "bend_min");
+    ROW(1, d.bend_min = 45.0f, CROWD_ERR_RANGE, "bend_min"); /* = bend_full */
+    ROW(1, (d.bend_min = 50.0f, d.bend_full = 40.0f), CROWD_ERR_RANGE, "bend_full");
+    ROW(1, d.bend_full = 90.5f, CROWD_ERR_RANGE, "bend_full");
+    ROW(1, d.bend_min = NAN, CROWD_ERR_NOT_FINITE, "bend_min");
+    ROW(1, d.bend_full = INFINITY, CROWD_ERR_NOT_FINITE, "bend_full");
+    ROW(1, (d.bend_min = 89.9999f, d.bend_full = 90.0f), CROWD_ERR_RANGE, "bend_full"); /* equal sines */
+    ROW(1, d.fallback = (crowd_limb_fallback)-1, CROWD_ERR_BAD_ENUM, "fallback");
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = NULL, d.bind_rotations = binds), CROWD_ERR_NULL,
+        "bind_landmarks");
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = NULL), CROWD_ERR_NULL,
+        "bind_rotations");
     bind_pose[4 * 20 + 1] = NAN;
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = binds),
-        CROWD_ERR_NOT_FINITE, "bind_landmarks", NULL);
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = binds),
+        CROWD_ERR_NOT_FINITE, "bind_landmarks");
     a_pose(bind_pose);
     binds[4] = (crowd_quat){0, 0, 0.5f, 0.5f};
-    BAD((d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = binds),
-        CROWD_ERR_RANGE, "bind_rotations[4]", NULL);
-#undef BAD
+    ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = bind_pose, d.bind_rotations = binds),
+        CROWD_ERR_RANGE, "bind_rotations[4]");
+#undef ROW
+#undef LIMBS_ROW_CHECK
     /* nothing changed: the existing rig still has its one instance, and a good rig still goes in */
     if (crowd_rig_instance_count(e, rig) != 1) FAILF("ENGINE BUG: rejected rigs changed an existing rig");
     crowd_limbs_desc again = good;
