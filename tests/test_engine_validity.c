@@ -672,6 +672,54 @@ static void test_valid_tick(void **state) {
     snap_free(&before);
 }
 
+/* crowd.h §1: every desc has a _defaults() function giving the defaults its field comments
+ * state; for the engine, rig and add descs they are all zero. A rig made only of defaults is
+ * valid, and its instances tick. */
+static void test_desc_defaults(void **state) {
+    (void)state;
+    crowd_engine_desc ed = crowd_engine_defaults();
+    assert_true(ed.seed == 0 && ed.initial_capacity == 0 && ed.simd == CROWD_SIMD_AUTO && ed.threads == 0);
+    assert_true(!ed.allocator.alloc && !ed.allocator.free && !ed.allocator.user && !ed.logger.log && !ed.logger.user);
+    assert_true(ed.first_instance_id == 0);
+    crowd_rig_desc rd = crowd_rig_defaults();
+    assert_true(!rd.name && !rd.parameters && rd.parameter_count == 0);
+    assert_true(!rd.look && !rd.harmonic && !rd.blink && !rd.limbs);
+    crowd_parameter_desc pd = crowd_parameter_defaults("P");
+    assert_string_equal(pd.id, "P");
+    assert_true(pd.min == 0.0f && pd.max == 1.0f && pd.default_value == 0.0f && !pd.repeat);
+    crowd_look_parameter_desc lpd = crowd_look_parameter_defaults("P");
+    assert_string_equal(lpd.id, "P");
+    assert_true(lpd.axis == CROWD_AXIS_X && lpd.factor == 1.0f);
+    crowd_rig rig0 = {7};
+    crowd_add_desc ad = crowd_add_defaults(rig0, 5);
+    assert_true(ad.rig.id == 7 && ad.count == 5);
+    assert_true(ad.blink_start == CROWD_BLINK_START_RANDOM && ad.harmonic_phase == CROWD_HARMONIC_PHASE_ZERO);
+
+    ed.simd = crowd_test_simd;
+    crowd_engine *e = NULL;
+    OK(NULL, crowd_engine_create(&ed, &e));
+    crowd_parameter_desc params[1] = {crowd_parameter_defaults("P")};
+    crowd_look_parameter_desc lp[1] = {crowd_look_parameter_defaults("P")};
+    crowd_look_desc look = crowd_look_defaults();
+    look.parameters = lp, look.parameter_count = 1;
+    rd.parameters = params, rd.parameter_count = 1, rd.look = &look;
+    crowd_rig rig;
+    OK(e, crowd_rig_create(e, &rd, &rig));
+    crowd_instance h[2];
+    ad = crowd_add_defaults(rig, 2);
+    OK(e, crowd_instances_add(e, &ad, h));
+    OK(e, crowd_set_look_target(e, h[0], 0.25f, 0, 0, true));
+    for (int k = 0; k < 600; k++) OK(e, crowd_tick(e, 1.0f / 60.0f));
+    float out[1];
+    /* factor 1 on axis x, additive onto base 0: the output approaches the target's x, clamped
+     * into [0, 1] */
+    OK(e, crowd_get_outputs(e, h[0], out, 1));
+    if (!(fabsf(out[0] - 0.25f) < 1e-4f)) FAILF("a defaults rig looking at x = 0.25 outputs %.9g", (double)out[0]);
+    OK(e, crowd_get_outputs(e, h[1], out, 1));
+    if (out[0] != 0.0f) FAILF("an idle defaults instance outputs %.9g, want its base 0", (double)out[0]);
+    crowd_engine_destroy(e);
+}
+
 /* Every entry point refuses a NULL engine; getters give their neutral value. */
 static void test_valid_null_engine(void **state) {
     (void)state;
@@ -785,6 +833,7 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest validity[] = {
         cmocka_unit_test(test_valid_engine_create),
+        cmocka_unit_test(test_desc_defaults),
         cmocka_unit_test_setup_teardown(test_valid_rig_create, vsetup, vteardown),
         cmocka_unit_test_setup_teardown(test_valid_instances_add, vsetup, vteardown),
         cmocka_unit_test_setup_teardown(test_valid_instances_remove, vsetup, vteardown),
