@@ -109,7 +109,7 @@ static double clip_speed(const clip *c, int k) {
  *    where the bone is held (a landmark it reads below 0.5 in frame k or k-1) are left out:
  *    the hold is the same with and without smoothing.
  *
- *    Bounds: the issue asked for 3x. Neither formulation of One Euro reaches 3x with these
+ *    Bounds: the goal was 3x. Neither formulation of One Euro reaches 3x with these
  *    defaults on this clip (measured with the double filter above fed to the engine with
  *    smoothing off, and with the engine's own smoothing): over the whole clip 1.4x - 2.1x
  *    (the subject walks across the room at ~1.3 m/s and beta = 40 opens the filter to tens of
@@ -204,7 +204,7 @@ static void test_cmu_noisy_smoothing(void **state) {
  * low pass) times beta = 40 keeps the cutoff near 2 Hz, and One Euro run in double on white
  * noise with these settings cuts the mean frame-to-frame change of one coordinate 3.6x; the
  * bones, built from several noisy landmarks, come out at 3.1x - 3.5x (seeds 1 - 6: the least
- * limb bone 3.12x - 3.21x over 1000 frames). The issue's bound, 3x on every limb bone, holds
+ * limb bone 3.12x - 3.21x over 1000 frames). The 3x bound on every limb bone holds
  * here, where the filter is meant to work. The CMU walk never stands this still (its fastest
  * landmark stays above 0.1 m/s, which beta = 40 turns into cutoffs of several Hz; see
  * test_cmu_noisy_smoothing). */
