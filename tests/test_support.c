@@ -111,6 +111,7 @@ void *counting_alloc(size_t size, size_t align, void *user) {
             c->blocks[c->nblocks++] = (counting_block){p, size};
             c->live++;
             c->live_bytes += size;
+            if (c->live_bytes > c->peak_bytes) c->peak_bytes = c->live_bytes;
         }
     }
     pthread_mutex_unlock(&counting_lock);

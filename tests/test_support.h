@@ -84,7 +84,7 @@ static inline bool rng_chance(rng *r, double p) { return rng_unit(r) < p; }
 
 /* ---- one counting allocator: counting c = {.fail_at = -1}; then
  * crowd_engine_desc.allocator = counting_allocator(&c). It counts allocations and frees, keeps
- * the live blocks and their bytes, fails allocation number fail_at (counted from 0; -1: never),
+ * the live blocks and their bytes (and the peak), fails allocation number fail_at (counted from 0; -1: never),
  * poisons new memory (0xA5) so code that follows pointers it never wrote fails
  * deterministically, refuses a bad alignment, and counts frees of pointers it never returned
  * (NULL, or freed twice) as bad_frees, leaving them alone. Safe from several threads (the
@@ -92,7 +92,7 @@ static inline bool rng_chance(rng *r, double p) { return rng_unit(r) < p; }
 typedef struct counting_block { void *p; size_t n; } counting_block;
 typedef struct counting {
     long allocs, frees, live, fail_at, bad_frees;
-    size_t live_bytes;
+    size_t live_bytes, peak_bytes; /* bytes asked for, now and at most */
     counting_block *blocks;
     size_t nblocks, capblocks;
 } counting;
