@@ -52,7 +52,7 @@
 #include "snapshot_checksum.h"
 
 /* ------------------------------------------------------------------------------------------
- * helpers
+ * shared functions
  * ---------------------------------------------------------------------------------------- */
 /* rname, FAILF and OK come from test_support.h. */
 #ifndef EXPECT

@@ -29,7 +29,7 @@
 #include "random.h"
 
 /* ------------------------------------------------------------------------------------------
- * helpers
+ * shared functions
  * ---------------------------------------------------------------------------------------- */
 /* Exact float comparison (bits), with both values printed in a round-trip format. */
 #define EXPECT_BITS(actual, expected, ...)                                                    \

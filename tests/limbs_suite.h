@@ -41,7 +41,7 @@
 #include "test_support.h"
 
 /* ------------------------------------------------------------------------------------------
- * helpers: results, failures
+ * results, failures
  * ---------------------------------------------------------------------------------------- */
 #define NB CROWD_BONE_COUNT
 #define NL CROWD_LANDMARK_COUNT
@@ -351,7 +351,7 @@ static inline void ref_solve(ref_state *st, const float *pose, bool flip, qd roo
 }
 
 /* ------------------------------------------------------------------------------------------
- * engine helpers
+ * engine calls
  * ---------------------------------------------------------------------------------------- */
 /* SPEC 5's plain formulas: fallback root, and a bone seen again is tracked at once (a
  * re-acquisition half-life so short that r reaches 1 on the first trusted tick); stable and
