@@ -53,7 +53,8 @@ function(check exe kind)
 endfunction()
 
 # find_package
-string(REPLACE ";" " " flags "${FLAGS}")
+set(flags "${FLAGS}")
+separate_arguments(FLAGS UNIX_COMMAND "${FLAGS}")
 run("configuring the find_package consumer" ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/cmake
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${CC} -DCMAKE_BUILD_TYPE=Release
     "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
