@@ -26,17 +26,23 @@ crowd_limbs_desc crowd_limbs_defaults(void) {
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
  * side its mirror in x. */
 static const float rest_left[CROWDI_LANDMARKS][3] = {
-    [0] = {0.0f, 0.66f, -0.10f},
-    [1] = {0.03f, 0.69f, -0.075f}, [2] = {0.04f, 0.69f, -0.075f}, [3] = {0.05f, 0.69f, -0.07f},
-    [7] = {0.075f, 0.66f, 0.0f}, [9] = {0.02f, 0.62f, -0.085f},
-    [11] = {0.18f, 0.50f, 0.0f}, [13] = {0.20f, 0.22f, 0.0f}, [15] = {0.21f, -0.02f, -0.06f},
-    [17] = {0.215f, -0.10f, -0.045f}, [19] = {0.215f, -0.105f, -0.09f}, [21] = {0.20f, -0.06f, -0.10f},
-    [23] = {0.10f, 0.0f, 0.0f}, [25] = {0.10f, -0.45f, -0.03f}, [27] = {0.10f, -0.88f, 0.0f},
-    [29] = {0.10f, -0.93f, 0.04f}, [31] = {0.10f, -0.95f, -0.13f}};
+    [CROWDI_LM_NOSE] = {0.0f, 0.66f, -0.10f},
+    [CROWDI_LM_LEFT_EYE_INNER] = {0.03f, 0.69f, -0.075f}, [CROWDI_LM_LEFT_EYE] = {0.04f, 0.69f, -0.075f},
+    [CROWDI_LM_LEFT_EYE_OUTER] = {0.05f, 0.69f, -0.07f},
+    [CROWDI_LM_LEFT_EAR] = {0.075f, 0.66f, 0.0f}, [CROWDI_LM_MOUTH_LEFT] = {0.02f, 0.62f, -0.085f},
+    [CROWDI_LM_LEFT_SHOULDER] = {0.18f, 0.50f, 0.0f}, [CROWDI_LM_LEFT_ELBOW] = {0.20f, 0.22f, 0.0f},
+    [CROWDI_LM_LEFT_WRIST] = {0.21f, -0.02f, -0.06f}, [CROWDI_LM_LEFT_PINKY] = {0.215f, -0.10f, -0.045f},
+    [CROWDI_LM_LEFT_INDEX] = {0.215f, -0.105f, -0.09f}, [CROWDI_LM_LEFT_THUMB] = {0.20f, -0.06f, -0.10f},
+    [CROWDI_LM_LEFT_HIP] = {0.10f, 0.0f, 0.0f}, [CROWDI_LM_LEFT_KNEE] = {0.10f, -0.45f, -0.03f},
+    [CROWDI_LM_LEFT_ANKLE] = {0.10f, -0.88f, 0.0f}, [CROWDI_LM_LEFT_HEEL] = {0.10f, -0.93f, 0.04f},
+    [CROWDI_LM_LEFT_FOOT_INDEX] = {0.10f, -0.95f, -0.13f}};
 /* each right landmark and the left one it mirrors */
-static const int rest_mirror[][2] = {{4, 1}, {5, 2}, {6, 3}, {8, 7}, {10, 9}, {12, 11}, {14, 13},
-                                     {16, 15}, {18, 17}, {20, 19}, {22, 21}, {24, 23}, {26, 25},
-                                     {28, 27}, {30, 29}, {32, 31}};
+#define MIRROR(part) {CROWDI_LM_RIGHT_##part, CROWDI_LM_LEFT_##part}
+static const int rest_mirror[][2] = {
+    MIRROR(EYE_INNER), MIRROR(EYE), MIRROR(EYE_OUTER), MIRROR(EAR), {CROWDI_LM_MOUTH_RIGHT, CROWDI_LM_MOUTH_LEFT},
+    MIRROR(SHOULDER), MIRROR(ELBOW), MIRROR(WRIST), MIRROR(PINKY), MIRROR(INDEX), MIRROR(THUMB), MIRROR(HIP),
+    MIRROR(KNEE), MIRROR(ANKLE), MIRROR(HEEL), MIRROR(FOOT_INDEX)};
+#undef MIRROR
 
 void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]) {
     if (!out) return;
@@ -56,16 +62,6 @@ void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT
 /* sin of an angle in degrees, in double, rounded once: the bend weights' bounds, the same on
  * every target */
 static float sin_degrees(float deg) { return (float)sin(deg * (3.14159265358979323846 / 180.0)); }
-
-/* The landmarks each bone reads (MediaPipe Pose numbering), -1 ending the list. */
-static const int bone_deps[CROWDI_BONES][4] = {
-    {11, 12, 23, 24}, {11, 12, 23, 24}, {0, 7, 8, -1},
-    {11, 13, 15, -1}, {11, 13, 15, -1}, {15, 17, 19, -1},
-    {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1},
-    {23, 25, 27, -1}, {23, 25, 27, -1}, {27, 29, 31, -1},
-    {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
-
-static bool is_limb_bone(int b) { return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13; }
 
 static bool unit_quat(const crowd_quat *q) {
     float n = q->x * q->x + q->y * q->y + q->z * q->z + q->w * q->w;
@@ -130,32 +126,40 @@ static d3 stable_settled_side(d3 d, d3 ld, d3 tx, d3 ty, bool leg, double sin_mi
 static int degenerate_bone(const float *lm, bool flip, const float sign[4], bool stable, double sin_min) {
     d3 p[CROWDI_LANDMARKS];
     for (int k = 0; k < CROWDI_LANDMARKS; k++) p[k] = lmk(lm, k, flip);
-    d3 up = dsub(dmid(p[11], p[12]), dmid(p[23], p[24]));
-    if (!well_defined(dcross(dsub(p[24], p[23]), up), up)) return 0;
-    if (!well_defined(dcross(dsub(p[12], p[11]), up), up)) return 1;
-    d3 fwd = dsub(p[0], dmid(p[7], p[8]));
-    if (!well_defined(fwd, dcross(fwd, dsub(p[8], p[7])))) return 2;
-    static const int limb[4][4] = {{11, 13, 15, 3}, {12, 14, 16, 6}, {23, 25, 27, 9}, {24, 26, 28, 12}};
+#define P(bone, k) p[crowdi_bones[bone].landmarks[k]]
+    /* torso: left shoulder, right shoulder, left hip, right hip */
+    d3 up = dsub(dmid(P(CROWD_BONE_HIPS, 0), P(CROWD_BONE_HIPS, 1)), dmid(P(CROWD_BONE_HIPS, 2), P(CROWD_BONE_HIPS, 3)));
+    d3 hips_fwd = dcross(dsub(P(CROWD_BONE_HIPS, 3), P(CROWD_BONE_HIPS, 2)), up);
+    d3 chest_fwd = dcross(dsub(P(CROWD_BONE_CHEST, 1), P(CROWD_BONE_CHEST, 0)), up);
+    if (!well_defined(hips_fwd, up)) return CROWD_BONE_HIPS;
+    if (!well_defined(chest_fwd, up)) return CROWD_BONE_CHEST;
+    d3 fwd = dsub(P(CROWD_BONE_HEAD, 0), dmid(P(CROWD_BONE_HEAD, 1), P(CROWD_BONE_HEAD, 2)));
+    if (!well_defined(fwd, dcross(fwd, dsub(P(CROWD_BONE_HEAD, 2), P(CROWD_BONE_HEAD, 1))))) return CROWD_BONE_HEAD;
     d3 tx[2], ty[2]; /* hips, chest: their rotations' columns, for the stable side */
-    dlook_xy(dcross(dsub(p[24], p[23]), up), up, &tx[0], &ty[0]);
-    dlook_xy(dcross(dsub(p[12], p[11]), up), up, &tx[1], &ty[1]);
-    for (int l = 0; l < 4; l++) {
-        d3 ud = dnorm(dsub(p[limb[l][1]], p[limb[l][0]])), ld = dnorm(dsub(p[limb[l][2]], p[limb[l][1]]));
+    dlook_xy(hips_fwd, up, &tx[0], &ty[0]);
+    dlook_xy(chest_fwd, up, &tx[1], &ty[1]);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) {
+        const int upper = crowdi_limb_upper[l];
+        const bool leg = crowdi_limb_is_leg(l);
+        d3 ud = dnorm(dsub(P(upper, 1), P(upper, 0))), ld = dnorm(dsub(P(upper, 2), P(upper, 1)));
         d3 side = dcross(ud, ld);
         if (stable)
-            side = stable_settled_side(ud, ld, tx[l < 2], ty[l < 2], l >= 2, sin_min);
+            side = stable_settled_side(ud, ld, tx[!leg], ty[!leg], leg, sin_min);
         else if (side.x * side.x + side.y * side.y + side.z * side.z < 1e-4)
             side = (d3){sign[l], 0, 0};
-        if (!well_defined(ud, dcross(ud, side))) return limb[l][3];
-        if (!well_defined(ld, dcross(ld, side))) return limb[l][3] + 1;
+        if (!well_defined(ud, dcross(ud, side))) return upper;
+        if (!well_defined(ld, dcross(ld, side))) return upper + 1;
     }
-    static const int hand[2][4] = {{15, 19, 17, 5}, {16, 20, 18, 8}};
-    for (int h = 0; h < 2; h++) {
-        d3 dir = dnorm(dsub(dmid(p[hand[h][1]], p[hand[h][2]]), p[hand[h][0]]));
-        if (!well_defined(dir, dcross(dir, dsub(p[hand[h][2]], p[hand[h][1]])))) return hand[h][3];
-    }
-    if (!well_defined(dsub(p[31], p[29]), dsub(p[27], p[29]))) return 11;
-    if (!well_defined(dsub(p[32], p[30]), dsub(p[28], p[30]))) return 14;
+    /* hands: wrist, index, pinky; feet: ankle, heel, foot index */
+    for (int b = 0; b < CROWDI_BONES; b++)
+        if (crowdi_bones[b].kind == CROWDI_BONE_HAND) {
+            d3 dir = dnorm(dsub(dmid(P(b, 1), P(b, 2)), P(b, 0)));
+            if (!well_defined(dir, dcross(dir, dsub(P(b, 2), P(b, 1))))) return b;
+        }
+    for (int b = 0; b < CROWDI_BONES; b++)
+        if (crowdi_bones[b].kind == CROWDI_BONE_FOOT && !well_defined(dsub(P(b, 2), P(b, 1)), dsub(P(b, 0), P(b, 1))))
+            return b;
+#undef P
     return -1;
 }
 
@@ -287,7 +291,7 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
         quat_mul(basis_inv, bind, v->limb_fix[b]);
         const float unit[4] = {0, 0, 0, 1};
         quat_mul(bind, unit, v->limb_rest_world[b]); /* normalised, w >= 0 */
-        int parent = crowdi_bone_parent[b];
+        int parent = crowdi_bones[b].parent;
         if (parent < 0) {
             memcpy(v->limb_rest_local[b], v->limb_rest_world[b], sizeof bind);
         } else {
@@ -336,11 +340,10 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;
-    memcpy(v->limb_deps, bone_deps, sizeof bone_deps);
     for (int b = 0; b < CROWDI_BONES; b++) {
         static const float identity[4] = {0, 0, 0, 1}, y_along[4] = {0.70710677f, 0, 0, 0.70710677f};
         const float *fix = identity;
-        if (d->axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE && is_limb_bone(b)) fix = y_along;
+        if (d->axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE && crowdi_bones[b].limb) fix = y_along;
         memcpy(v->limb_fix[b], fix, sizeof v->limb_fix[b]);
         if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
             const crowd_quat *q = &d->custom_fix[b];

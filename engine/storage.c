@@ -57,7 +57,6 @@ static void refresh_view(crowdi_rig *r) {
         for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
         memcpy(v->limb_rest_local, l->limb_rest_local, sizeof v->limb_rest_local);
         memcpy(v->limb_rest_world, l->limb_rest_world, sizeof v->limb_rest_world);
-        memcpy(v->limb_deps, l->limb_deps, sizeof v->limb_deps);
         v->limb_stride = r->capacity;
         v->limb_pose = r->columns[r->col_pose];
         v->limb_root = r->columns[r->col_root];
