@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "serial.h"
 
 static const char *const bone_names[CROWD_BONE_COUNT] = {
     "hips", "chest", "head", "left_upper_arm", "left_lower_arm", "left_hand", "right_upper_arm",
@@ -166,7 +167,11 @@ static int degenerate_bone(const float *lm, bool flip, const float sign[4], bool
 #define LIMB_CHECK(cond, code, ...) \
     do { if (!(cond)) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__); } while (0)
 
-crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *d) {
+static bool limbs_present(const crowd_rig_desc *d) { return d->limbs != NULL; }
+
+static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    if (!ids) return CROWD_OK; /* no entry counts */
+    const crowd_limbs_desc *d = desc->limbs;
     LIMB_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
     LIMB_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
     LIMB_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
@@ -302,8 +307,10 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
     }
 }
 
-crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d, crowdi_rig *r) {
-    crowdi_rig_view *v = &r->limbs;
+static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    (void)ids;
+    const crowd_limbs_desc *d = desc->limbs;
+    crowdi_rig_view *v = &r->view; /* the settings, where the kernel reads them */
     /* keep the desc and its arrays: a snapshot saves the rig as it was asked for */
     r->limbs_desc = *d;
     r->limbs_desc.custom_fix = NULL;
@@ -324,7 +331,6 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
         memcpy(lm, d->bind_landmarks, sizeof *lm * 4 * CROWDI_LANDMARKS);
         memcpy(rot, d->bind_rotations, sizeof *rot * CROWD_BONE_COUNT);
     }
-    r->has_limbs = true;
     v->limbs_enabled = 1;
     v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
     v->limb_side_mode = d->fallback == CROWD_FALLBACK_PREVIOUS ? CROWDI_SIDE_PREVIOUS
@@ -355,17 +361,188 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
         calibrate(d, v);
     else
         rest_pose(v);
+    for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
     return CROWD_OK;
 }
+
+static void limbs_free(crowd_engine *engine, crowdi_rig *r) {
+    crowdi_free(engine, (void *)r->limbs_desc.custom_fix);
+    crowdi_free(engine, (void *)r->limbs_desc.bind_landmarks);
+    crowdi_free(engine, (void *)r->limbs_desc.bind_rotations);
+}
+
+/* groups of columns the kernel walks by stride: each group contiguous */
+static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
+    const crowdi_rig_view *v = &r->view;
+    uint32_t n = first;
+    r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
+    r->col_root = n, n += 4;
+    r->col_world = n, n += 4 * CROWDI_BONES;
+    r->col_local = n, n += 4 * CROWDI_BONES;
+    if (crowdi_limbs_have_side(v)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
+    if (v->limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
+    if (crowdi_limbs_track(v)) {
+        r->col_track = n, n += CROWDI_BONES;
+        r->col_src = n, n += 4 * CROWDI_BONES;
+    }
+    return n - first;
+}
+
+/* a new instance shows the rest pose (root identity), fully eased in */
+static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    const crowdi_rig_view *v = &r->view;
+    bits[r->col_root + 3] = crowdi_bits(1.0f);
+    for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+        for (uint32_t c = 0; c < 4; c++) {
+            bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
+            bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+            if (crowdi_limbs_track(v)) bits[r->col_src + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+        }
+        if (crowdi_limbs_track(v)) bits[r->col_track + b] = crowdi_bits(1.0f);
+    }
+}
+
+static void limbs_point(crowdi_rig *r) {
+    crowdi_rig_view *v = &r->view;
+    v->limb_stride = r->capacity;
+    v->limb_pose = r->columns[r->col_pose];
+    v->limb_root = r->columns[r->col_root];
+    v->limb_world = r->columns[r->col_world];
+    v->limb_local = r->columns[r->col_local];
+    v->limb_side = crowdi_limbs_have_side(v) ? r->columns[r->col_side] : NULL;
+    v->limb_track = crowdi_limbs_track(v) ? r->columns[r->col_track] : NULL;
+    v->limb_src = crowdi_limbs_track(v) ? r->columns[r->col_src] : NULL;
+    v->limb_filter = v->limb_smoothing ? r->columns[r->col_filter] : NULL;
+}
+
+static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
+    const crowd_limbs_desc *d = &r->limbs_desc;
+    crowdi_w_u32(w, (uint32_t)d->frame);
+    crowdi_w_u32(w, (uint32_t)d->axis_fix);
+    crowdi_w_u32(w, (uint32_t)d->fallback);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) crowdi_w_f32(w, d->fallback_sign[l]);
+    crowdi_w_f32(w, d->visibility_threshold);
+    crowdi_w_f32(w, d->hold_half_life);
+    crowdi_w_f32(w, d->reacquire_half_life);
+    crowdi_w_f32(w, d->bend_min);
+    crowdi_w_f32(w, d->bend_full);
+    crowdi_w_u32(w, d->smoothing ? 1u : 0u);
+    crowdi_w_f32(w, d->min_cutoff);
+    crowdi_w_f32(w, d->beta);
+    crowdi_w_f32(w, d->d_cutoff);
+    if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) crowdi_w_words(w, d->custom_fix, 4 * CROWD_BONE_COUNT);
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        crowdi_w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
+        crowdi_w_words(w, d->bind_rotations, 4 * CROWD_BONE_COUNT);
+    }
+}
+
+typedef struct {
+    crowd_limbs_desc desc;
+    crowd_quat quats[CROWD_BONE_COUNT];
+    float bind_landmarks[4 * CROWDI_LANDMARKS];
+} limbs_loaded;
+
+static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                               crowd_rig_desc *desc, void **scratch) {
+    limbs_loaded *l = crowdi_alloc(tmp, sizeof *l);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].limbs", ld->rig);
+    *scratch = l;
+    crowd_limbs_desc *limbs = &l->desc;
+    *limbs = (crowd_limbs_desc){0};
+    limbs->frame = (crowd_pose_frame)crowdi_r_u32(rd);
+    limbs->axis_fix = (crowd_axis_fix)crowdi_r_u32(rd);
+    limbs->fallback = (crowd_limb_fallback)crowdi_r_u32(rd);
+    for (int k = 0; k < CROWD_LIMB_COUNT; k++) limbs->fallback_sign[k] = crowdi_r_f32(rd);
+    limbs->visibility_threshold = crowdi_r_f32(rd);
+    limbs->hold_half_life = crowdi_r_f32(rd);
+    limbs->reacquire_half_life = crowdi_r_f32(rd);
+    limbs->bend_min = crowdi_r_f32(rd);
+    limbs->bend_full = crowdi_r_f32(rd);
+    limbs->smoothing = crowdi_r_u32(rd) != 0;
+    limbs->min_cutoff = crowdi_r_f32(rd);
+    limbs->beta = crowdi_r_f32(rd);
+    limbs->d_cutoff = crowdi_r_f32(rd);
+    if (limbs->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
+        crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
+        limbs->custom_fix = l->quats;
+    }
+    if (limbs->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        crowdi_r_words(rd, l->bind_landmarks, 4 * CROWDI_LANDMARKS);
+        crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
+        limbs->bind_landmarks = l->bind_landmarks;
+        limbs->bind_rotations = l->quats;
+    }
+    desc->limbs = limbs;
+    return CROWD_OK;
+}
+
+static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
+
+#define ROWS_CHECK(cond, ...) \
+    do { if (!(cond)) return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: " __VA_ARGS__); } while (0)
+
+/* Loaded rows: the columns no field rule covers. Sides and One Euro state finite; the tick
+ * multiplies sides by unit vectors, eases from src and reads r: sides at most unit (2 allows
+ * rounding), src unit, r -1 or in [0, 1]. */
+static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
+    const crowdi_rig_view *v = &r->view;
+    const bool side = crowdi_limbs_have_side(v), track = crowdi_limbs_track(v);
+    const uint32_t spans[2][2] = {{r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
+                                  {r->col_filter, v->limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
+    for (int sp = 0; sp < 2; sp++)
+        for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
+            const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
+            for (uint32_t row = 0; row < r->count; row++)
+                ROWS_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
+        }
+    for (uint32_t row = 0; side && row < r->count; row++)
+        for (uint32_t l = 0; l < CROWD_LIMB_COUNT; l++) {
+            const float *x = r->columns[r->col_side + 3 * l], *y = r->columns[r->col_side + 3 * l + 1],
+                        *z = r->columns[r->col_side + 3 * l + 2];
+            float n2 = x[row] * x[row] + y[row] * y[row] + z[row] * z[row];
+            ROWS_CHECK(n2 <= 2.0f, "rigs[%u]: limb %u's side of row %u is longer than unit", k, l, row);
+        }
+    for (uint32_t row = 0; track && row < r->count; row++)
+        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+            float rb = r->columns[r->col_track + b][row];
+            ROWS_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
+                       crowd_bone_name((crowd_bone)b), row, (double)rb);
+            float n2 = 0.0f;
+            for (uint32_t c = 0; c < 4; c++) {
+                float q = r->columns[r->col_src + 4 * b + c][row];
+                ROWS_CHECK(crowdi_finite(q), "rigs[%u]: bone %s's ease source of row %u is not finite", k,
+                           crowd_bone_name((crowd_bone)b), row);
+                n2 += q * q;
+            }
+            ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's ease source of row %u is not unit", k,
+                       crowd_bone_name((crowd_bone)b), row);
+        }
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_limbs = {
+    .name = "limbs",
+    .present = limbs_present,
+    .validate = limbs_validate,
+    .build = limbs_build,
+    .free = limbs_free,
+    .layout = limbs_layout,
+    .init_bits = limbs_init_bits,
+    .point = limbs_point,
+    .write = limbs_write,
+    .read = limbs_read,
+    .check_rows = limbs_check_rows,
+};
 
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
                                  crowd_quat local[CROWD_BONE_COUNT]) {
     if (!engine) return CROWD_ERR_NULL;
     const crowdi_rig *r = crowdi_rig_get(engine, rig);
     CROWDI_CHECK(engine, r, CROWD_ERR_HANDLE, "crowd_rig_rest_pose: rig is not a rig of this engine");
-    CROWDI_CHECK(engine, r->has_limbs, CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
+    CROWDI_CHECK(engine, r->has[CROWDI_CTL_LIMBS], CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
     for (int b = 0; b < CROWDI_BONES; b++) {
-        const float *w = r->limbs.limb_rest_world[b], *l = r->limbs.limb_rest_local[b];
+        const float *w = r->view.limb_rest_world[b], *l = r->view.limb_rest_local[b];
         if (world) world[b] = (crowd_quat){w[0], w[1], w[2], w[3]};
         if (local) local[b] = (crowd_quat){l[0], l[1], l[2], l[3]};
     }
