@@ -185,7 +185,7 @@ crowd_result crowd_instances_remove(crowd_engine *e, const crowd_instance *h, ui
         crowdi_slot *s = &e->slots[(uint32_t)h[i].id];
         if (s->next_free == MARKED) {
             for (uint32_t j = 0; j < i; j++) e->slots[(uint32_t)h[j].id].next_free = UINT32_MAX;
-            return crowdi_fail(e, CROWD_ERR_DUPLICATE_ID, "%s: handles[%u] repeats an earlier handle", fn, i);
+            return crowdi_fail(e, CROWD_ERR_REPEATED_HANDLE, "%s: handles[%u] repeats an earlier handle", fn, i);
         }
         s->next_free = MARKED;
     }
@@ -488,7 +488,7 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
 static crowd_result set_fields(crowd_engine *e, const char *fn, crowd_field f, uint32_t index,
                                const crowd_instance *h, uint32_t count, const float *values) {
     CROWDI_CHECK(e, (unsigned)f < CROWD_FIELD_COUNT, CROWD_ERR_BAD_ENUM, "%s: field (%d) is not a crowd_field", fn, (int)f);
-    CROWDI_CHECK(e, field_info[f].writable, CROWD_ERR_RANGE, "%s: field %s is read only", fn, field_info[f].name);
+    CROWDI_CHECK(e, field_info[f].writable, CROWD_ERR_READ_ONLY, "%s: field %s is read only", fn, field_info[f].name);
     crowd_result res = check_handles(e, fn, h, count);
     if (res != CROWD_OK) return res;
     CROWDI_CHECK(e, count == 0 || values, CROWD_ERR_NULL, "%s: values is NULL", fn);
