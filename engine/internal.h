@@ -98,6 +98,8 @@ crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig);
 uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig); /* UINT32_MAX if invalid */
 crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
 const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
+/* every handle live and of this engine (fn names the calling function in messages) */
+crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
 
 /* limbs (limbs.c) */
 /* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
