@@ -1,4 +1,5 @@
-/* The engine: creation, errors, the SIMD target, and rigs with their validation. */
+/* The engine: creation, the SIMD target, and rigs with their validation (the controllers'
+ * parts through the controller table). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -6,102 +7,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* ---- results and errors ---- */
-const char *crowd_result_text(crowd_result result) {
-    switch (result) {
-#define CROWD_X_TEXT(code, text) case code: return text;
-        CROWD_RESULT_LIST(CROWD_X_TEXT)
-#undef CROWD_X_TEXT
-    default: return "unknown result code";
-    }
-}
-
-crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
-    char buf[512];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(buf, sizeof buf, fmt, args);
-    va_end(args);
-    if (engine) {
-        /* The message is the one piece of engine state an error writes: it is not "stored
-         * state" in the sense of SPEC §6, and const callers still need it. */
-        crowd_engine *e = (crowd_engine *)engine;
-        memcpy(e->error, buf, sizeof buf);
-        if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
-    }
-    return code;
-}
-
-crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
-    crowd_engine *e = (crowd_engine *)engine;
-    /* the first of concurrently failing calls takes the message; the others leave it alone
-     * rather than race on it (and on the logger) */
-    if (__atomic_test_and_set(&e->error_busy, __ATOMIC_ACQUIRE)) return code;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(e->error, sizeof e->error, fmt, args);
-    va_end(args);
-    if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
-    __atomic_clear(&e->error_busy, __ATOMIC_RELEASE);
-    return code;
-}
-
-/* ---- handle tags ---- */
-#define TAG_COUNT 0x10000u /* tags 1 .. 0xffff; 0 is never a tag */
-static pthread_mutex_t tag_mutex = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t tag_refs[TAG_COUNT];
-static uint32_t tag_cursor; /* the last tag handed out */
-
-uint32_t crowdi_tag_new(void) {
-    uint32_t tag = 0;
-    pthread_mutex_lock(&tag_mutex);
-    for (uint32_t k = 1; k < TAG_COUNT && !tag; k++) {
-        uint32_t t = (tag_cursor + k) % TAG_COUNT;
-        if (t != 0 && tag_refs[t] == 0) tag = t;
-    }
-    if (tag) {
-        tag_refs[tag] = 1;
-        tag_cursor = tag;
-    }
-    pthread_mutex_unlock(&tag_mutex);
-    return tag;
-}
-
-void crowdi_tag_ref(uint32_t tag) {
-    pthread_mutex_lock(&tag_mutex);
-    tag_refs[tag & 0xffffu]++;
-    pthread_mutex_unlock(&tag_mutex);
-}
-
-void crowdi_tag_release(uint32_t tag) {
-    pthread_mutex_lock(&tag_mutex);
-    if (tag_refs[tag & 0xffffu]) tag_refs[tag & 0xffffu]--;
-    pthread_mutex_unlock(&tag_mutex);
-}
-
-const char *crowd_last_error(const crowd_engine *engine) { return engine ? engine->error : ""; }
-
-/* ---- memory ---- */
-void *crowdi_alloc(const crowd_engine *engine, size_t size) {
-    if (size == 0) size = CROWDI_ALIGN;
-    if (engine->allocator.alloc) return engine->allocator.alloc(size, CROWDI_ALIGN, engine->allocator.user);
-    size = (size + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN;
-    return aligned_alloc(CROWDI_ALIGN, size);
-}
-
-void crowdi_free(const crowd_engine *engine, void *ptr) {
-    if (!ptr) return;
-    if (engine->allocator.free) engine->allocator.free(ptr, engine->allocator.user);
-    else free(ptr);
-}
-
-char *crowdi_strdup(const crowd_engine *engine, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *copy = crowdi_alloc(engine, n);
-    if (copy) memcpy(copy, s, n);
-    return copy;
-}
 
 /* ---- SIMD targets ---- */
 static const char *const simd_names[CROWD_SIMD_COUNT] = {"auto", "scalar", "sse2", "avx2", "avx512", "wasm128"};
@@ -126,7 +31,7 @@ uint32_t crowd_engine_threads(const crowd_engine *engine) { return engine ? engi
 crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine) {
     CROWDI_CHECK(NULL, desc, CROWD_ERR_NULL, "crowd_engine_create: desc is NULL");
     CROWDI_CHECK(NULL, out_engine, CROWD_ERR_NULL, "crowd_engine_create: out_engine is NULL");
-    crowd_engine probe = {.logger = desc->logger};
+    crowd_engine probe = {.core.logger = desc->logger};
     CROWDI_CHECK(&probe, (unsigned)desc->simd < CROWD_SIMD_COUNT, CROWD_ERR_BAD_ENUM,
                  "crowd_engine_create: desc->simd (%d) is not a crowd_simd value", (int)desc->simd);
     CROWDI_CHECK(&probe, desc->threads <= 256, CROWD_ERR_RANGE,
@@ -155,12 +60,11 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
                  simd_names[simd]);
 
     crowd_engine *e;
-    if (desc->allocator.alloc) e = desc->allocator.alloc(sizeof *e, CROWDI_ALIGN, desc->allocator.user);
-    else e = aligned_alloc(CROWDI_ALIGN, (sizeof *e + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN);
+    e = crowdi_alloc_with(&desc->allocator, sizeof *e);
     CROWDI_CHECK(&probe, e, CROWD_ERR_OUT_OF_MEMORY, "crowd_engine_create: out of memory");
     memset(e, 0, sizeof *e);
-    e->allocator = desc->allocator;
-    e->logger = desc->logger;
+    e->core.allocator = desc->allocator;
+    e->core.logger = desc->logger;
     e->seed = desc->seed;
     e->initial_capacity = desc->initial_capacity;
     e->next_instance_id = desc->first_instance_id;
@@ -171,14 +75,13 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     e->tag = crowdi_tag_new();
     e->free_slot = UINT32_MAX;
     e->threads = desc->threads ? desc->threads : 1;
-    crowd_result res = e->tag ? crowdi_pool_start(e, e->threads) : CROWD_ERR_CAPACITY;
+    crowd_result res = e->tag ? crowdi_pool_start(e, e->threads, &e->pool) : CROWD_ERR_CAPACITY;
     if (res != CROWD_OK) {
         if (e->tag) crowdi_tag_release(e->tag);
-        crowd_allocator al = e->allocator;
-        if (al.free) al.free(e, al.user);
-        else free(e);
+        crowd_allocator al = e->core.allocator;
+        crowdi_free_with(&al, e);
         if (res == CROWD_ERR_CAPACITY)
-            return crowdi_fail(&probe, res, "crowd_engine_create: %u engines are live, the most there can be", TAG_COUNT - 1);
+            return crowdi_fail(&probe, res, "crowd_engine_create: %u engines are live, the most there can be", CROWDI_TAG_COUNT - 1);
         if (res == CROWD_ERR_THREAD)
             return crowdi_fail(&probe, res, "crowd_engine_create: the system could not start %u threads", desc->threads - 1);
         return crowdi_fail(&probe, res, "crowd_engine_create: out of memory for the pool of %u threads", desc->threads);
@@ -189,223 +92,58 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
 
 void crowd_engine_destroy(crowd_engine *engine) {
     if (!engine) return;
-    crowdi_pool_stop(engine);
+    crowdi_pool_stop(engine->pool);
     for (uint32_t r = 0; r < engine->rig_count; r++) crowdi_rig_free(engine, engine->rigs[r]);
     crowdi_free(engine, engine->rigs);
     crowdi_free(engine, engine->slots);
     crowdi_tag_release(engine->tag);
-    crowd_allocator al = engine->allocator;
-    if (al.free) al.free(engine, al.user);
-    else free(engine);
-}
-
-/* ---- rig handles ---- */
-crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index) {
-    return (crowd_rig){(engine->tag << 16) | (index + 1)};
-}
-
-uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig) {
-    if (!engine || (rig.id >> 16) != engine->tag) return UINT32_MAX;
-    uint32_t index = (rig.id & 0xffffu) - 1;
-    return index < engine->rig_count ? index : UINT32_MAX;
-}
-
-crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
-    uint32_t index = crowdi_rig_index(engine, rig);
-    return index == UINT32_MAX ? NULL : engine->rigs[index];
-}
-
-/* ---- defaults ---- */
-crowd_look_desc crowd_look_defaults(void) {
-    return (crowd_look_desc){.damping = 0.15f, .max_speed = INFINITY, .blend = CROWD_BLEND_ADDITIVE};
-}
-
-crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id) {
-    return (crowd_harmonic_parameter_desc){
-        .id = id, .channel = 0, .direction = CROWD_DIRECTION_CENTRIC,
-        .origin = 0.5f, .range = 0.5f, .duration = 3.0f};
-}
-
-crowd_harmonic_desc crowd_harmonic_defaults(void) {
-    return (crowd_harmonic_desc){.blend = CROWD_BLEND_ADDITIVE};
-}
-
-crowd_blink_desc crowd_blink_defaults(void) {
-    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
-                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
+    crowd_allocator al = engine->core.allocator;
+    crowdi_free_with(&al, engine);
 }
 
 /* ---- rig validation ---- */
-/* The desc's parameter ids hashed (FNV-1a 32) into an open-addressed table of index + 1, at
- * most half full: checking ids takes time linear in the counts. */
-typedef struct id_index {
-    const crowd_rig_desc *desc;
-    uint32_t *slots;
-    uint32_t mask;
-} id_index;
-
-static uint32_t hash_id(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-/* The index of id, or -1; with insert, a missing id is added as parameter `insert_as`. */
-static int index_probe(id_index *x, const char *id, bool insert, uint32_t insert_as) {
-    for (uint32_t at = hash_id(id) & x->mask;; at = (at + 1) & x->mask) {
-        uint32_t v = x->slots[at];
-        if (v == 0) {
-            if (insert) x->slots[at] = insert_as + 1;
-            return -1;
-        }
-        if (strcmp(x->desc->parameters[v - 1].id, id) == 0) return (int)(v - 1);
-    }
-}
-
-static int find_param(const id_index *x, const char *id) { return index_probe((id_index *)x, id, false, 0); }
-
-static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, id_index *x) {
-    uint32_t size = 16;
-    while (size < 2 * d->parameter_count) size *= 2;
-    x->desc = d;
-    x->mask = size - 1;
-    x->slots = crowdi_alloc(engine, sizeof *x->slots * size);
-    if (!x->slots) return CROWD_ERR_OUT_OF_MEMORY;
-    memset(x->slots, 0, sizeof *x->slots * size);
-    return CROWD_OK;
-}
-
-static uint32_t blend_or(crowd_blend b, uint32_t fallback) {
-    return b == CROWD_BLEND_DEFAULT ? fallback : (uint32_t)b;
-}
-
 #define RIG_FAIL(code, ...) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__)
-#define RIG_CHECK(cond, code, ...) do { if (!(cond)) RIG_FAIL(code, __VA_ARGS__); } while (0)
-
-/* An id field: non-NULL, names a parameter of the rig. */
-#define RIG_PARAM_ID(field_fmt, idx, id, out_index)                                                   \
-    do {                                                                                             \
-        RIG_CHECK((id) != NULL, CROWD_ERR_NULL, field_fmt " is NULL", idx);                          \
-        int found_ = find_param(ids, (id));                                                         \
-        RIG_CHECK(found_ >= 0, CROWD_ERR_UNKNOWN_ID, field_fmt " \"%s\" is not a parameter of the rig", \
-                  idx, (id));                                                                        \
-        (out_index) = (uint32_t)found_;                                                              \
-    } while (0)
 
 /* Checks the desc; ids (filled here, counts checked first) indexes its parameter ids. */
-static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, id_index *ids) {
-    RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
+static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_ids *ids) {
+    CROWDI_RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
               "desc->parameters is NULL with parameter_count %u", desc->parameter_count);
-    RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
+    CROWDI_RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
               "desc->parameter_count (%u) exceeds %u", desc->parameter_count, CROWD_MAX_PARAMETERS);
-    RIG_CHECK(!desc->look || desc->look->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->look->parameter_count (%u) exceeds %u", desc->look->parameter_count, CROWD_MAX_ENTRIES);
-    RIG_CHECK(!desc->harmonic || desc->harmonic->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->harmonic->parameter_count (%u) exceeds %u", desc->harmonic->parameter_count, CROWD_MAX_ENTRIES);
-    RIG_CHECK(!desc->blink || desc->blink->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->blink->parameter_count (%u) exceeds %u", desc->blink->parameter_count, CROWD_MAX_ENTRIES);
+    crowd_result res;
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) /* entry counts first */
+        if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, NULL)) != CROWD_OK)
+            return res;
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
-        RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
-        RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+        CROWDI_RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        CROWDI_RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
     }
-    if (index_create(engine, desc, ids) != CROWD_OK) RIG_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for the id index");
+    if (crowdi_ids_create(engine, desc, ids) != CROWD_OK) RIG_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for the id index");
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
         const crowd_parameter_desc *pd = &desc->parameters[p];
-        RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
-        RIG_CHECK(pd->id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
-        RIG_CHECK(crowdi_finite(pd->min), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].min (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(crowdi_finite(pd->max), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].max (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(crowdi_finite(pd->default_value), CROWD_ERR_NOT_FINITE,
+        CROWDI_RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        CROWDI_RIG_CHECK(pd->id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->min), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].min (\"%s\") is not finite", p, pd->id);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->max), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].max (\"%s\") is not finite", p, pd->id);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->default_value), CROWD_ERR_NOT_FINITE,
                   "desc->parameters[%u].default_value (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(pd->min <= pd->max, CROWD_ERR_RANGE, "desc->parameters[%u].min (%g) > max (%g) (\"%s\")",
+        CROWDI_RIG_CHECK(pd->min <= pd->max, CROWD_ERR_RANGE, "desc->parameters[%u].min (%g) > max (%g) (\"%s\")",
                   p, (double)pd->min, (double)pd->max, pd->id);
-        RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
                   "desc->parameters[%u].repeat needs max > min (\"%s\")", p, pd->id);
-        RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
                   "desc->parameters[%u]: min and max must be within +-1e18 (\"%s\")", p, pd->id);
-        int q = index_probe(ids, pd->id, true, p);
-        RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
+        int q = crowdi_ids_insert(ids, pd->id, p);
+        CROWDI_RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
                   pd->id, q);
     }
-    uint32_t idx;
-    if (desc->look) {
-        const crowd_look_desc *l = desc->look;
-        RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
-        RIG_CHECK(crowdi_finite(l->damping), CROWD_ERR_NOT_FINITE, "desc->look->damping is not finite");
-        RIG_CHECK(l->damping >= 0 && l->damping <= CROWDI_MAX_SECONDS, CROWD_ERR_RANGE,
-                  "desc->look->damping (%g) must be in [0, 1e6]", (double)l->damping);
-        RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
-        RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
-                  (double)l->max_speed);
-        RIG_CHECK((unsigned)l->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->look->blend (%d) is not a crowd_blend", (int)l->blend);
-        for (uint32_t k = 0; k < l->parameter_count; k++) {
-            RIG_PARAM_ID("desc->look->parameters[%u].id", k, l->parameters[k].id, idx);
-            RIG_CHECK((unsigned)l->parameters[k].axis < CROWD_AXIS_COUNT, CROWD_ERR_BAD_ENUM,
-                      "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
-            RIG_CHECK(crowdi_finite(l->parameters[k].factor), CROWD_ERR_NOT_FINITE,
-                      "desc->look->parameters[%u].factor is not finite", k);
-            RIG_CHECK(fabsf(l->parameters[k].factor) <= CROWDI_MAX_FACTOR, CROWD_ERR_RANGE,
-                      "desc->look->parameters[%u].factor (%g) must be within +-1e6", k, (double)l->parameters[k].factor);
-        }
-    }
-    if (desc->harmonic) {
-        const crowd_harmonic_desc *h = desc->harmonic;
-        RIG_CHECK(h->parameter_count == 0 || h->parameters, CROWD_ERR_NULL, "desc->harmonic->parameters is NULL");
-        RIG_CHECK(h->channel_count <= CROWD_MAX_CHANNELS, CROWD_ERR_CAPACITY,
-                  "desc->harmonic->channel_count (%u) exceeds %d", h->channel_count, CROWD_MAX_CHANNELS);
-        RIG_CHECK(h->channel_count == 0 || h->channel_timescales, CROWD_ERR_NULL,
-                  "desc->harmonic->channel_timescales is NULL with channel_count %u", h->channel_count);
-        RIG_CHECK((unsigned)h->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->harmonic->blend (%d) is not a crowd_blend", (int)h->blend);
-        for (uint32_t c = 0; c < h->channel_count; c++) {
-            float ts = h->channel_timescales[c];
-            RIG_CHECK(crowdi_finite(ts), CROWD_ERR_NOT_FINITE, "desc->harmonic->channel_timescales[%u] is not finite", c);
-            RIG_CHECK(ts >= 0, CROWD_ERR_RANGE, "desc->harmonic->channel_timescales[%u] (%g) is negative", c, (double)ts);
-        }
-        uint32_t channels = h->channel_count ? h->channel_count : 1;
-        for (uint32_t k = 0; k < h->parameter_count; k++) {
-            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-            RIG_PARAM_ID("desc->harmonic->parameters[%u].id", k, hp->id, idx);
-            RIG_CHECK(hp->channel < channels, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u].channel (%u) is out of range (%u channels)", k, hp->channel, channels);
-            RIG_CHECK((unsigned)hp->direction < CROWD_DIRECTION_COUNT, CROWD_ERR_BAD_ENUM,
-                      "desc->harmonic->parameters[%u].direction (%d) is not centric, left or right", k, (int)hp->direction);
-            RIG_CHECK(crowdi_finite(hp->origin), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].origin is not finite", k);
-            RIG_CHECK(crowdi_finite(hp->range), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].range is not finite", k);
-            RIG_CHECK(crowdi_finite(hp->duration), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].duration is not finite", k);
-            RIG_CHECK(hp->duration > 0, CROWD_ERR_RANGE, "desc->harmonic->parameters[%u].duration (%g) must be > 0",
-                      k, (double)hp->duration);
-            RIG_CHECK(fabsf(hp->origin) <= CROWDI_MAX_FRACTION && fabsf(hp->range) <= CROWDI_MAX_FRACTION, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u]: origin (%g) and range (%g) must be within +-1000", k,
-                      (double)hp->origin, (double)hp->range);
-            /* T wraps by repeated subtraction (SPEC §3): bound the rounds one tick (dt <= 1) needs */
-            float ts = h->channel_count ? h->channel_timescales[hp->channel] : 1.0f;
-            RIG_CHECK(ts / hp->duration <= 65536.0f, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u]: channel_timescales[%u] / duration (%g / %g) exceeds 65536 "
-                      "periods per second", k, hp->channel, (double)ts, (double)hp->duration);
-        }
-    }
-    if (desc->blink) {
-        const crowd_blink_desc *b = desc->blink;
-        RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
-        RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed", (int)b->model);
-        RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend", (int)b->blend);
-        RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
-        RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
-        RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
-        RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
-        RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
-        RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
-        RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
-                  CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
-        for (uint32_t k = 0; k < b->parameter_count; k++)
-            RIG_PARAM_ID("desc->blink->parameters[%u]", k, b->parameters[k], idx);
-    }
-    (void)idx;
-    if (desc->limbs) return crowdi_limbs_validate(engine, desc->limbs);
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, ids)) != CROWD_OK)
+            return res;
     return CROWD_OK;
 }
 
-static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowdi_rig *r) {
+static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     uint32_t P = desc->parameter_count;
     r->name = crowdi_strdup(engine, desc->name ? desc->name : "");
     r->param_count = P;
@@ -420,85 +158,44 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         r->param_default[p] = pd->default_value;
         if (!(r->param_ids[p] = crowdi_strdup(engine, pd->id))) return CROWD_ERR_OUT_OF_MEMORY;
     }
-    if (desc->look) {
-        const crowd_look_desc *l = desc->look;
-        r->has_look = true;
-        r->look_blend = blend_or(l->blend, CROWDI_BLEND_ADDITIVE);
-        r->look_damping = l->damping;
-        r->look_max_speed = l->max_speed;
-        r->look_count = l->parameter_count;
-        if (!(r->look = crowdi_alloc(engine, sizeof *r->look * l->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < l->parameter_count; k++)
-            r->look[k] = (crowdi_look_entry){(uint32_t)find_param(ids, l->parameters[k].id),
-                                             (uint32_t)l->parameters[k].axis, l->parameters[k].factor};
+    crowd_result res;
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
+        if (!(r->has[c] = crowdi_controllers[c]->present(desc))) continue;
+        if ((res = crowdi_controllers[c]->build(engine, desc, ids, r)) != CROWD_OK) return res;
     }
-    if (desc->harmonic) {
-        const crowd_harmonic_desc *h = desc->harmonic;
-        r->has_harm = true;
-        r->harm_blend = blend_or(h->blend, CROWDI_BLEND_ADDITIVE);
-        r->channel_count = h->channel_count ? h->channel_count : 1;
-        for (uint32_t c = 0; c < r->channel_count; c++)
-            r->timescales[c] = h->channel_count ? h->channel_timescales[c] : 1.0f;
-        r->harm_count = h->parameter_count;
-        r->harm = crowdi_alloc(engine, sizeof *r->harm * h->parameter_count);
-        r->harm_range = crowdi_alloc(engine, sizeof *r->harm_range * h->parameter_count);
-        if (!r->harm || !r->harm_range) return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < h->parameter_count; k++) {
-            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-            r->harm[k] = (crowdi_harm_entry){(uint32_t)find_param(ids, hp->id), hp->channel,
-                                             (uint32_t)hp->direction, hp->origin, hp->duration};
-            r->harm_range[k] = hp->range;
-        }
-    }
-    if (desc->blink) {
-        const crowd_blink_desc *b = desc->blink;
-        r->has_blink = true;
-        r->blink_blend = blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
-        r->blink_model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
-        r->blink_mean = b->mean;
-        r->blink_max_deviation = b->max_deviation;
-        r->blink_timescale = b->timescale;
-        r->blink_count = b->parameter_count;
-        if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count)))
-            return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < b->parameter_count; k++)
-            r->blink_param[k] = (uint32_t)find_param(ids, b->parameters[k]);
-    }
-    crowd_result res = desc->limbs ? crowdi_limbs_build(engine, desc->limbs, r) : CROWD_OK;
-    if (res != CROWD_OK) return res;
     res = crowdi_rig_layout(engine, r);
     if (res != CROWD_OK) return res;
     if (engine->initial_capacity) return crowdi_rig_grow(engine, r, engine->initial_capacity);
     return CROWD_OK;
 }
 
-static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig);
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowd_rig *out_rig);
 
 crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig) {
     if (!engine) return CROWD_ERR_NULL;
-    RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
-    RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
-    RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
-    id_index ids = {0};
+    CROWDI_RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
+    CROWDI_RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
+    CROWDI_RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
+    crowdi_ids ids = {0};
     crowd_result res = validate_rig(engine, desc, &ids);
     if (res == CROWD_OK) res = create_rig(engine, desc, &ids, out_rig);
     crowdi_free(engine, ids.slots);
     return res;
 }
 
-static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig) {
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowd_rig *out_rig) {
     crowd_result res;
     if (engine->rig_count == engine->rig_capacity) {
         uint32_t cap = engine->rig_capacity ? engine->rig_capacity * 2 : 8;
         crowdi_rig **rigs = crowdi_alloc(engine, sizeof *rigs * cap);
-        RIG_CHECK(rigs, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+        CROWDI_RIG_CHECK(rigs, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
         if (engine->rig_count) memcpy(rigs, engine->rigs, sizeof *rigs * engine->rig_count);
         crowdi_free(engine, engine->rigs);
         engine->rigs = rigs;
         engine->rig_capacity = cap;
     }
     crowdi_rig *r = crowdi_alloc(engine, sizeof *r);
-    RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+    CROWDI_RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
     memset(r, 0, sizeof *r);
     res = build_rig(engine, desc, ids, r);
     if (res != CROWD_OK) {

@@ -3,13 +3,17 @@
 #define CROWDI_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "crowd.h"
+#include "controllers.h"
+#include "core.h"
 #include "dispatch.h"
+#include "pool.h"
 #include "kernels/kernel_table.h"
+#include "random.h"
 
 #define CROWDI_LANES 16          /* capacity is padded to this many rows */
-#define CROWDI_ALIGN 64          /* every column starts on a cache line */
 #define CROWDI_MAX_ROWS (1u << 30)
 #define CROWDI_MAX_RIGS CROWD_MAX_RIGS
 /* Magnitudes the formulas square or multiply without overflowing float32: accepted input can
@@ -29,11 +33,10 @@ typedef struct crowdi_rig {
     char **param_ids;
     float *param_default;
 
-    /* controller settings; entries as the kernels read them */
-    bool has_look, has_harm, has_blink;
-    uint32_t look_blend, look_count;
-    float look_damping, look_max_speed;
-    crowdi_look_entry *look;
+    bool has[CROWDI_CONTROLLER_COUNT]; /* which controllers the rig has (controllers.h) */
+    /* controller settings: the limbs' and most of look's are in `view` only, where the kernel
+     * reads them; harmonic and blink keep theirs here and their `point` hooks copy them there */
+    float look_damping;
     uint32_t harm_blend, harm_count, channel_count;
     crowdi_harm_entry *harm;
     float *harm_range; /* NR each instance starts with */
@@ -41,13 +44,11 @@ typedef struct crowdi_rig {
     uint32_t blink_blend, blink_model, blink_count;
     float blink_mean, blink_max_deviation, blink_timescale;
     uint32_t *blink_param;
-    bool has_limbs;
-    crowdi_rig_view limbs; /* the limb settings, filled by crowdi_limbs_build (columns unset) */
     crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
 
     /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
-     * [0, active) run; rows [active, count) are paused and never touched by the tick. */
-    uint32_t count, active, capacity, column_count;
+     * [0, running) run; rows [running, count) are paused and never touched by the tick. */
+    uint32_t count, running, capacity, column_count;
     void *block;
     uint32_t *init_bits;     /* [column_count] value a new row starts with */
     float **columns;         /* [column_count] */
@@ -59,6 +60,11 @@ typedef struct crowdi_rig {
     crowdi_rig_view view;
 } crowdi_rig;
 
+/* The row's next per-instance draw (in [0, 1)). */
+static inline float crowdi_next_draw(crowdi_rig *r, uint32_t row) {
+    return crowdi_draw(r->view.rkey[row], r->view.draws[row]++);
+}
+
 typedef struct crowdi_slot {
     uint64_t id;       /* the stable instance id */
     uint32_t generation;
@@ -67,12 +73,8 @@ typedef struct crowdi_slot {
     uint32_t next_free;
 } crowdi_slot;
 
-/* The optional worker pool: threads - 1 workers, the caller's thread being the first. */
-typedef struct crowdi_pool crowdi_pool;
-
 struct crowd_engine {
-    crowd_allocator allocator;
-    crowd_logger logger;
+    crowdi_core core; /* first: core.c reaches it through the engine pointer */
     uint64_t seed;
     uint32_t initial_capacity;
     uint32_t tag; /* 16 bits in every handle, unique among live engines (crowdi_tag_*) */
@@ -87,62 +89,108 @@ struct crowd_engine {
     crowdi_slot *slots;
     uint32_t slot_count, slot_capacity, free_slot;
     uint64_t next_instance_id;
-
-    char error[512];
-    unsigned char error_busy; /* set while a crowd_tick_range call writes error (atomically) */
 };
-
-/* errors: record the message (printf-style, starting with the function name) and log it */
-crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-#define CROWDI_CHECK(engine, cond, code, ...) \
-    do { if (!(cond)) return crowdi_fail((engine), (code), __VA_ARGS__); } while (0)
-
-/* The same for calls that may run concurrently (crowd_tick_range): of several failing at
- * once, one records and logs its message, the others only return the code. */
-crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Handle tags: a process-wide table of the tags live engines hold, with a reference count
- * each (an engine that loaded a snapshot shares the saving engine's tag). New tags come from
- * a rotating process-wide counter that skips tags in use, so two live engines never get the
- * same one and a freed tag is reused as late as possible. 0: all 65535 tags are in use. */
-uint32_t crowdi_tag_new(void);
-void crowdi_tag_ref(uint32_t tag);
-void crowdi_tag_release(uint32_t tag);
-
-void *crowdi_alloc(const crowd_engine *engine, size_t size);
-void crowdi_free(const crowd_engine *engine, void *ptr);
-char *crowdi_strdup(const crowd_engine *engine, const char *s);
 
 static inline bool crowdi_finite(float x) { return x - x == 0.0f; }
 
-/* handles */
-crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig);
-uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig); /* UINT32_MAX if invalid */
-crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
+/* handles: a rig's is the engine's tag and index + 1 */
+static inline crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index) {
+    return (crowd_rig){(engine->tag << 16) | (index + 1)};
+}
+static inline uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig) { /* UINT32_MAX if invalid */
+    if (!engine || (rig.id >> 16) != engine->tag) return UINT32_MAX;
+    uint32_t index = (rig.id & 0xffffu) - 1;
+    return index < engine->rig_count ? index : UINT32_MAX;
+}
+static inline crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
+    uint32_t index = crowdi_rig_index(engine, rig);
+    return index == UINT32_MAX ? NULL : engine->rigs[index];
+}
 const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
+/* every handle live and of this engine (fn names the calling function in messages) */
+crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
 
 /* limbs (limbs.c) */
 /* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
  * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
 static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
 static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
-crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *desc);
-crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *desc, crowdi_rig *rig);
 
-/* threads (pool.c) */
-crowd_result crowdi_pool_start(crowd_engine *engine, uint32_t threads);
-void crowdi_pool_stop(crowd_engine *engine);
-/* Runs crowdi_tick_slice(engine, dt, t, threads) for t = 0..threads-1, t = 0 on this thread. */
-void crowdi_pool_run(crowd_engine *engine, float dt);
+/* the tick (tick.c): slice `slice` of `slices` of every rig's running rows */
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
+
+/* ---- controllers (controllers.h lists them) ---- */
+/* a rig desc's parameter ids, hashed (ids.c) */
+typedef struct crowdi_ids {
+    const crowd_rig_desc *desc;
+    uint32_t *slots; /* crowdi_free it when done */
+    uint32_t mask;
+} crowdi_ids;
+crowd_result crowdi_ids_create(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_ids *ids);
+int crowdi_ids_insert(crowdi_ids *ids, const char *id, uint32_t index); /* -1 when new, else the earlier index */
+int crowdi_ids_find(const crowdi_ids *ids, const char *id); /* the parameter's index, or -1 */
+/* An id field of a rig desc: non-NULL and a parameter of the rig (field_fmt has one %u, k). */
+crowd_result crowdi_rig_param_id(crowd_engine *engine, const crowdi_ids *ids, const char *field_fmt, uint32_t k,
+                                 const char *id, uint32_t *out_index);
+#define CROWDI_RIG_CHECK(cond, code, ...) \
+    do { if (!(cond)) return crowdi_fail(engine, (code), "crowd_rig_create: " __VA_ARGS__); } while (0)
+
+static inline uint32_t crowdi_blend_or(crowd_blend b, uint32_t fallback) {
+    return b == CROWD_BLEND_DEFAULT ? fallback : (uint32_t)b;
+}
+static inline uint32_t crowdi_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* What a controller's snapshot reader knows of the rig being loaded. */
+typedef struct crowdi_loading {
+    uint32_t rig;            /* its index in the snapshot, for messages */
+    uint32_t param_count;
+    const char *const *ids;  /* its parameter ids */
+} crowdi_loading;
+static inline const char *crowdi_loading_id(const crowdi_loading *ld, uint32_t p) {
+    return p < ld->param_count ? ld->ids[p] : ""; /* an index out of range fails validation */
+}
+
+typedef struct crowdi_writer crowdi_writer;
+typedef struct crowdi_reader crowdi_reader;
+
+/* One controller: everything the engine does with it outside the tick. Optional hooks are NULL. */
+typedef struct crowdi_controller {
+    const char *name; /* "look controller", for "rig ... has no look controller" */
+    bool (*present)(const crowd_rig_desc *desc);
+    /* crowd_rig_create's checks, in two passes: ids NULL (entry counts, before the parameters
+     * are checked), then everything with the parameters indexed */
+    crowd_result (*validate)(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids);
+    /* the settings into the rig (those the kernel reads into r->view) */
+    crowd_result (*build)(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r);
+    void (*free)(crowd_engine *engine, crowdi_rig *r);
+    /* storage: its columns from `first` on (returns how many), the bits a new row starts
+     * with, and the view's pointers into them */
+    uint32_t (*layout)(crowdi_rig *r, uint32_t first);
+    void (*init_bits)(const crowdi_rig *r, uint32_t *bits);
+    void (*point)(crowdi_rig *r);
+    /* a new row's per-instance start (draws in controller order), after init_bits */
+    void (*init_row)(const crowd_engine *e, crowdi_rig *r, uint32_t row, const crowd_add_desc *d);
+    /* snapshots: the settings as crowd_rig_create took them, and back into a desc part whose
+     * memory (one block from tmp) *scratch receives; check_rows: what loaded rows must obey
+     * beyond the field rules (messages as crowd_snapshot_load's) */
+    void (*write)(crowdi_writer *w, const crowdi_rig *r);
+    crowd_result (*read)(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                         crowd_rig_desc *desc, void **scratch);
+    crowd_result (*check_rows)(crowd_engine *e, const crowdi_rig *r, uint32_t k);
+} crowdi_controller;
+
+#define CROWDI_X_DECL(NAME, name) extern const crowdi_controller crowdi_controller_##name;
+CROWDI_CONTROLLER_LIST(CROWDI_X_DECL)
+#undef CROWDI_X_DECL
+static const crowdi_controller *const crowdi_controllers[CROWDI_CONTROLLER_COUNT] = {
+#define CROWDI_X_ENTRY(NAME, name) [CROWDI_CTL_##NAME] = &crowdi_controller_##name,
+    CROWDI_CONTROLLER_LIST(CROWDI_X_ENTRY)
+#undef CROWDI_X_ENTRY
+};
 
 /* snapshot loading: every row of the rig obeys crowd_instances_set's rules */
 crowd_result crowdi_check_rows(const crowd_engine *engine, const char *fn, const crowdi_rig *rig);

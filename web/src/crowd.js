@@ -17,7 +17,7 @@ export const RESULT_NAMES = Object.freeze([
   'CROWD_OK', 'CROWD_ERR_NULL', 'CROWD_ERR_HANDLE', 'CROWD_ERR_NOT_FINITE', 'CROWD_ERR_RANGE',
   'CROWD_ERR_UNKNOWN_ID', 'CROWD_ERR_DUPLICATE_ID', 'CROWD_ERR_BAD_ENUM', 'CROWD_ERR_CAPACITY',
   'CROWD_ERR_OUT_OF_MEMORY', 'CROWD_ERR_UNSUPPORTED', 'CROWD_ERR_WRONG_RIG', 'CROWD_ERR_NO_CONTROLLER',
-  'CROWD_ERR_BAD_SNAPSHOT', 'CROWD_ERR_THREAD',
+  'CROWD_ERR_BAD_SNAPSHOT', 'CROWD_ERR_THREAD', 'CROWD_ERR_READ_ONLY', 'CROWD_ERR_REPEATED_HANDLE',
 ]);
 export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
 // crowd.h's enums by name (lower case, no prefix), as the Python package spells them.

@@ -207,3 +207,9 @@ test("the README's browser example runs as written", async () => {
   assert.equal(drawn.buffer, crowd.module.HEAPF32.buffer);
   run.engine.destroy();
 });
+
+test('the result names follow crowd.h: each code has its own text', () => {
+  const texts = api.RESULT_NAMES.map((_, k) => crowd.resultText(k));
+  assert.equal(new Set(texts).size, texts.length);
+  assert.equal(crowd.resultText(api.RESULT_NAMES.length), crowd.resultText(9999), 'no code past the list');
+});
