@@ -543,8 +543,8 @@ CROWD_API crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add
                                  crowd_instance *out_handles);
 /* Removes instances; the last rows move into the holes (handles stay valid). All handles are
  * checked (and must be distinct) before anything is removed. Errors: CROWD_ERR_NULL (engine,
- * handles with a nonzero count), CROWD_ERR_HANDLE (a handle), CROWD_ERR_DUPLICATE_ID (a handle
- * repeats). */
+ * handles with a nonzero count), CROWD_ERR_HANDLE (a handle), CROWD_ERR_REPEATED_HANDLE (a
+ * handle repeats). */
 CROWD_API crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
                                     uint32_t count);
 /* Pauses (paused = true) or resumes instances. A paused instance keeps its state and outputs
@@ -623,8 +623,9 @@ CROWD_API const char *crowd_field_name(crowd_field field);
  * before anything is written. A handle may repeat; the last value wins. Errors: CROWD_ERR_NULL
  * (engine, handles or values with a nonzero count), CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE
  * (a handle), CROWD_ERR_NO_CONTROLLER (a handle's rig lacks the field's controller),
- * CROWD_ERR_RANGE (index beyond the rig's parameters or entries, a read-only output field, a
- * value outside the field's rule), CROWD_ERR_NOT_FINITE (a value). */
+ * CROWD_ERR_READ_ONLY (an output or other read-only field), CROWD_ERR_RANGE (index beyond the
+ * rig's parameters or entries, a value outside the field's rule), CROWD_ERR_NOT_FINITE (a
+ * value). */
 CROWD_API crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count,
                                  const float *values);
