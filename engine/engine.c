@@ -263,6 +263,7 @@ static int index_probe(id_index *x, const char *id, bool insert, uint32_t insert
 }
 
 static int find_param(const id_index *x, const char *id) { return index_probe((id_index *)x, id, false, 0); }
+static int find_param_cb(const void *x, const char *id) { return find_param((const id_index *)x, id); }
 
 static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, id_index *x) {
     uint32_t size = 16;
@@ -401,6 +402,10 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
             RIG_PARAM_ID("desc->blink->parameters[%u]", k, b->parameters[k], idx);
     }
     (void)idx;
+    if (desc->face) {
+        crowd_result res = crowdi_face_validate(engine, desc->face, find_param_cb, ids);
+        if (res != CROWD_OK) return res;
+    }
     if (desc->limbs) return crowdi_limbs_validate(engine, desc->limbs);
     return CROWD_OK;
 }
@@ -466,6 +471,11 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
     }
     crowd_result res = desc->limbs ? crowdi_limbs_build(engine, desc->limbs, r) : CROWD_OK;
     if (res != CROWD_OK) return res;
+    if (desc->face) {
+        r->has_face = true;
+        res = crowdi_face_build(engine, desc->face, find_param_cb, ids, r->blink_param, r->blink_count, P, &r->face);
+        if (res != CROWD_OK) return res;
+    }
     res = crowdi_rig_layout(engine, r);
     if (res != CROWD_OK) return res;
     if (engine->initial_capacity) return crowdi_rig_grow(engine, r, engine->initial_capacity);

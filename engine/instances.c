@@ -297,6 +297,11 @@ static const struct {
     [CROWD_FIELD_OUTPUT] = {"output", 1, false},
     [CROWD_FIELD_BONE_WORLD] = {"bone_world", 4, false},
     [CROWD_FIELD_BONE_LOCAL] = {"bone_local", 4, false},
+    [CROWD_FIELD_FACE_SCORES] = {"face_scores", CROWD_FACE_SCORE_COUNT, true},
+    [CROWD_FIELD_FACE_ROTATION] = {"face_rotation", 4, true},
+    [CROWD_FIELD_FACE_PRESENCE] = {"face_presence", 1, true},
+    [CROWD_FIELD_FACE_WEIGHT] = {"face_weight", 1, true},
+    [CROWD_FIELD_FACE_CONTROL] = {"face_control", 1, true},
 };
 
 uint32_t crowd_field_width(crowd_field f) { return (unsigned)f < CROWD_FIELD_COUNT ? field_info[f].width : 0; }
@@ -328,6 +333,11 @@ static float *field_column(const crowdi_rig *r, crowd_field f, uint32_t index, u
     case CROWD_FIELD_ROOT: return r->columns[r->col_root + comp];
     case CROWD_FIELD_BONE_WORLD: return r->columns[r->col_world + 4 * index + comp];
     case CROWD_FIELD_BONE_LOCAL: return r->columns[r->col_local + 4 * index + comp];
+    case CROWD_FIELD_FACE_SCORES: return r->columns[r->col_face + comp];
+    case CROWD_FIELD_FACE_ROTATION: return r->columns[r->col_face + CROWDI_FACE_COL_ROT + comp];
+    case CROWD_FIELD_FACE_PRESENCE: return r->columns[r->col_face + CROWDI_FACE_COL_PRESENCE];
+    case CROWD_FIELD_FACE_WEIGHT: return r->columns[r->col_face + CROWDI_FACE_COL_WEIGHT];
+    case CROWD_FIELD_FACE_CONTROL: return r->columns[r->col_face + CROWDI_FACE_COL_CONTROL];
     default: return NULL;
     }
 }
@@ -368,6 +378,11 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
         CROWDI_CHECK(e, index < CROWD_BONE_COUNT || (f != CROWD_FIELD_BONE_WORLD && f != CROWD_FIELD_BONE_LOCAL),
                      CROWD_ERR_RANGE, "%s: index (%u) is not a crowd_bone", fn, index);
         return CROWD_OK;
+    case CROWD_FIELD_FACE_SCORES: case CROWD_FIELD_FACE_ROTATION: case CROWD_FIELD_FACE_PRESENCE:
+    case CROWD_FIELD_FACE_WEIGHT: case CROWD_FIELD_FACE_CONTROL:
+        CROWDI_CHECK(e, r->has_face, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no face tracking",
+                     fn, field_info[f].name, r->name);
+        return CROWD_OK;
     default:
         return crowdi_fail(e, CROWD_ERR_BAD_ENUM, "%s: field (%d) is not a crowd_field", fn, (int)f);
     }
@@ -385,6 +400,8 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
     case CROWD_FIELD_LOOK_DAMPING: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
     case CROWD_FIELD_HARMONIC_RANGE: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
     case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_HARMONIC_WEIGHT: case CROWD_FIELD_BLINK_WEIGHT:
+    case CROWD_FIELD_FACE_SCORES: case CROWD_FIELD_FACE_PRESENCE: case CROWD_FIELD_FACE_WEIGHT:
+    case CROWD_FIELD_FACE_CONTROL:
         *lo = 0, *hi = 1, *want = "in [0, 1]";
         break;
     case CROWD_FIELD_HARMONIC_PHASE: *lo = 0, *hi = r->harm[index].duration, *want = "in [0, duration]"; break;
@@ -434,7 +451,8 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
 
 /* Checks that need the whole value: rotations must be unit quaternions. */
 static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_field f, uint32_t i, const float *v) {
-    if (f != CROWD_FIELD_ROOT && f != CROWD_FIELD_BONE_WORLD && f != CROWD_FIELD_BONE_LOCAL) return CROWD_OK;
+    if (f != CROWD_FIELD_ROOT && f != CROWD_FIELD_BONE_WORLD && f != CROWD_FIELD_BONE_LOCAL && f != CROWD_FIELD_FACE_ROTATION)
+        return CROWD_OK;
     float n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
     CROWDI_CHECK(e, n >= 1.0f - 1e-4f && n <= 1.0f + 1e-4f, CROWD_ERR_RANGE,
                  "%s: values[%u..%u] (%s of instance %u) is not a unit quaternion (squared length %g)", fn, i * 4,
@@ -449,7 +467,8 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
         CROWD_FIELD_LOOK_WEIGHT, CROWD_FIELD_HARMONIC_WEIGHT, CROWD_FIELD_BLINK_WEIGHT, CROWD_FIELD_BLINK_MANUAL,
         CROWD_FIELD_HARMONIC_PHASE, CROWD_FIELD_HARMONIC_RANGE, CROWD_FIELD_LOOK_POSITION, CROWD_FIELD_LOOK_VELOCITY,
         CROWD_FIELD_BLINK_OPENING, CROWD_FIELD_BLINK_PHASE, CROWD_FIELD_BLINK_CLOCK, CROWD_FIELD_BLINK_LAST,
-        CROWD_FIELD_BASE, CROWD_FIELD_POSE, CROWD_FIELD_ROOT};
+        CROWD_FIELD_BASE, CROWD_FIELD_POSE, CROWD_FIELD_ROOT, CROWD_FIELD_FACE_SCORES, CROWD_FIELD_FACE_ROTATION,
+        CROWD_FIELD_FACE_PRESENCE, CROWD_FIELD_FACE_WEIGHT, CROWD_FIELD_FACE_CONTROL};
     crowd_result res;
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         crowd_field f = fields[k];
@@ -459,7 +478,8 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
                                     f == CROWD_FIELD_HARMONIC_RANGE)) ||
                    (r->has_blink && (f == CROWD_FIELD_BLINK_WEIGHT || f == CROWD_FIELD_BLINK_MANUAL ||
                                      (f >= CROWD_FIELD_BLINK_OPENING && f <= CROWD_FIELD_BLINK_LAST))) ||
-                   (r->has_limbs && (f == CROWD_FIELD_POSE || f == CROWD_FIELD_ROOT));
+                   (r->has_limbs && (f == CROWD_FIELD_POSE || f == CROWD_FIELD_ROOT)) ||
+                   (r->has_face && f >= CROWD_FIELD_FACE_SCORES && f <= CROWD_FIELD_FACE_CONTROL);
         if (!has) continue;
         uint32_t indices = f == CROWD_FIELD_BASE ? r->param_count
                            : (f == CROWD_FIELD_HARMONIC_PHASE || f == CROWD_FIELD_HARMONIC_RANGE) ? r->harm_count : 1;
@@ -477,7 +497,7 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
                         if ((res = check_value(e, fn, r, f, index, row, c, col[row])) != CROWD_OK) return res;
                 }
             }
-        if (f == CROWD_FIELD_ROOT)
+        if (f == CROWD_FIELD_ROOT || f == CROWD_FIELD_FACE_ROTATION)
             for (uint32_t row = 0; row < r->count; row++) {
                 float q[4];
                 for (uint32_t c = 0; c < 4; c++) q[c] = field_column(r, f, 0, c)[row];

@@ -21,6 +21,22 @@
 #define CROWDI_MAX_VALUE 1e18f     /* parameter min and max */
 #define CROWDI_MAX_SECONDS 1e6f    /* blink mean, deviation and timescale, look damping */
 
+/* Face tracking settings (face.c) as built from a crowd_face_desc. */
+typedef struct crowdi_face_mapping {
+    uint32_t source, param;
+    float gain, offset;
+    uint32_t curve;
+} crowdi_face_mapping;
+typedef struct crowdi_face {
+    uint32_t blend, mapping_count, target_count, used_count, smoothed_count, need_head;
+    float threshold, half_life, min_cutoff, beta, d_cutoff;
+    uint64_t smoothed_mask;
+    crowdi_face_mapping *mapping; /* as given, parameters as indices (snapshots) */
+    crowdi_face_entry *entries;   /* grouped by target */
+    crowdi_face_target *targets;
+    uint32_t used[CROWDI_FACE_SOURCES], smoothed[CROWDI_FACE_SOURCES];
+} crowdi_face;
+
 /* A rig: its settings (uniform across instances) and its table of columns. */
 typedef struct crowdi_rig {
     char *name;
@@ -44,6 +60,9 @@ typedef struct crowdi_rig {
     bool has_limbs;
     crowdi_rig_view limbs; /* the limb settings, filled by crowdi_limbs_build (columns unset) */
     crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
+    bool has_face;
+    crowdi_face face;
+    uint32_t col_face; /* the first of crowdi_face_columns() columns */
 
     /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
      * [0, active) run; rows [active, count) are paused and never touched by the tick. */
@@ -136,6 +155,17 @@ static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->
 static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
 crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *desc);
 crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *desc, crowdi_rig *rig);
+
+/* face tracking (face.c). find gives a parameter id's index, or -1. */
+typedef int (*crowdi_find_param)(const void *ids, const char *id);
+crowd_result crowdi_face_validate(crowd_engine *engine, const crowd_face_desc *desc, crowdi_find_param find,
+                                  const void *ids);
+crowd_result crowdi_face_build(crowd_engine *engine, const crowd_face_desc *desc, crowdi_find_param find, const void *ids,
+                               const uint32_t *blink_params, uint32_t blink_count, uint32_t param_count, crowdi_face *face);
+void crowdi_face_free(crowd_engine *engine, crowdi_face *face);
+uint32_t crowdi_face_columns(const crowdi_face *face);
+float crowdi_face_initial(const crowdi_face *face, uint32_t column);
+void crowdi_face_view_fill(const crowdi_face *face, float *first_column, size_t stride, crowdi_face_view *view);
 
 /* threads (pool.c) */
 crowd_result crowdi_pool_start(crowd_engine *engine, uint32_t threads);

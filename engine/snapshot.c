@@ -128,7 +128,8 @@ static void write_rig_settings(writer *w, const crowdi_rig *r) {
         w_f32(w, r->param_default[p]);
         w_u32(w, r->params[p].repeat);
     }
-    w_u32(w, (uint32_t)r->has_look | (uint32_t)r->has_harm << 1 | (uint32_t)r->has_blink << 2 | (uint32_t)r->has_limbs << 3);
+    w_u32(w, (uint32_t)r->has_look | (uint32_t)r->has_harm << 1 | (uint32_t)r->has_blink << 2 | (uint32_t)r->has_limbs << 3 |
+                 (uint32_t)r->has_face << 4);
     if (r->has_look) {
         w_u32(w, r->look_blend);
         w_f32(w, r->look_damping);
@@ -183,6 +184,24 @@ static void write_rig_settings(writer *w, const crowdi_rig *r) {
         if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
             w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
             w_words(w, d->bind_rotations, 4 * CROWD_BONE_COUNT);
+        }
+    }
+    if (r->has_face) {
+        const crowdi_face *f = &r->face;
+        w_u32(w, f->blend);
+        w_f32(w, f->threshold);
+        w_f32(w, f->half_life);
+        w_u64(w, f->smoothed_mask);
+        w_f32(w, f->min_cutoff);
+        w_f32(w, f->beta);
+        w_f32(w, f->d_cutoff);
+        w_u32(w, f->mapping_count);
+        for (uint32_t k = 0; k < f->mapping_count; k++) {
+            w_u32(w, f->mapping[k].source);
+            w_u32(w, f->mapping[k].param);
+            w_f32(w, f->mapping[k].gain);
+            w_f32(w, f->mapping[k].offset);
+            w_u32(w, f->mapping[k].curve);
         }
     }
 }
@@ -284,6 +303,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
     crowd_look_parameter_desc *look_params = NULL;
     crowd_harmonic_parameter_desc *harm_params = NULL;
     const char **blink_ids = NULL;
+    crowd_face_mapping_desc *face_mapping = NULL;
     float *bind_lm = NULL;
     crowd_quat *quats = NULL;
     uint32_t P = 0;
@@ -307,11 +327,12 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         params[p] = (crowd_parameter_desc){ids[p], mn, mx, def, rep == 1};
     }
     uint32_t has = r_u32(rd);
-    LOAD_CHECK(!rd->bad && has < 16, "rigs[%u]: controller flags are corrupt", k);
+    LOAD_CHECK(!rd->bad && has < 32, "rigs[%u]: controller flags are corrupt", k);
     crowd_look_desc look;
     crowd_harmonic_desc harm;
     crowd_blink_desc blink;
     crowd_limbs_desc limbs;
+    crowd_face_desc face;
     float timescales[CROWD_MAX_CHANNELS];
     crowd_rig_desc desc = {.name = name, .parameters = params, .parameter_count = P};
     /* entry counts are bounded by the bytes left before anything is allocated for them */
@@ -409,6 +430,32 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, reader *rd, uin
         }
         desc.limbs = &limbs;
     }
+    if (has & 16) {
+        face = (crowd_face_desc){0};
+        face.blend = (crowd_blend)r_u32(rd);
+        face.presence_threshold = r_f32(rd);
+        face.handoff_half_life = r_f32(rd);
+        face.smoothed_sources = r_u64(rd);
+        face.min_cutoff = r_f32(rd);
+        face.beta = r_f32(rd);
+        face.d_cutoff = r_f32(rd);
+        uint32_t n = r_u32(rd);
+        LOAD_CHECK(!rd->bad && (size_t)n * 20 <= rd->n - rd->off, "rigs[%u].face is corrupt", k);
+        face_mapping = crowdi_alloc(tmp, sizeof *face_mapping * (n ? n : 1));
+        LOAD_MEMORY(face_mapping, "rigs[%u].face", k);
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t source = r_u32(rd);
+            uint32_t p = r_u32(rd);
+            float gain = r_f32(rd);
+            float offset = r_f32(rd);
+            uint32_t curve = r_u32(rd);
+            face_mapping[j] = (crowd_face_mapping_desc){(crowd_face_source)source, ENTRY_INDEX(p), gain, offset,
+                                                        (crowd_face_curve)curve};
+        }
+        face.mapping = face_mapping;
+        face.mapping_count = n;
+        desc.face = &face;
+    }
 #undef ENTRY_INDEX
     LOAD_CHECK(!rd->bad && name, "rigs[%u] is truncated", k);
     crowd_rig rig;
@@ -419,7 +466,7 @@ done:
     crowdi_free(tmp, name);
     if (ids)
         for (uint32_t p = 0; p < P; p++) crowdi_free(tmp, ids[p]);
-    void *scratch[] = {ids, params, look_params, harm_params, (void *)blink_ids, bind_lm, quats};
+    void *scratch[] = {ids, params, look_params, harm_params, (void *)blink_ids, bind_lm, quats, face_mapping};
     for (size_t j = 0; j < sizeof scratch / sizeof scratch[0]; j++) crowdi_free(tmp, scratch[j]);
     return res;
 }
@@ -454,11 +501,12 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, reader *rd, ui
      * their rule */
     const bool limbs = r->has_limbs, side = limbs && crowdi_limbs_have_side(&r->limbs),
                track = limbs && crowdi_limbs_track(&r->limbs);
-    const uint32_t spans[3][2] = {
+    const uint32_t spans[4][2] = {
+        {r->col_face + CROWDI_FACE_COL_FILTER, r->has_face && r->face.smoothed_count ? 3u * r->face.smoothed_count + 1u : 0u},
         {r->col_out, r->param_count},
         {r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
         {r->col_filter, limbs && r->limbs.limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
-    for (int sp = 0; sp < 3; sp++)
+    for (int sp = 0; sp < 4; sp++)
         for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
             const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
             for (uint32_t row = 0; row < count; row++)

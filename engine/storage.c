@@ -38,6 +38,7 @@ static void refresh_view(crowdi_rig *r) {
     if (r->has_harm) v->harm_weight = r->columns[r->col_harm_weight];
     if (r->has_blink)
         for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) v->blink_col[c] = r->columns[r->col_blink + (uint32_t)c];
+    if (r->has_face) crowdi_face_view_fill(&r->face, r->columns[r->col_face], r->capacity, &v->face);
     if (r->has_limbs) {
         const crowdi_rig_view *l = &r->limbs;
         v->limbs_enabled = 1;
@@ -84,6 +85,7 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->col_harm_weight = n++;
     }
     if (r->has_blink) r->col_blink = n, n += CROWDI_BLINK_NCOLS;
+    if (r->has_face) r->col_face = n, n += crowdi_face_columns(&r->face); /* walked by stride: contiguous */
     if (r->has_limbs) {
         /* groups of columns the kernel walks by stride: keep each group contiguous */
         r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
@@ -127,6 +129,9 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->init_bits[r->col_blink + CROWDI_BLINK_MANUAL] = bits_of(-1.0f);
         r->init_bits[r->col_blink + CROWDI_BLINK_WEIGHT] = bits_of(1.0f);
     }
+    if (r->has_face)
+        for (uint32_t c = 0; c < crowdi_face_columns(&r->face); c++)
+            r->init_bits[r->col_face + c] = bits_of(crowdi_face_initial(&r->face, c));
     if (r->has_limbs) {
         r->init_bits[r->col_root + 3] = bits_of(1.0f);
         /* a new instance shows the rest pose (root identity), fully eased in */
@@ -187,5 +192,6 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
                      (void *)r->limbs_desc.custom_fix, (void *)r->limbs_desc.bind_landmarks,
                      (void *)r->limbs_desc.bind_rotations};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
+    crowdi_face_free(engine, &r->face);
     crowdi_free(engine, r);
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "face.h" /* its settings and columns (plain C part) */
+
 /* Blend modes as the kernels see them (crowd_blend minus the DEFAULT choice). */
 enum { CROWDI_BLEND_OVERRIDE = 1, CROWDI_BLEND_ADDITIVE = 2, CROWDI_BLEND_MULTIPLY = 3 };
 enum { CROWDI_DIR_CENTRIC = 0, CROWDI_DIR_LEFT = 1, CROWDI_DIR_RIGHT = 2 };
@@ -91,6 +93,8 @@ typedef struct crowdi_rig_view {
     int limb_deps[CROWDI_BONES][4]; /* landmarks a bone depends on, -1 ends the list */
     size_t limb_stride;
     float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
+
+    crowdi_face_view face; /* face tracking (kernels/face.h) */
 
     uint32_t *rkey;  /* per instance: the random key from seed and instance id */
     uint32_t *draws; /* per instance: draws used so far */

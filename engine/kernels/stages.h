@@ -206,6 +206,10 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
     }
 }
 
+/* ---- face tracking (order 500): kernels/face.h's stage, on the blends above ---- */
+#define CROWDI_FACE_WANT_STAGE
+#include "face.h"
+
 /* ---- harmonic sines (SPEC §3) ---- */
 /* Reduces T into [0, D], bounded by construction: up to CVK_WRAP_ROUNDS rounds of T - D,
  * exactly Cubism's `while T > D` (all a tick needs unless it covers more periods than that),
@@ -346,6 +350,7 @@ static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, 
             for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
         }
         if (v->blink_enabled) cvk_blink(v, dt, i0, i1);
+        if (v->face.enabled) cvk_face(&v->face, v->out, v->params, dt, i0, i1);
         if (v->harm_enabled)
             for (uint32_t h = 0; h < v->harm_count; h++) cvk_harmonic_entry(v, dt, h, i0, i1);
         if (v->look_enabled) {
