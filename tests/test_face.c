@@ -755,7 +755,6 @@ static void snapshot(void **state) {
         OK(b.e, crowd_tick(b.e, dt));
     }
     expect_same(&a, &b, "60 ticks after the round trip", 60);
-    /* a snapshot whose face control lies outside [0, 1] is refused */
     free(blob);
     free(p);
     world_free(&a), world_free(&b);
