@@ -1,10 +1,12 @@
-/* Face tracking (crowd.h section 11): the standard mapping, source names, the matrix to
- * quaternion helper, validation, build, columns, field rules and snapshot settings. The
- * stage itself is kernels/face.h. */
+/* The face tracking controller (crowd.h section 11), order 500: the standard mapping, source
+ * names, the matrix to quaternion helper, and the controller's hooks (validation, build,
+ * columns, start values, view, snapshot settings and loaded-row checks). The stage is
+ * kernels/face.h's cvk_face. */
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
+#include "serial.h"
 
 static const char *const source_names[CROWD_FACE_SOURCE_COUNT] = {
     "_neutral", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
@@ -97,23 +99,24 @@ crowd_result crowd_face_rotation_from_matrix(const float m[16], crowd_quat *out)
 }
 
 /* ---- validation ---- */
-#define FACE_FAIL(code, ...) return crowdi_fail(engine, code, "crowd_rig_create: desc->face" __VA_ARGS__)
-#define FACE_CHECK(cond, code, ...) do { if (!(cond)) FACE_FAIL(code, __VA_ARGS__); } while (0)
+#define FACE_CHECK(cond, code, ...) CROWDI_RIG_CHECK(cond, code, "desc->face" __VA_ARGS__)
+
+static bool face_present(const crowd_rig_desc *d) { return d->face != NULL; }
 
 static crowd_result check_bounded(crowd_engine *engine, const char *name, float v, float lo, float hi, bool open_lo) {
     FACE_CHECK(crowdi_finite(v), CROWD_ERR_NOT_FINITE, "->%s is not finite", name);
-    FACE_CHECK(open_lo ? v > lo : v >= lo, CROWD_ERR_RANGE, "->%s (%g) must be in %s%g, %g]", name, (double)v,
-               open_lo ? "(" : "[", (double)lo, (double)hi);
-    FACE_CHECK(v <= hi, CROWD_ERR_RANGE, "->%s (%g) must be in %s%g, %g]", name, (double)v, open_lo ? "(" : "[",
-               (double)lo, (double)hi);
+    FACE_CHECK((open_lo ? v > lo : v >= lo) && v <= hi, CROWD_ERR_RANGE, "->%s (%g) must be in %s%g, %g]", name,
+               (double)v, open_lo ? "(" : "[", (double)lo, (double)hi);
     return CROWD_OK;
 }
 
-crowd_result crowdi_face_validate(crowd_engine *engine, const crowd_face_desc *d, crowdi_find_param find,
-                                  const void *ids) {
+/* ids NULL: the entry count only (before the parameters are checked) */
+static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    const crowd_face_desc *d = desc->face;
     crowd_result res;
     FACE_CHECK(d->mapping_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY, "->mapping_count (%u) exceeds %u",
                d->mapping_count, CROWD_MAX_ENTRIES);
+    if (!ids) return CROWD_OK;
     FACE_CHECK(d->mapping_count == 0 || d->mapping, CROWD_ERR_NULL, "->mapping is NULL with mapping_count %u",
                d->mapping_count);
     FACE_CHECK((unsigned)d->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "->blend (%d) is not a crowd_blend", (int)d->blend);
@@ -129,9 +132,7 @@ crowd_result crowdi_face_validate(crowd_engine *engine, const crowd_face_desc *d
         const crowd_face_mapping_desc *m = &d->mapping[k];
         FACE_CHECK((unsigned)m->source < CROWD_FACE_SOURCE_COUNT, CROWD_ERR_BAD_ENUM,
                    "->mapping[%u].source (%d) is not a crowd_face_source", k, (int)m->source);
-        FACE_CHECK(m->id != NULL, CROWD_ERR_NULL, "->mapping[%u].id is NULL", k);
-        FACE_CHECK(find(ids, m->id) >= 0, CROWD_ERR_UNKNOWN_ID, "->mapping[%u].id \"%s\" is not a parameter of the rig",
-                   k, m->id);
+        if ((res = crowdi_rig_param_id(engine, ids, "desc->face->mapping[%u].id", k, m->id, NULL)) != CROWD_OK) return res;
         FACE_CHECK(crowdi_finite(m->gain), CROWD_ERR_NOT_FINITE, "->mapping[%u].gain is not finite", k);
         FACE_CHECK(fabsf(m->gain) <= CROWDI_MAX_FACTOR, CROWD_ERR_RANGE, "->mapping[%u].gain (%g) must be within +-1e6",
                    k, (double)m->gain);
@@ -145,11 +146,13 @@ crowd_result crowdi_face_validate(crowd_engine *engine, const crowd_face_desc *d
 }
 
 /* ---- build ---- */
-crowd_result crowdi_face_build(crowd_engine *engine, const crowd_face_desc *d, crowdi_find_param find, const void *ids,
-                               const uint32_t *blink_params, uint32_t blink_count, uint32_t param_count, crowdi_face *f) {
-    const uint32_t n = d->mapping_count;
+/* Runs after blink's (the table's order): a parameter blink drives blends with override. */
+static crowd_result face_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    const crowd_face_desc *d = desc->face;
+    crowdi_face *f = &r->face;
+    const uint32_t n = d->mapping_count, P = r->param_count;
     memset(f, 0, sizeof *f);
-    f->blend = d->blend == CROWD_BLEND_DEFAULT ? CROWDI_BLEND_OVERRIDE : (uint32_t)d->blend;
+    f->blend = crowdi_blend_or(d->blend, CROWDI_BLEND_OVERRIDE);
     f->threshold = d->presence_threshold;
     f->half_life = d->handoff_half_life;
     f->smoothed_mask = d->smoothed_sources;
@@ -160,23 +163,24 @@ crowd_result crowdi_face_build(crowd_engine *engine, const crowd_face_desc *d, c
     f->mapping = crowdi_alloc(engine, sizeof *f->mapping * (n ? n : 1));
     f->entries = crowdi_alloc(engine, sizeof *f->entries * (n ? n : 1));
     f->targets = crowdi_alloc(engine, sizeof *f->targets * (n ? n : 1));
-    /* a parameter's target slot + 1, and whether it is a blink parameter */
-    uint32_t *slot = crowdi_alloc(engine, sizeof *slot * (param_count ? param_count : 1));
-    uint8_t *blink = crowdi_alloc(engine, param_count ? param_count : 1);
+    /* per parameter: its target slot + 1, and whether blink drives it */
+    uint32_t *slot = crowdi_alloc(engine, sizeof *slot * (P ? P : 1));
+    uint8_t *blink = crowdi_alloc(engine, P ? P : 1);
+    crowd_result res = CROWD_OK;
     if (!f->mapping || !f->entries || !f->targets || !slot || !blink) {
-        crowdi_free(engine, slot);
-        crowdi_free(engine, blink);
-        return CROWD_ERR_OUT_OF_MEMORY;
+        res = CROWD_ERR_OUT_OF_MEMORY;
+        goto done;
     }
-    memset(slot, 0, sizeof *slot * param_count);
-    memset(blink, 0, param_count);
-    for (uint32_t k = 0; k < blink_count; k++) blink[blink_params[k]] = 1;
+    memset(slot, 0, sizeof *slot * P);
+    memset(blink, 0, P);
+    if (r->has[CROWDI_CTL_BLINK])
+        for (uint32_t k = 0; k < r->blink_count; k++) blink[r->blink_param[k]] = 1;
     /* targets in the order their parameters first appear; entries grouped by target, in the
      * order given within each */
     uint32_t targets = 0;
     for (uint32_t k = 0; k < n; k++) {
         const crowd_face_mapping_desc *m = &d->mapping[k];
-        uint32_t p = (uint32_t)find(ids, m->id);
+        uint32_t p = (uint32_t)crowdi_ids_find(ids, m->id);
         f->mapping[k] = (crowdi_face_mapping){(uint32_t)m->source, p, m->gain, m->offset, (uint32_t)m->curve};
         if (!slot[p]) {
             slot[p] = ++targets;
@@ -194,8 +198,6 @@ crowd_result crowdi_face_build(crowd_engine *engine, const crowd_face_desc *d, c
         f->entries[t->first + t->count++] =
             (crowdi_face_entry){f->mapping[k].source, f->mapping[k].curve, f->mapping[k].gain, f->mapping[k].offset};
     }
-    crowdi_free(engine, slot);
-    crowdi_free(engine, blink);
     f->target_count = targets;
     bool used[CROWD_FACE_SOURCE_COUNT] = {false};
     for (uint32_t k = 0; k < n; k++) used[f->mapping[k].source] = true;
@@ -205,31 +207,123 @@ crowd_result crowdi_face_build(crowd_engine *engine, const crowd_face_desc *d, c
         /* only a source some entry reads is filtered: the others would filter for nobody */
         if (used[s] && (d->smoothed_sources & CROWD_FACE_SOURCE_BIT(s))) f->smoothed[f->smoothed_count++] = s;
     }
-    return CROWD_OK;
+done:
+    crowdi_free(engine, slot);
+    crowdi_free(engine, blink);
+    return res;
 }
 
-void crowdi_face_free(crowd_engine *engine, crowdi_face *f) {
-    crowdi_free(engine, f->mapping);
-    crowdi_free(engine, f->entries);
-    crowdi_free(engine, f->targets);
-    memset(f, 0, sizeof *f);
+static void face_free(crowd_engine *engine, crowdi_rig *r) {
+    crowdi_free(engine, r->face.mapping);
+    crowdi_free(engine, r->face.entries);
+    crowdi_free(engine, r->face.targets);
 }
 
-uint32_t crowdi_face_columns(const crowdi_face *f) {
-    return CROWDI_FACE_COL_FILTER + (f->smoothed_count ? 3 * f->smoothed_count + 1 : 0);
+/* ---- storage ---- */
+/* scores, rotation, presence, weight, control, then the filter state (kernels/face.h): one
+ * contiguous group the stage walks by stride */
+static uint32_t face_layout(crowdi_rig *r, uint32_t first) {
+    r->col_face = first;
+    return CROWDI_FACE_COL_FILTER + (r->face.smoothed_count ? 3 * r->face.smoothed_count + 1 : 0);
 }
 
-/* start values: identity rotation, weight 1, everything else 0 */
-float crowdi_face_initial(const crowdi_face *f, uint32_t column) {
-    (void)f;
-    return column == CROWDI_FACE_COL_ROT + 3 || column == CROWDI_FACE_COL_WEIGHT ? 1.0f : 0.0f;
+/* identity rotation, weight 1, everything else 0 (no face yet, control with the automatic
+ * controllers, no filter sample) */
+static void face_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    bits[r->col_face + CROWDI_FACE_COL_ROT + 3] = crowdi_bits(1.0f);
+    bits[r->col_face + CROWDI_FACE_COL_WEIGHT] = crowdi_bits(1.0f);
 }
 
-void crowdi_face_view_fill(const crowdi_face *f, float *first_column, size_t stride, crowdi_face_view *v) {
-    *v = (crowdi_face_view){
+static void face_point(crowdi_rig *r) {
+    const crowdi_face *f = &r->face;
+    r->view.face = (crowdi_face_view){
         .enabled = 1, .target_count = f->target_count, .used_count = f->used_count,
         .smoothed_count = f->smoothed_count, .need_head = f->need_head, .targets = f->targets,
         .entries = f->entries, .used = f->used, .smoothed = f->smoothed, .threshold = f->threshold,
         .half_life = f->half_life, .min_cutoff = f->min_cutoff, .beta = f->beta, .d_cutoff = f->d_cutoff,
-        .stride = stride, .cols = first_column};
+        .stride = r->capacity, .cols = r->columns[r->col_face]};
 }
+
+/* ---- snapshots ---- */
+static void face_write(crowdi_writer *w, const crowdi_rig *r) {
+    const crowdi_face *f = &r->face;
+    crowdi_w_u32(w, f->blend);
+    crowdi_w_f32(w, f->threshold);
+    crowdi_w_f32(w, f->half_life);
+    crowdi_w_u64(w, f->smoothed_mask);
+    crowdi_w_f32(w, f->min_cutoff);
+    crowdi_w_f32(w, f->beta);
+    crowdi_w_f32(w, f->d_cutoff);
+    crowdi_w_u32(w, f->mapping_count);
+    for (uint32_t k = 0; k < f->mapping_count; k++) {
+        crowdi_w_u32(w, f->mapping[k].source);
+        crowdi_w_u32(w, f->mapping[k].param);
+        crowdi_w_f32(w, f->mapping[k].gain);
+        crowdi_w_f32(w, f->mapping[k].offset);
+        crowdi_w_u32(w, f->mapping[k].curve);
+    }
+}
+
+typedef struct {
+    crowd_face_desc desc;
+    crowd_face_mapping_desc mapping[];
+} face_loaded;
+
+static crowd_result face_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                              crowd_rig_desc *desc, void **scratch) {
+    /* one read per statement: the order of evaluation inside an initializer is unspecified */
+    crowd_face_desc face = {0};
+    face.blend = (crowd_blend)crowdi_r_u32(rd);
+    face.presence_threshold = crowdi_r_f32(rd);
+    face.handoff_half_life = crowdi_r_f32(rd);
+    face.smoothed_sources = crowdi_r_u64(rd);
+    face.min_cutoff = crowdi_r_f32(rd);
+    face.beta = crowdi_r_f32(rd);
+    face.d_cutoff = crowdi_r_f32(rd);
+    uint32_t n = crowdi_r_u32(rd);
+    if (rd->bad || (size_t)n * 20 > rd->n - rd->off)
+        return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].face is corrupt", ld->rig);
+    face_loaded *l = crowdi_alloc(tmp, sizeof *l + sizeof l->mapping[0] * n);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].face", ld->rig);
+    *scratch = l;
+    for (uint32_t j = 0; j < n; j++) {
+        crowd_face_mapping_desc *m = &l->mapping[j];
+        m->source = (crowd_face_source)crowdi_r_u32(rd);
+        m->id = crowdi_loading_id(ld, crowdi_r_u32(rd));
+        m->gain = crowdi_r_f32(rd);
+        m->offset = crowdi_r_f32(rd);
+        m->curve = (crowd_face_curve)crowdi_r_u32(rd);
+    }
+    l->desc = face;
+    l->desc.mapping = l->mapping;
+    l->desc.mapping_count = n;
+    desc->face = &l->desc;
+    return CROWD_OK;
+}
+
+/* the One Euro state no field rule covers: finite (the fields' rules cover the rest) */
+static crowd_result face_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
+    const uint32_t first = r->col_face + CROWDI_FACE_COL_FILTER;
+    const uint32_t cols = r->face.smoothed_count ? 3 * r->face.smoothed_count + 1 : 0;
+    for (uint32_t c = first; c < first + cols; c++)
+        for (uint32_t row = 0; row < r->count; row++)
+            if (!crowdi_finite(r->columns[c][row]))
+                return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT,
+                                   "crowd_snapshot_load: rigs[%u]: face filter column %u of row %u is not finite", k,
+                                   c - first, row);
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_face = {
+    .name = "face tracking",
+    .present = face_present,
+    .validate = face_validate,
+    .build = face_build,
+    .free = face_free,
+    .layout = face_layout,
+    .init_bits = face_init_bits,
+    .point = face_point,
+    .write = face_write,
+    .read = face_read,
+    .check_rows = face_check_rows,
+};

@@ -6,7 +6,8 @@
  *   cvk_atan2(y, x)                 branch-free float atan2 on cv_ ops
  *   cvk_face_head(q, &yaw, ...)     head yaw/pitch/roll in degrees from a unit quaternion
  *   cvk_face_curve(curve, s)        linear or smoothstep
- *   cvk_face(view, dt, i0, i1)      the stage over rows [i0, i1) (whole blocks)
+ *   cvk_face(view, dt, i0, i1)      the stage over rows [i0, i1) (whole blocks), the rig view's
+ *                                   face part, blending into its outputs
  */
 #ifndef CROWDI_FACE_H
 #define CROWDI_FACE_H
@@ -195,9 +196,12 @@ static inline void cvk_face_block(const crowdi_face_view *f, const cvk_face_tick
     }
 }
 
-/* The stage over rows [i0, i1). */
-static inline void cvk_face(const crowdi_face_view *f, float *const *out, const crowdi_param *params, float dt,
-                            size_t i0, size_t i1) {
+/* The stage over rows [i0, i1) (whole blocks). */
+static inline void cvk_face(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    if (!v->face.enabled) return;
+    const crowdi_face_view *f = &v->face;
+    float *const *out = v->out;
+    const crowdi_param *params = v->params;
     cvk_face_tick t = {.dt = dt, .k = exp2f(-(dt / f->half_life))};
     if (f->smoothed_count && dt > 0.0f) {
         t.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * f->d_cutoff)) / dt);
