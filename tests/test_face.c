@@ -755,6 +755,35 @@ static void snapshot(void **state) {
         OK(b.e, crowd_tick(b.e, dt));
     }
     expect_same(&a, &b, "60 ticks after the round trip", 60);
+    /* a snapshot of rows that break the rules is refused, and the loading engine keeps its
+     * state: a control above 1 written through a column (unchecked), then a NaN in the One Euro
+     * state */
+    unsigned char *before_bad = world_bytes(&b, &size);
+    for (int bad = 0; bad < 2; bad++) {
+        float *col;
+        uint32_t count;
+        float keep;
+        const crowdi_rig *r = crowdi_rig_get(a.e, a.rig);
+        if (bad == 0) {
+            OK(a.e, crowd_rig_column(a.e, a.rig, CROWD_FIELD_FACE_CONTROL, 0, 0, &col, &count));
+        } else {
+            col = r->columns[r->col_face + CROWDI_FACE_COL_FILTER + 1]; /* a derivative */
+        }
+        keep = col[7];
+        col[7] = bad == 0 ? 2.0f : NAN;
+        size_t bad_size;
+        unsigned char *bad_blob = world_bytes(&a, &bad_size);
+        col[7] = keep;
+        assert_int_equal(crowd_snapshot_load(b.e, bad_blob, bad_size), CROWD_ERR_BAD_SNAPSHOT);
+        if (!strstr(crowd_last_error(b.e), bad == 0 ? "face_control" : "face filter"))
+            FAILF("bad snapshot %d: message \"%s\"", bad, crowd_last_error(b.e));
+        size_t after_size;
+        unsigned char *after = world_bytes(&b, &after_size);
+        if (after_size != size || memcmp(after, before_bad, size) != 0) FAILF("bad snapshot %d changed the engine", bad);
+        free(after);
+        free(bad_blob);
+    }
+    free(before_bad);
     free(blob);
     free(p);
     world_free(&a), world_free(&b);
