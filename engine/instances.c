@@ -133,8 +133,8 @@ crowd_result crowd_instances_add(crowd_engine *e, const crowd_add_desc *d, crowd
         s->next_free = UINT32_MAX;
         r->handles[row] = make_handle(e, slot);
         init_row(e, r, row, s->id, d);
-        swap_rows(e, r, r->active, row); /* new instances run: keep paused rows last */
-        r->active++;
+        swap_rows(e, r, r->running, row); /* new instances run: keep paused rows last */
+        r->running++;
         if (out_handles) out_handles[k] = make_handle(e, slot);
     }
     return CROWD_OK;
@@ -185,7 +185,7 @@ crowd_result crowd_instances_remove(crowd_engine *e, const crowd_instance *h, ui
         crowdi_slot *s = &e->slots[(uint32_t)h[i].id];
         if (s->next_free == MARKED) {
             for (uint32_t j = 0; j < i; j++) e->slots[(uint32_t)h[j].id].next_free = UINT32_MAX;
-            return crowdi_fail(e, CROWD_ERR_DUPLICATE_ID, "%s: handles[%u] repeats an earlier handle", fn, i);
+            return crowdi_fail(e, CROWD_ERR_REPEATED_HANDLE, "%s: handles[%u] repeats an earlier handle", fn, i);
         }
         s->next_free = MARKED;
     }
@@ -193,10 +193,10 @@ crowd_result crowd_instances_remove(crowd_engine *e, const crowd_instance *h, ui
         uint32_t slot = (uint32_t)h[i].id;
         crowdi_rig *r = e->rigs[e->slots[slot].rig];
         uint32_t row = e->slots[slot].row;
-        if (row < r->active) { /* fill from the last running row, then that from the last row */
-            move_row(e, r, r->active - 1, row);
-            move_row(e, r, r->count - 1, r->active - 1);
-            r->active--;
+        if (row < r->running) { /* fill from the last running row, then that from the last row */
+            move_row(e, r, r->running - 1, row);
+            move_row(e, r, r->count - 1, r->running - 1);
+            r->running--;
         } else {
             move_row(e, r, r->count - 1, row);
         }
@@ -214,8 +214,8 @@ crowd_result crowd_instances_pause(crowd_engine *e, const crowd_instance *h, uin
         const crowdi_slot *s = crowdi_slot_get(e, h[i]);
         crowdi_rig *r = e->rigs[s->rig];
         uint32_t row = s->row;
-        if (paused && row < r->active) swap_rows(e, r, row, --r->active);
-        else if (!paused && row >= r->active) swap_rows(e, r, row, r->active++);
+        if (paused && row < r->running) swap_rows(e, r, row, --r->running);
+        else if (!paused && row >= r->running) swap_rows(e, r, row, r->running++);
     }
     return CROWD_OK;
 }
@@ -225,13 +225,13 @@ crowd_result crowd_instance_paused(const crowd_engine *e, crowd_instance h, bool
     const crowdi_slot *s = crowdi_slot_get(e, h);
     CROWDI_CHECK(e, s, CROWD_ERR_HANDLE, "crowd_instance_paused: instance is zero, stale or from another engine");
     CROWDI_CHECK(e, out_paused, CROWD_ERR_NULL, "crowd_instance_paused: out_paused is NULL");
-    *out_paused = s->row >= e->rigs[s->rig]->active;
+    *out_paused = s->row >= e->rigs[s->rig]->running;
     return CROWD_OK;
 }
 
 uint32_t crowd_rig_running_count(const crowd_engine *e, crowd_rig rig) {
     const crowdi_rig *r = crowdi_rig_get(e, rig);
-    return r ? r->active : 0;
+    return r ? r->running : 0;
 }
 
 crowd_result crowd_instance_info(const crowd_engine *e, crowd_instance h, uint64_t *out_id,
@@ -508,7 +508,7 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
 static crowd_result set_fields(crowd_engine *e, const char *fn, crowd_field f, uint32_t index,
                                const crowd_instance *h, uint32_t count, const float *values) {
     CROWDI_CHECK(e, (unsigned)f < CROWD_FIELD_COUNT, CROWD_ERR_BAD_ENUM, "%s: field (%d) is not a crowd_field", fn, (int)f);
-    CROWDI_CHECK(e, field_info[f].writable, CROWD_ERR_RANGE, "%s: field %s is read only", fn, field_info[f].name);
+    CROWDI_CHECK(e, field_info[f].writable, CROWD_ERR_READ_ONLY, "%s: field %s is read only", fn, field_info[f].name);
     crowd_result res = check_handles(e, fn, h, count);
     if (res != CROWD_OK) return res;
     CROWDI_CHECK(e, count == 0 || values, CROWD_ERR_NULL, "%s: values is NULL", fn);
@@ -647,59 +647,5 @@ crowd_result crowd_get_outputs(const crowd_engine *e, crowd_instance h, float *o
     CROWDI_CHECK(e, capacity >= r->param_count, CROWD_ERR_RANGE, "%s: capacity (%u) < parameter count (%u)", fn,
                  capacity, r->param_count);
     for (uint32_t p = 0; p < r->param_count; p++) out[p] = r->columns[r->col_out + p][s->row];
-    return CROWD_OK;
-}
-
-/* ---- the tick ---- */
-static crowd_result check_dt(const crowd_engine *e, const char *fn, float dt) {
-    CROWDI_CHECK(e, crowdi_finite(dt), CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
-    CROWDI_CHECK(e, dt >= 0 && dt <= 1, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
-    return CROWD_OK;
-}
-
-/* Whole blocks on the engine's target, the rest through the width-1 build of the same code. */
-static void tick_rows(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {
-    uint32_t bulk = count - count % e->kernels->width;
-    if (bulk) e->kernels->tick(&r->view, dt, first, bulk);
-    if (count > bulk) e->tail_kernels->tick(&r->view, dt, first + bulk, count - bulk);
-}
-
-/* Slice t of `slices` of every rig's running rows: contiguous, starting on a 16-row boundary. */
-void crowdi_tick_slice(const crowd_engine *e, float dt, uint32_t slice, uint32_t slices) {
-    for (uint32_t k = 0; k < e->rig_count; k++) {
-        const crowdi_rig *r = e->rigs[k];
-        uint32_t per = (r->active + slices - 1) / slices;
-        per = (per + CROWDI_LANES - 1) / CROWDI_LANES * CROWDI_LANES;
-        uint64_t first = (uint64_t)per * slice;
-        if (first >= r->active) continue;
-        uint32_t count = r->active - (uint32_t)first < per ? r->active - (uint32_t)first : per;
-        tick_rows(e, r, dt, (uint32_t)first, count);
-    }
-}
-
-crowd_result crowd_tick(crowd_engine *e, float dt) {
-    if (!e) return CROWD_ERR_NULL;
-    crowd_result res = check_dt(e, "crowd_tick", dt);
-    if (res != CROWD_OK) return res;
-    if (e->pool) crowdi_pool_run(e, dt);
-    else crowdi_tick_slice(e, dt, 0, 1);
-    return CROWD_OK;
-}
-
-/* Calls may run concurrently: errors go through crowdi_fail_concurrent. */
-crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t first, uint32_t count) {
-    if (!e) return CROWD_ERR_NULL;
-    const char *fn = "crowd_tick_range";
-    if (!crowdi_finite(dt)) return crowdi_fail_concurrent(e, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
-    if (!(dt >= 0 && dt <= 1))
-        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
-    const crowdi_rig *r = crowdi_rig_get(e, rig);
-    if (!r) return crowdi_fail_concurrent(e, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
-    if (!(first <= r->count && count <= r->count - first))
-        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: rows [%u, %u + %u) exceed the rig's %u instances", fn,
-                                      first, first, count, r->count);
-    /* paused rows (from crowd_rig_running_count() on) are left as they are */
-    uint32_t end = first + count < r->active ? first + count : r->active;
-    if (first < end) tick_rows(e, r, dt, first, end - first);
     return CROWD_OK;
 }
