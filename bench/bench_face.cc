@@ -20,6 +20,9 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "crowd.h"
 
@@ -173,10 +176,24 @@ void FeedEngine(float *const *scores, float *const *rot, float *presence, const 
   for (uint32_t a0 = 0; a0 < b.n; a0 += kBlock) {
     const uint32_t a1 = a0 + kBlock < b.n ? a0 + kBlock : b.n;
     const float *s = &b.scores[(base + a0) * kScores], *r = &b.rot[(base + a0) * 4];
-    for (int k = 0; k < kScores; k++) {
-      float *col = scores[k];
-      for (uint32_t a = a0; a < a1; a++) col[a] = s[(a - a0) * kScores + k];
-    }
+#if defined(__SSE2__)
+    if (a1 - a0 == kBlock) { // 4 avatars x 4 scores at a time: one 4x4 transpose each
+      for (uint32_t a = 0; a < kBlock; a += 4)
+        for (int k = 0; k < kScores; k += 4) {
+          __m128 r0 = _mm_loadu_ps(s + (a + 0) * kScores + k), r1 = _mm_loadu_ps(s + (a + 1) * kScores + k);
+          __m128 r2 = _mm_loadu_ps(s + (a + 2) * kScores + k), r3 = _mm_loadu_ps(s + (a + 3) * kScores + k);
+          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+          _mm_storeu_ps(scores[k] + a0 + a, r0);
+          _mm_storeu_ps(scores[k + 1] + a0 + a, r1);
+          _mm_storeu_ps(scores[k + 2] + a0 + a, r2);
+          _mm_storeu_ps(scores[k + 3] + a0 + a, r3);
+        }
+    } else
+#endif
+      for (int k = 0; k < kScores; k++) {
+        float *col = scores[k];
+        for (uint32_t a = a0; a < a1; a++) col[a] = s[(a - a0) * kScores + k];
+      }
     for (int k = 0; k < 4; k++) {
       float *col = rot[k];
       for (uint32_t a = a0; a < a1; a++) col[a] = r[(a - a0) * 4 + k];
