@@ -52,6 +52,11 @@ _Static_assert(sizeof standard_mapping / sizeof standard_mapping[0] == CROWD_FAC
 
 const crowd_face_mapping_desc *crowd_face_standard_mapping(void) { return standard_mapping; }
 
+crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, const char *id) {
+    return (crowd_face_mapping_desc){.source = source, .id = id, .gain = 1.0f, .offset = 0.0f,
+                                     .curve = CROWD_FACE_CURVE_LINEAR};
+}
+
 crowd_face_desc crowd_face_defaults(void) {
     return (crowd_face_desc){.mapping = standard_mapping, .mapping_count = CROWD_FACE_STANDARD_MAPPING_COUNT,
                              .blend = CROWD_BLEND_OVERRIDE, .presence_threshold = 0.5f, .handoff_half_life = 0.1f,

@@ -18,16 +18,6 @@
 #include "internal.h"
 #include "test_support.h"
 
-/* splitmix64: the test's own generator */
-typedef struct { uint64_t s; } rng;
-static uint64_t rng_next(rng *r) {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-
 static const double PI = 3.14159265358979323846, DEG = 180.0 / 3.14159265358979323846;
 
 /* ---- a rig with one wide parameter per source of interest ---- */
@@ -615,6 +605,14 @@ static void bad_fields(void **state) {
     assert_string_equal(crowd_face_source_name(CROWD_FACE_JAW_OPEN), "jawOpen");
     assert_string_equal(crowd_face_source_name(CROWD_FACE_NOSE_SNEER_RIGHT), "noseSneerRight");
     assert_null(crowd_face_source_name(CROWD_FACE_SOURCE_COUNT));
+    /* the documented defaults */
+    crowd_face_mapping_desc md = crowd_face_mapping_defaults(CROWD_FACE_JAW_OPEN, "A");
+    assert_true(md.source == CROWD_FACE_JAW_OPEN && strcmp(md.id, "A") == 0 && md.gain == 1.0f && md.offset == 0.0f &&
+                md.curve == CROWD_FACE_CURVE_LINEAR);
+    crowd_face_desc fd = crowd_face_defaults();
+    assert_true(fd.mapping == crowd_face_standard_mapping() && fd.mapping_count == CROWD_FACE_STANDARD_MAPPING_COUNT &&
+                fd.blend == CROWD_BLEND_OVERRIDE && fd.presence_threshold == 0.5f && fd.handoff_half_life == 0.1f &&
+                fd.smoothed_sources == 0 && fd.min_cutoff == 1.0f && fd.beta == 0.0f && fd.d_cutoff == 1.0f);
     free(f.h);
     crowd_engine_destroy(f.e);
 }
