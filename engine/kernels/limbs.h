@@ -214,6 +214,7 @@ typedef struct cvk_limb_scratch {
     float look[CROWDI_BONES][6][CVK_LIMB_ROWS]; /* LookRotation's forward xyz and up xyz */
     float world[CROWDI_BONES][4][CVK_LIMB_ROWS]; /* fixed, normalised world rotation */
     float norm2[CROWDI_BONES][CVK_LIMB_ROWS];    /* its |q|^2 before normalising */
+    bool steady[CVK_LIMB_ROWS];                  /* per block (j / CV_W): see cvk_limb_inputs */
 } cvk_limb_scratch;
 
 /* per tick constants */
@@ -230,6 +231,12 @@ static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 
     cv_storeu(&s->look[bone][3][j], up.x);
     cv_storeu(&s->look[bone][4][j], up.y);
     cv_storeu(&s->look[bone][5][j], up.z);
+}
+
+static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 forward) {
+    cv_storeu(&s->look[bone][0][j], forward.x);
+    cv_storeu(&s->look[bone][1][j], forward.y);
+    cv_storeu(&s->look[bone][2][j], forward.z);
 }
 
 /* An orthonormal basis: the columns of a rotation matrix. */
@@ -329,8 +336,8 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3
     cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
     cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
     if (v->limb_side_mode == CROWDI_SIDE_STABLE) { /* the side axis and the ups: cvk_limb_sides */
-        cvk_put_look(s, upper_bone, j, upper_dir, upper_dir);
-        cvk_put_look(s, upper_bone + 1, j, lower_dir, lower_dir);
+        cvk_put_forward(s, upper_bone, j, upper_dir);
+        cvk_put_forward(s, upper_bone + 1, j, lower_dir);
         return;
     }
     cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
@@ -367,62 +374,100 @@ static inline void cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky, cvk_limb_s
  * (cvk_hand); the torso, head and feet pass landmark differences as they are. */
 static inline bool cvk_forward_is_unit(int bone) { return bone > 2 && bone != 11 && bone != 14; }
 
+/* Where pass 1 reads landmark k's engine-frame coordinates once the filter (if any) has run:
+ * the pose columns (y negated for the mediapipe frame), or the filter's output columns, which
+ * hold exactly the values the filter returned. Reading them again where each is used keeps no
+ * array of 69 vectors alive across the pass (it spilled to the stack and back). */
+typedef struct {
+    const float *base;  /* coordinate c of landmark k at base + k*kstride + c*st */
+    size_t kstride, st;
+    cv_f yflip;         /* the sign bit to flip in y, or zero */
+} cvk_landmarks;
+
+static inline cvk_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
+    const float *col = L->base + (size_t)k * L->kstride + i;
+    return (cvk_v3){cv_loadu(col), cv_as_f(cv_ixor(cv_as_i(cv_loadu(col + L->st)), cv_as_i(L->yflip))),
+                    cv_loadu(col + 2 * L->st)};
+}
+
 /* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
  * LookRotation arguments out. */
 static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
                                    size_t j) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    cvk_v3 lm[CROWDI_LANDMARKS];
+    const cv_f yflip = v->limb_flip_y ? cv_set1(-0.0f) : zero;
+    cvk_landmarks L = {v->limb_pose, 4 * st, st, yflip};
 
-    cv_m first = cv_mfalse();
-    float *const filter_ready = v->limb_smoothing ? v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st : NULL;
-    if (v->limb_smoothing) first = cv_eq(cv_loadu(filter_ready + i), zero);
-    for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
-        int k = cvk_used_landmarks[u];
-        const float *col = v->limb_pose + (size_t)(4 * k) * st;
-        cv_f y = cv_loadu(col + st + i);
-        cv_f p[3] = {cv_loadu(col + i), v->limb_flip_y ? cv_neg(y) : y, cv_loadu(col + 2 * st + i)};
-        if (v->limb_smoothing) {
+    if (v->limb_smoothing) {
+        float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
+        const cv_m first = cv_eq(cv_loadu(filter_ready + i), zero);
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
+            int k = cvk_used_landmarks[u];
+            cvk_v3 raw = cvk_lm(&L, k, i);
+            cv_f p[3] = {raw.x, raw.y, raw.z};
             for (int c = 0; c < 3; c++) {
                 float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
                 float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                float *raw = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                float *rawc = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 if (t->dt > 0.0f) {
-                    p[c] = cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, raw, i, p[c], first);
+                    cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i, p[c], first);
                 } else { /* dt = 0 adds no information: the filtered value stands (a first
                             sample is taken as it is) */
                     cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
-                    cv_storeu(raw + i, cv_select(first, p[c], cv_loadu(raw + i)));
+                    cv_storeu(rawc + i, cv_select(first, p[c], cv_loadu(rawc + i)));
                     cv_storeu(xhat + i, kept);
-                    p[c] = kept;
                 }
             }
         }
-        lm[k] = (cvk_v3){p[0], p[1], p[2]};
+        cv_storeu(filter_ready + i, one);
+        L = (cvk_landmarks){v->limb_filter, 3 * st, st, zero}; /* the filtered values, already flipped */
     }
-    if (v->limb_smoothing) cv_storeu(filter_ready + i, one);
-
-    cvk_q root = cvk_load_q(v->limb_root, st, i);
-    cvk_v3 right = cvk_q_rotate(root, (cvk_v3){one, zero, zero});
+    /* is the block steady (every used landmark seen, every bone eased in)? Then pass 3 is
+     * the plain solve (cvk_limb_outputs) */
+    if (t->track) {
+        cv_m ok = cv_mtrue();
+        const float *vis = v->limb_pose + 3 * st + i;
+        const cv_f threshold = cv_set1(v->limb_visibility_threshold);
+#pragma GCC unroll 23
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++)
+            ok = cv_mand(ok, cv_ge(cv_loadu(vis + (size_t)(4 * cvk_used_landmarks[u]) * st), threshold));
+        const float *track = v->limb_track + i;
+#pragma GCC unroll 15
+        for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(track + (size_t)b * st), one));
+        s->steady[j / CV_W] = cv_all(ok);
+    }
 
     /* crowd_bone order */
-    cvk_v3 hip_mid = cvk_v3_mid(lm[23], lm[24]), shoulder_mid = cvk_v3_mid(lm[11], lm[12]);
+    const cvk_v3 lm11 = cvk_lm(&L, 11, i), lm12 = cvk_lm(&L, 12, i), lm23 = cvk_lm(&L, 23, i), lm24 = cvk_lm(&L, 24, i);
+    cvk_v3 hip_mid = cvk_v3_mid(lm23, lm24), shoulder_mid = cvk_v3_mid(lm11, lm12);
     cvk_v3 up = cvk_v3_sub(shoulder_mid, hip_mid);
-    cvk_v3 hips_right = cvk_v3_sub(lm[24], lm[23]), chest_right = cvk_v3_sub(lm[12], lm[11]);
+    cvk_v3 hips_right = cvk_v3_sub(lm24, lm23), chest_right = cvk_v3_sub(lm12, lm11);
     cvk_put_look(s, 0, j, cvk_v3_cross(hips_right, up), up);
     cvk_put_look(s, 1, j, cvk_v3_cross(chest_right, up), up);
-    cvk_v3 head_right = cvk_v3_sub(lm[8], lm[7]);
-    cvk_v3 head_fwd = cvk_v3_sub(lm[0], cvk_v3_mid(lm[7], lm[8]));
-    cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
-    cvk_limb(v, i, 0, lm[11], lm[13], lm[15], right, s, 3, j);
-    cvk_hand(lm[15], lm[19], lm[17], s, 5, j);
-    cvk_limb(v, i, 1, lm[12], lm[14], lm[16], right, s, 6, j);
-    cvk_hand(lm[16], lm[20], lm[18], s, 8, j);
-    cvk_limb(v, i, 2, lm[23], lm[25], lm[27], right, s, 9, j);
-    cvk_put_look(s, 11, j, cvk_v3_sub(lm[31], lm[29]), cvk_v3_sub(lm[27], lm[29]));
-    cvk_limb(v, i, 3, lm[24], lm[26], lm[28], right, s, 12, j);
-    cvk_put_look(s, 14, j, cvk_v3_sub(lm[32], lm[30]), cvk_v3_sub(lm[28], lm[30]));
+    {
+        const cvk_v3 lm7 = cvk_lm(&L, 7, i), lm8 = cvk_lm(&L, 8, i);
+        cvk_v3 head_right = cvk_v3_sub(lm8, lm7);
+        cvk_v3 head_fwd = cvk_v3_sub(cvk_lm(&L, 0, i), cvk_v3_mid(lm7, lm8));
+        cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
+    }
+    /* the root's right axis: only the root fallback reads it */
+    cvk_v3 right = {zero, zero, zero};
+    if (v->limb_side_mode != CROWDI_SIDE_STABLE) right = cvk_q_rotate(cvk_load_q(v->limb_root, st, i), (cvk_v3){one, zero, zero});
+    cvk_limb(v, i, 0, lm11, cvk_lm(&L, 13, i), cvk_lm(&L, 15, i), right, s, 3, j);
+    cvk_hand(cvk_lm(&L, 15, i), cvk_lm(&L, 19, i), cvk_lm(&L, 17, i), s, 5, j);
+    cvk_limb(v, i, 1, lm12, cvk_lm(&L, 14, i), cvk_lm(&L, 16, i), right, s, 6, j);
+    cvk_hand(cvk_lm(&L, 16, i), cvk_lm(&L, 20, i), cvk_lm(&L, 18, i), s, 8, j);
+    cvk_limb(v, i, 2, lm23, cvk_lm(&L, 25, i), cvk_lm(&L, 27, i), right, s, 9, j);
+    {
+        const cvk_v3 lm29 = cvk_lm(&L, 29, i);
+        cvk_put_look(s, 11, j, cvk_v3_sub(cvk_lm(&L, 31, i), lm29), cvk_v3_sub(cvk_lm(&L, 27, i), lm29));
+    }
+    cvk_limb(v, i, 3, lm24, cvk_lm(&L, 26, i), cvk_lm(&L, 28, i), right, s, 12, j);
+    {
+        const cvk_v3 lm30 = cvk_lm(&L, 30, i);
+        cvk_put_look(s, 14, j, cvk_v3_sub(cvk_lm(&L, 32, i), lm30), cvk_v3_sub(cvk_lm(&L, 28, i), lm30));
+    }
 }
 
 static inline cvk_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
@@ -483,8 +528,9 @@ static inline cv_m cvk_landmark_seen(const crowdi_rig_view *v, int k, size_t i) 
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
  * and re-acquisition (SPEC 5.1) when `tracking`, the stores. `tracking` is a constant at each
  * call: without it every bone is the plain solve. */
-static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
-                                       const cvk_limb_scratch *s, size_t j, const bool tracking) {
+static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t,
+                                                                       size_t i, const cvk_limb_scratch *s, size_t j,
+                                                                       const bool tracking) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
@@ -499,6 +545,7 @@ static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_
     const cv_f root_n2 = cvk_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
     cvk_q world[CROWDI_BONES];
+#pragma GCC unroll 15
     for (int b = 0; b < CROWDI_BONES; b++) {
         cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
         cvk_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
@@ -558,22 +605,17 @@ __attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig
     cvk_limb_outputs_by(v, t, i, s, j, true);
 }
 
-/* Is every bone of the block trusted and fully eased in (r = 1)? Then pass 3 is the plain
- * solve, as SPEC 5.1 makes it. */
-static inline bool cvk_limb_block_steady(const crowdi_rig_view *v, size_t i) {
-    const cv_f one = cv_set1(1.0f);
-    cv_m ok = cv_mtrue();
-    for (int u = 0; u < CVK_USED_LANDMARKS; u++) ok = cv_mand(ok, cvk_landmark_seen(v, cvk_used_landmarks[u], i));
-    for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(v->limb_track + (size_t)b * v->limb_stride + i), one));
-    return cv_all(ok);
+__attribute__((noinline)) static void cvk_limb_outputs_plain(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                                             const cvk_limb_scratch *s, size_t j) {
+    cvk_limb_outputs_by(v, t, i, s, j, false);
 }
 
 static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
                                     const cvk_limb_scratch *s, size_t j) {
-    if (t->track && !cvk_limb_block_steady(v, i))
+    if (t->track && !s->steady[j / CV_W])
         cvk_limb_outputs_tracking(v, t, i, s, j);
     else
-        cvk_limb_outputs_by(v, t, i, s, j, false);
+        cvk_limb_outputs_plain(v, t, i, s, j);
 }
 
 /* The limb stage on rows [i0, i1) (whole blocks). */
