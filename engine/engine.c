@@ -215,34 +215,14 @@ crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
     return index == UINT32_MAX ? NULL : engine->rigs[index];
 }
 
-/* ---- defaults ---- */
-crowd_look_desc crowd_look_defaults(void) {
-    return (crowd_look_desc){.damping = 0.15f, .max_speed = INFINITY, .blend = CROWD_BLEND_ADDITIVE};
-}
-
-crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id) {
-    return (crowd_harmonic_parameter_desc){
-        .id = id, .channel = 0, .direction = CROWD_DIRECTION_CENTRIC,
-        .origin = 0.5f, .range = 0.5f, .duration = 3.0f};
-}
-
-crowd_harmonic_desc crowd_harmonic_defaults(void) {
-    return (crowd_harmonic_desc){.blend = CROWD_BLEND_ADDITIVE};
-}
-
-crowd_blink_desc crowd_blink_defaults(void) {
-    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
-                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
-}
-
 /* ---- rig validation ---- */
 /* The desc's parameter ids hashed (FNV-1a 32) into an open-addressed table of index + 1, at
  * most half full: checking ids takes time linear in the counts. */
-typedef struct id_index {
+struct crowdi_ids {
     const crowd_rig_desc *desc;
     uint32_t *slots;
     uint32_t mask;
-} id_index;
+};
 
 static uint32_t hash_id(const char *s) {
     uint32_t h = 2166136261u;
@@ -251,7 +231,7 @@ static uint32_t hash_id(const char *s) {
 }
 
 /* The index of id, or -1; with insert, a missing id is added as parameter `insert_as`. */
-static int index_probe(id_index *x, const char *id, bool insert, uint32_t insert_as) {
+static int index_probe(crowdi_ids *x, const char *id, bool insert, uint32_t insert_as) {
     for (uint32_t at = hash_id(id) & x->mask;; at = (at + 1) & x->mask) {
         uint32_t v = x->slots[at];
         if (v == 0) {
@@ -262,9 +242,20 @@ static int index_probe(id_index *x, const char *id, bool insert, uint32_t insert
     }
 }
 
-static int find_param(const id_index *x, const char *id) { return index_probe((id_index *)x, id, false, 0); }
+int crowdi_ids_find(const crowdi_ids *x, const char *id) { return index_probe((crowdi_ids *)x, id, false, 0); }
 
-static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, id_index *x) {
+crowd_result crowdi_rig_param_id(crowd_engine *engine, const crowdi_ids *ids, const char *field_fmt, uint32_t k,
+                                 const char *id, uint32_t *out_index) {
+    char field[96];
+    snprintf(field, sizeof field, field_fmt, k);
+    CROWDI_RIG_CHECK(id != NULL, CROWD_ERR_NULL, "%s is NULL", field);
+    int found = crowdi_ids_find(ids, id);
+    CROWDI_RIG_CHECK(found >= 0, CROWD_ERR_UNKNOWN_ID, "%s \"%s\" is not a parameter of the rig", field, id);
+    if (out_index) *out_index = (uint32_t)found;
+    return CROWD_OK;
+}
+
+static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, crowdi_ids *x) {
     uint32_t size = 16;
     while (size < 2 * d->parameter_count) size *= 2;
     x->desc = d;
@@ -275,35 +266,19 @@ static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, 
     return CROWD_OK;
 }
 
-static uint32_t blend_or(crowd_blend b, uint32_t fallback) {
-    return b == CROWD_BLEND_DEFAULT ? fallback : (uint32_t)b;
-}
-
 #define RIG_FAIL(code, ...) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__)
 #define RIG_CHECK(cond, code, ...) do { if (!(cond)) RIG_FAIL(code, __VA_ARGS__); } while (0)
 
-/* An id field: non-NULL, names a parameter of the rig. */
-#define RIG_PARAM_ID(field_fmt, idx, id, out_index)                                                   \
-    do {                                                                                             \
-        RIG_CHECK((id) != NULL, CROWD_ERR_NULL, field_fmt " is NULL", idx);                          \
-        int found_ = find_param(ids, (id));                                                         \
-        RIG_CHECK(found_ >= 0, CROWD_ERR_UNKNOWN_ID, field_fmt " \"%s\" is not a parameter of the rig", \
-                  idx, (id));                                                                        \
-        (out_index) = (uint32_t)found_;                                                              \
-    } while (0)
-
 /* Checks the desc; ids (filled here, counts checked first) indexes its parameter ids. */
-static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, id_index *ids) {
+static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_ids *ids) {
     RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
               "desc->parameters is NULL with parameter_count %u", desc->parameter_count);
     RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
               "desc->parameter_count (%u) exceeds %u", desc->parameter_count, CROWD_MAX_PARAMETERS);
-    RIG_CHECK(!desc->look || desc->look->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->look->parameter_count (%u) exceeds %u", desc->look->parameter_count, CROWD_MAX_ENTRIES);
-    RIG_CHECK(!desc->harmonic || desc->harmonic->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->harmonic->parameter_count (%u) exceeds %u", desc->harmonic->parameter_count, CROWD_MAX_ENTRIES);
-    RIG_CHECK(!desc->blink || desc->blink->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
-              "desc->blink->parameter_count (%u) exceeds %u", desc->blink->parameter_count, CROWD_MAX_ENTRIES);
+    crowd_result res;
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) /* entry counts first */
+        if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, NULL)) != CROWD_OK)
+            return res;
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
         RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
         RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
@@ -327,85 +302,13 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
         RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
                   pd->id, q);
     }
-    uint32_t idx;
-    if (desc->look) {
-        const crowd_look_desc *l = desc->look;
-        RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
-        RIG_CHECK(crowdi_finite(l->damping), CROWD_ERR_NOT_FINITE, "desc->look->damping is not finite");
-        RIG_CHECK(l->damping >= 0 && l->damping <= CROWDI_MAX_SECONDS, CROWD_ERR_RANGE,
-                  "desc->look->damping (%g) must be in [0, 1e6]", (double)l->damping);
-        RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
-        RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
-                  (double)l->max_speed);
-        RIG_CHECK((unsigned)l->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->look->blend (%d) is not a crowd_blend", (int)l->blend);
-        for (uint32_t k = 0; k < l->parameter_count; k++) {
-            RIG_PARAM_ID("desc->look->parameters[%u].id", k, l->parameters[k].id, idx);
-            RIG_CHECK((unsigned)l->parameters[k].axis < CROWD_AXIS_COUNT, CROWD_ERR_BAD_ENUM,
-                      "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
-            RIG_CHECK(crowdi_finite(l->parameters[k].factor), CROWD_ERR_NOT_FINITE,
-                      "desc->look->parameters[%u].factor is not finite", k);
-            RIG_CHECK(fabsf(l->parameters[k].factor) <= CROWDI_MAX_FACTOR, CROWD_ERR_RANGE,
-                      "desc->look->parameters[%u].factor (%g) must be within +-1e6", k, (double)l->parameters[k].factor);
-        }
-    }
-    if (desc->harmonic) {
-        const crowd_harmonic_desc *h = desc->harmonic;
-        RIG_CHECK(h->parameter_count == 0 || h->parameters, CROWD_ERR_NULL, "desc->harmonic->parameters is NULL");
-        RIG_CHECK(h->channel_count <= CROWD_MAX_CHANNELS, CROWD_ERR_CAPACITY,
-                  "desc->harmonic->channel_count (%u) exceeds %d", h->channel_count, CROWD_MAX_CHANNELS);
-        RIG_CHECK(h->channel_count == 0 || h->channel_timescales, CROWD_ERR_NULL,
-                  "desc->harmonic->channel_timescales is NULL with channel_count %u", h->channel_count);
-        RIG_CHECK((unsigned)h->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->harmonic->blend (%d) is not a crowd_blend", (int)h->blend);
-        for (uint32_t c = 0; c < h->channel_count; c++) {
-            float ts = h->channel_timescales[c];
-            RIG_CHECK(crowdi_finite(ts), CROWD_ERR_NOT_FINITE, "desc->harmonic->channel_timescales[%u] is not finite", c);
-            RIG_CHECK(ts >= 0, CROWD_ERR_RANGE, "desc->harmonic->channel_timescales[%u] (%g) is negative", c, (double)ts);
-        }
-        uint32_t channels = h->channel_count ? h->channel_count : 1;
-        for (uint32_t k = 0; k < h->parameter_count; k++) {
-            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-            RIG_PARAM_ID("desc->harmonic->parameters[%u].id", k, hp->id, idx);
-            RIG_CHECK(hp->channel < channels, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u].channel (%u) is out of range (%u channels)", k, hp->channel, channels);
-            RIG_CHECK((unsigned)hp->direction < CROWD_DIRECTION_COUNT, CROWD_ERR_BAD_ENUM,
-                      "desc->harmonic->parameters[%u].direction (%d) is not centric, left or right", k, (int)hp->direction);
-            RIG_CHECK(crowdi_finite(hp->origin), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].origin is not finite", k);
-            RIG_CHECK(crowdi_finite(hp->range), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].range is not finite", k);
-            RIG_CHECK(crowdi_finite(hp->duration), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].duration is not finite", k);
-            RIG_CHECK(hp->duration > 0, CROWD_ERR_RANGE, "desc->harmonic->parameters[%u].duration (%g) must be > 0",
-                      k, (double)hp->duration);
-            RIG_CHECK(fabsf(hp->origin) <= CROWDI_MAX_FRACTION && fabsf(hp->range) <= CROWDI_MAX_FRACTION, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u]: origin (%g) and range (%g) must be within +-1000", k,
-                      (double)hp->origin, (double)hp->range);
-            /* T wraps by repeated subtraction (SPEC §3): bound the rounds one tick (dt <= 1) needs */
-            float ts = h->channel_count ? h->channel_timescales[hp->channel] : 1.0f;
-            RIG_CHECK(ts / hp->duration <= 65536.0f, CROWD_ERR_RANGE,
-                      "desc->harmonic->parameters[%u]: channel_timescales[%u] / duration (%g / %g) exceeds 65536 "
-                      "periods per second", k, hp->channel, (double)ts, (double)hp->duration);
-        }
-    }
-    if (desc->blink) {
-        const crowd_blink_desc *b = desc->blink;
-        RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
-        RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed", (int)b->model);
-        RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend", (int)b->blend);
-        RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
-        RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
-        RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
-        RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
-        RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
-        RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
-        RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
-                  CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
-        for (uint32_t k = 0; k < b->parameter_count; k++)
-            RIG_PARAM_ID("desc->blink->parameters[%u]", k, b->parameters[k], idx);
-    }
-    (void)idx;
-    if (desc->limbs) return crowdi_limbs_validate(engine, desc->limbs);
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, ids)) != CROWD_OK)
+            return res;
     return CROWD_OK;
 }
 
-static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowdi_rig *r) {
+static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     uint32_t P = desc->parameter_count;
     r->name = crowdi_strdup(engine, desc->name ? desc->name : "");
     r->param_count = P;
@@ -420,73 +323,32 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         r->param_default[p] = pd->default_value;
         if (!(r->param_ids[p] = crowdi_strdup(engine, pd->id))) return CROWD_ERR_OUT_OF_MEMORY;
     }
-    if (desc->look) {
-        const crowd_look_desc *l = desc->look;
-        r->has_look = true;
-        r->look_blend = blend_or(l->blend, CROWDI_BLEND_ADDITIVE);
-        r->look_damping = l->damping;
-        r->look_max_speed = l->max_speed;
-        r->look_count = l->parameter_count;
-        if (!(r->look = crowdi_alloc(engine, sizeof *r->look * l->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < l->parameter_count; k++)
-            r->look[k] = (crowdi_look_entry){(uint32_t)find_param(ids, l->parameters[k].id),
-                                             (uint32_t)l->parameters[k].axis, l->parameters[k].factor};
+    crowd_result res;
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
+        if (!(r->has[c] = crowdi_controllers[c]->present(desc))) continue;
+        if ((res = crowdi_controllers[c]->build(engine, desc, ids, r)) != CROWD_OK) return res;
     }
-    if (desc->harmonic) {
-        const crowd_harmonic_desc *h = desc->harmonic;
-        r->has_harm = true;
-        r->harm_blend = blend_or(h->blend, CROWDI_BLEND_ADDITIVE);
-        r->channel_count = h->channel_count ? h->channel_count : 1;
-        for (uint32_t c = 0; c < r->channel_count; c++)
-            r->timescales[c] = h->channel_count ? h->channel_timescales[c] : 1.0f;
-        r->harm_count = h->parameter_count;
-        r->harm = crowdi_alloc(engine, sizeof *r->harm * h->parameter_count);
-        r->harm_range = crowdi_alloc(engine, sizeof *r->harm_range * h->parameter_count);
-        if (!r->harm || !r->harm_range) return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < h->parameter_count; k++) {
-            const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-            r->harm[k] = (crowdi_harm_entry){(uint32_t)find_param(ids, hp->id), hp->channel,
-                                             (uint32_t)hp->direction, hp->origin, hp->duration};
-            r->harm_range[k] = hp->range;
-        }
-    }
-    if (desc->blink) {
-        const crowd_blink_desc *b = desc->blink;
-        r->has_blink = true;
-        r->blink_blend = blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
-        r->blink_model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
-        r->blink_mean = b->mean;
-        r->blink_max_deviation = b->max_deviation;
-        r->blink_timescale = b->timescale;
-        r->blink_count = b->parameter_count;
-        if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count)))
-            return CROWD_ERR_OUT_OF_MEMORY;
-        for (uint32_t k = 0; k < b->parameter_count; k++)
-            r->blink_param[k] = (uint32_t)find_param(ids, b->parameters[k]);
-    }
-    crowd_result res = desc->limbs ? crowdi_limbs_build(engine, desc->limbs, r) : CROWD_OK;
-    if (res != CROWD_OK) return res;
     res = crowdi_rig_layout(engine, r);
     if (res != CROWD_OK) return res;
     if (engine->initial_capacity) return crowdi_rig_grow(engine, r, engine->initial_capacity);
     return CROWD_OK;
 }
 
-static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig);
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowd_rig *out_rig);
 
 crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig) {
     if (!engine) return CROWD_ERR_NULL;
     RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
     RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
     RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
-    id_index ids = {0};
+    crowdi_ids ids = {0};
     crowd_result res = validate_rig(engine, desc, &ids);
     if (res == CROWD_OK) res = create_rig(engine, desc, &ids, out_rig);
     crowdi_free(engine, ids.slots);
     return res;
 }
 
-static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const id_index *ids, crowd_rig *out_rig) {
+static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowd_rig *out_rig) {
     crowd_result res;
     if (engine->rig_count == engine->rig_capacity) {
         uint32_t cap = engine->rig_capacity ? engine->rig_capacity * 2 : 8;

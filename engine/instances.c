@@ -73,28 +73,17 @@ static crowd_result reserve_slots(crowd_engine *e, uint32_t extra) {
     return CROWD_OK;
 }
 
-static float next_draw(crowdi_rig *r, uint32_t row) {
-    uint32_t *draws = r->view.draws;
-    return crowdi_draw(r->view.rkey[row], draws[row]++);
-}
-
-/* The start state of a new row: column defaults, then what is drawn per instance (in this
- * order: the first blink wait, then one phase per harmonic entry). */
+/* The start state of a new row: column defaults, then what is drawn per instance, by the
+ * controllers in tick order (the first blink wait, then one phase per harmonic entry). */
 static void init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, uint64_t id,
                      const crowd_add_desc *d) {
     r->view.rkey[row] = crowdi_instance_key(e->seed, id);
     r->view.draws[row] = 0;
-    if (r->has_blink) {
-        float clock = 0.0f;
-        if (!(d->blink_start == CROWD_BLINK_START_CUBISM && r->blink_model == CROWDI_BLINK_SINE)) {
-            float u = next_draw(r, row), dev = r->blink_max_deviation;
-            clock = (r->blink_mean + u * (2.0f * dev)) - dev;
-        }
-        r->view.blink_col[CROWDI_BLINK_CLOCK][row] = clock;
+    static const int order[CROWDI_CONTROLLER_COUNT] = CROWDI_TICK_ORDER;
+    for (int k = 0; k < CROWDI_CONTROLLER_COUNT; k++) {
+        const crowdi_controller *c = crowdi_controllers[order[k]];
+        if (r->has[order[k]] && c->init_row) c->init_row(e, r, row, d);
     }
-    if (r->has_harm && d->harmonic_phase == CROWD_HARMONIC_PHASE_RANDOM)
-        for (uint32_t h = 0; h < r->harm_count; h++)
-            r->harm_T_ptrs[h][row] = next_draw(r, row) * r->harm[h].duration;
 }
 
 crowd_result crowd_instances_add(crowd_engine *e, const crowd_add_desc *d, crowd_instance *out_handles) {
@@ -344,26 +333,26 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
     case CROWD_FIELD_LOOK_TARGET: case CROWD_FIELD_LOOK_ACTIVE: case CROWD_FIELD_LOOK_CENTER:
     case CROWD_FIELD_LOOK_DAMPING: case CROWD_FIELD_LOOK_WEIGHT: case CROWD_FIELD_LOOK_POSITION:
     case CROWD_FIELD_LOOK_VELOCITY:
-        CROWDI_CHECK(e, r->has_look, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no look controller",
+        CROWDI_CHECK(e, r->has[CROWDI_CTL_LOOK], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no look controller",
                      fn, field_info[f].name, r->name);
         return CROWD_OK;
     case CROWD_FIELD_HARMONIC_PHASE: case CROWD_FIELD_HARMONIC_RANGE:
-        CROWDI_CHECK(e, r->has_harm, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no harmonic controller",
+        CROWDI_CHECK(e, r->has[CROWDI_CTL_HARMONIC], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no harmonic controller",
                      fn, field_info[f].name, r->name);
         CROWDI_CHECK(e, index < r->harm_count, CROWD_ERR_RANGE, "%s: index (%u) is not a harmonic entry of rig \"%s\" (%u entries)",
                      fn, index, r->name, r->harm_count);
         return CROWD_OK;
     case CROWD_FIELD_HARMONIC_WEIGHT:
-        CROWDI_CHECK(e, r->has_harm, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no harmonic controller",
+        CROWDI_CHECK(e, r->has[CROWDI_CTL_HARMONIC], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no harmonic controller",
                      fn, field_info[f].name, r->name);
         return CROWD_OK;
     case CROWD_FIELD_BLINK_WEIGHT: case CROWD_FIELD_BLINK_MANUAL: case CROWD_FIELD_BLINK_OPENING:
     case CROWD_FIELD_BLINK_PHASE: case CROWD_FIELD_BLINK_CLOCK: case CROWD_FIELD_BLINK_LAST:
-        CROWDI_CHECK(e, r->has_blink, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no blink controller",
+        CROWDI_CHECK(e, r->has[CROWDI_CTL_BLINK], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no blink controller",
                      fn, field_info[f].name, r->name);
         return CROWD_OK;
     case CROWD_FIELD_POSE: case CROWD_FIELD_ROOT: case CROWD_FIELD_BONE_WORLD: case CROWD_FIELD_BONE_LOCAL:
-        CROWDI_CHECK(e, r->has_limbs, CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no limbs",
+        CROWDI_CHECK(e, r->has[CROWDI_CTL_LIMBS], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no limbs",
                      fn, field_info[f].name, r->name);
         CROWDI_CHECK(e, index < CROWD_BONE_COUNT || (f != CROWD_FIELD_BONE_WORLD && f != CROWD_FIELD_BONE_LOCAL),
                      CROWD_ERR_RANGE, "%s: index (%u) is not a crowd_bone", fn, index);
@@ -453,13 +442,13 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
     crowd_result res;
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         crowd_field f = fields[k];
-        bool has = f == CROWD_FIELD_BASE || (r->has_look && f <= CROWD_FIELD_LOOK_WEIGHT && f >= CROWD_FIELD_LOOK_TARGET) ||
-                   (r->has_look && (f == CROWD_FIELD_LOOK_POSITION || f == CROWD_FIELD_LOOK_VELOCITY)) ||
-                   (r->has_harm && (f == CROWD_FIELD_HARMONIC_WEIGHT || f == CROWD_FIELD_HARMONIC_PHASE ||
+        bool has = f == CROWD_FIELD_BASE || (r->has[CROWDI_CTL_LOOK] && f <= CROWD_FIELD_LOOK_WEIGHT && f >= CROWD_FIELD_LOOK_TARGET) ||
+                   (r->has[CROWDI_CTL_LOOK] && (f == CROWD_FIELD_LOOK_POSITION || f == CROWD_FIELD_LOOK_VELOCITY)) ||
+                   (r->has[CROWDI_CTL_HARMONIC] && (f == CROWD_FIELD_HARMONIC_WEIGHT || f == CROWD_FIELD_HARMONIC_PHASE ||
                                     f == CROWD_FIELD_HARMONIC_RANGE)) ||
-                   (r->has_blink && (f == CROWD_FIELD_BLINK_WEIGHT || f == CROWD_FIELD_BLINK_MANUAL ||
+                   (r->has[CROWDI_CTL_BLINK] && (f == CROWD_FIELD_BLINK_WEIGHT || f == CROWD_FIELD_BLINK_MANUAL ||
                                      (f >= CROWD_FIELD_BLINK_OPENING && f <= CROWD_FIELD_BLINK_LAST))) ||
-                   (r->has_limbs && (f == CROWD_FIELD_POSE || f == CROWD_FIELD_ROOT));
+                   (r->has[CROWDI_CTL_LIMBS] && (f == CROWD_FIELD_POSE || f == CROWD_FIELD_ROOT));
         if (!has) continue;
         uint32_t indices = f == CROWD_FIELD_BASE ? r->param_count
                            : (f == CROWD_FIELD_HARMONIC_PHASE || f == CROWD_FIELD_HARMONIC_RANGE) ? r->harm_count : 1;
@@ -485,7 +474,7 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
             }
     }
     /* stored bone rotations are read back by the tick (held bones, parents): unit ones only */
-    if (r->has_limbs)
+    if (r->has[CROWDI_CTL_LIMBS])
         for (int f = CROWD_FIELD_BONE_WORLD; f <= CROWD_FIELD_BONE_LOCAL; f++)
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
                 for (uint32_t row = 0; row < r->count; row++) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "serial.h"
 
 static const char *const bone_names[CROWD_BONE_COUNT] = {
     "hips", "chest", "head", "left_upper_arm", "left_lower_arm", "left_hand", "right_upper_arm",
@@ -26,17 +27,23 @@ crowd_limbs_desc crowd_limbs_defaults(void) {
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
  * side its mirror in x. */
 static const float rest_left[CROWDI_LANDMARKS][3] = {
-    [0] = {0.0f, 0.66f, -0.10f},
-    [1] = {0.03f, 0.69f, -0.075f}, [2] = {0.04f, 0.69f, -0.075f}, [3] = {0.05f, 0.69f, -0.07f},
-    [7] = {0.075f, 0.66f, 0.0f}, [9] = {0.02f, 0.62f, -0.085f},
-    [11] = {0.18f, 0.50f, 0.0f}, [13] = {0.20f, 0.22f, 0.0f}, [15] = {0.21f, -0.02f, -0.06f},
-    [17] = {0.215f, -0.10f, -0.045f}, [19] = {0.215f, -0.105f, -0.09f}, [21] = {0.20f, -0.06f, -0.10f},
-    [23] = {0.10f, 0.0f, 0.0f}, [25] = {0.10f, -0.45f, -0.03f}, [27] = {0.10f, -0.88f, 0.0f},
-    [29] = {0.10f, -0.93f, 0.04f}, [31] = {0.10f, -0.95f, -0.13f}};
+    [CROWDI_LM_NOSE] = {0.0f, 0.66f, -0.10f},
+    [CROWDI_LM_LEFT_EYE_INNER] = {0.03f, 0.69f, -0.075f}, [CROWDI_LM_LEFT_EYE] = {0.04f, 0.69f, -0.075f},
+    [CROWDI_LM_LEFT_EYE_OUTER] = {0.05f, 0.69f, -0.07f},
+    [CROWDI_LM_LEFT_EAR] = {0.075f, 0.66f, 0.0f}, [CROWDI_LM_MOUTH_LEFT] = {0.02f, 0.62f, -0.085f},
+    [CROWDI_LM_LEFT_SHOULDER] = {0.18f, 0.50f, 0.0f}, [CROWDI_LM_LEFT_ELBOW] = {0.20f, 0.22f, 0.0f},
+    [CROWDI_LM_LEFT_WRIST] = {0.21f, -0.02f, -0.06f}, [CROWDI_LM_LEFT_PINKY] = {0.215f, -0.10f, -0.045f},
+    [CROWDI_LM_LEFT_INDEX] = {0.215f, -0.105f, -0.09f}, [CROWDI_LM_LEFT_THUMB] = {0.20f, -0.06f, -0.10f},
+    [CROWDI_LM_LEFT_HIP] = {0.10f, 0.0f, 0.0f}, [CROWDI_LM_LEFT_KNEE] = {0.10f, -0.45f, -0.03f},
+    [CROWDI_LM_LEFT_ANKLE] = {0.10f, -0.88f, 0.0f}, [CROWDI_LM_LEFT_HEEL] = {0.10f, -0.93f, 0.04f},
+    [CROWDI_LM_LEFT_FOOT_INDEX] = {0.10f, -0.95f, -0.13f}};
 /* each right landmark and the left one it mirrors */
-static const int rest_mirror[][2] = {{4, 1}, {5, 2}, {6, 3}, {8, 7}, {10, 9}, {12, 11}, {14, 13},
-                                     {16, 15}, {18, 17}, {20, 19}, {22, 21}, {24, 23}, {26, 25},
-                                     {28, 27}, {30, 29}, {32, 31}};
+#define MIRROR(part) {CROWDI_LM_RIGHT_##part, CROWDI_LM_LEFT_##part}
+static const int rest_mirror[][2] = {
+    MIRROR(EYE_INNER), MIRROR(EYE), MIRROR(EYE_OUTER), MIRROR(EAR), {CROWDI_LM_MOUTH_RIGHT, CROWDI_LM_MOUTH_LEFT},
+    MIRROR(SHOULDER), MIRROR(ELBOW), MIRROR(WRIST), MIRROR(PINKY), MIRROR(INDEX), MIRROR(THUMB), MIRROR(HIP),
+    MIRROR(KNEE), MIRROR(ANKLE), MIRROR(HEEL), MIRROR(FOOT_INDEX)};
+#undef MIRROR
 
 void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]) {
     if (!out) return;
@@ -56,16 +63,6 @@ void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT
 /* sin of an angle in degrees, in double, rounded once: the bend weights' bounds, the same on
  * every target */
 static float sin_degrees(float deg) { return (float)sin(deg * (3.14159265358979323846 / 180.0)); }
-
-/* The landmarks each bone reads (MediaPipe Pose numbering), -1 ending the list. */
-static const int bone_deps[CROWDI_BONES][4] = {
-    {11, 12, 23, 24}, {11, 12, 23, 24}, {0, 7, 8, -1},
-    {11, 13, 15, -1}, {11, 13, 15, -1}, {15, 17, 19, -1},
-    {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1},
-    {23, 25, 27, -1}, {23, 25, 27, -1}, {27, 29, 31, -1},
-    {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
-
-static bool is_limb_bone(int b) { return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13; }
 
 static bool unit_quat(const crowd_quat *q) {
     float n = q->x * q->x + q->y * q->y + q->z * q->z + q->w * q->w;
@@ -130,39 +127,51 @@ static d3 stable_settled_side(d3 d, d3 ld, d3 tx, d3 ty, bool leg, double sin_mi
 static int degenerate_bone(const float *lm, bool flip, const float sign[4], bool stable, double sin_min) {
     d3 p[CROWDI_LANDMARKS];
     for (int k = 0; k < CROWDI_LANDMARKS; k++) p[k] = lmk(lm, k, flip);
-    d3 up = dsub(dmid(p[11], p[12]), dmid(p[23], p[24]));
-    if (!well_defined(dcross(dsub(p[24], p[23]), up), up)) return 0;
-    if (!well_defined(dcross(dsub(p[12], p[11]), up), up)) return 1;
-    d3 fwd = dsub(p[0], dmid(p[7], p[8]));
-    if (!well_defined(fwd, dcross(fwd, dsub(p[8], p[7])))) return 2;
-    static const int limb[4][4] = {{11, 13, 15, 3}, {12, 14, 16, 6}, {23, 25, 27, 9}, {24, 26, 28, 12}};
+#define P(bone, k) p[crowdi_bones[bone].landmarks[k]]
+    /* torso: left shoulder, right shoulder, left hip, right hip */
+    d3 up = dsub(dmid(P(CROWD_BONE_HIPS, 0), P(CROWD_BONE_HIPS, 1)), dmid(P(CROWD_BONE_HIPS, 2), P(CROWD_BONE_HIPS, 3)));
+    d3 hips_fwd = dcross(dsub(P(CROWD_BONE_HIPS, 3), P(CROWD_BONE_HIPS, 2)), up);
+    d3 chest_fwd = dcross(dsub(P(CROWD_BONE_CHEST, 1), P(CROWD_BONE_CHEST, 0)), up);
+    if (!well_defined(hips_fwd, up)) return CROWD_BONE_HIPS;
+    if (!well_defined(chest_fwd, up)) return CROWD_BONE_CHEST;
+    d3 fwd = dsub(P(CROWD_BONE_HEAD, 0), dmid(P(CROWD_BONE_HEAD, 1), P(CROWD_BONE_HEAD, 2)));
+    if (!well_defined(fwd, dcross(fwd, dsub(P(CROWD_BONE_HEAD, 2), P(CROWD_BONE_HEAD, 1))))) return CROWD_BONE_HEAD;
     d3 tx[2], ty[2]; /* hips, chest: their rotations' columns, for the stable side */
-    dlook_xy(dcross(dsub(p[24], p[23]), up), up, &tx[0], &ty[0]);
-    dlook_xy(dcross(dsub(p[12], p[11]), up), up, &tx[1], &ty[1]);
-    for (int l = 0; l < 4; l++) {
-        d3 ud = dnorm(dsub(p[limb[l][1]], p[limb[l][0]])), ld = dnorm(dsub(p[limb[l][2]], p[limb[l][1]]));
+    dlook_xy(hips_fwd, up, &tx[0], &ty[0]);
+    dlook_xy(chest_fwd, up, &tx[1], &ty[1]);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) {
+        const int upper = crowdi_limb_upper[l];
+        const bool leg = crowdi_limb_is_leg(l);
+        d3 ud = dnorm(dsub(P(upper, 1), P(upper, 0))), ld = dnorm(dsub(P(upper, 2), P(upper, 1)));
         d3 side = dcross(ud, ld);
         if (stable)
-            side = stable_settled_side(ud, ld, tx[l < 2], ty[l < 2], l >= 2, sin_min);
+            side = stable_settled_side(ud, ld, tx[!leg], ty[!leg], leg, sin_min);
         else if (side.x * side.x + side.y * side.y + side.z * side.z < 1e-4)
             side = (d3){sign[l], 0, 0};
-        if (!well_defined(ud, dcross(ud, side))) return limb[l][3];
-        if (!well_defined(ld, dcross(ld, side))) return limb[l][3] + 1;
+        if (!well_defined(ud, dcross(ud, side))) return upper;
+        if (!well_defined(ld, dcross(ld, side))) return upper + 1;
     }
-    static const int hand[2][4] = {{15, 19, 17, 5}, {16, 20, 18, 8}};
-    for (int h = 0; h < 2; h++) {
-        d3 dir = dnorm(dsub(dmid(p[hand[h][1]], p[hand[h][2]]), p[hand[h][0]]));
-        if (!well_defined(dir, dcross(dir, dsub(p[hand[h][2]], p[hand[h][1]])))) return hand[h][3];
-    }
-    if (!well_defined(dsub(p[31], p[29]), dsub(p[27], p[29]))) return 11;
-    if (!well_defined(dsub(p[32], p[30]), dsub(p[28], p[30]))) return 14;
+    /* hands: wrist, index, pinky; feet: ankle, heel, foot index */
+    for (int b = 0; b < CROWDI_BONES; b++)
+        if (crowdi_bones[b].kind == CROWDI_BONE_HAND) {
+            d3 dir = dnorm(dsub(dmid(P(b, 1), P(b, 2)), P(b, 0)));
+            if (!well_defined(dir, dcross(dir, dsub(P(b, 2), P(b, 1))))) return b;
+        }
+    for (int b = 0; b < CROWDI_BONES; b++)
+        if (crowdi_bones[b].kind == CROWDI_BONE_FOOT && !well_defined(dsub(P(b, 2), P(b, 1)), dsub(P(b, 0), P(b, 1))))
+            return b;
+#undef P
     return -1;
 }
 
 #define LIMB_CHECK(cond, code, ...) \
     do { if (!(cond)) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__); } while (0)
 
-crowd_result crowdi_limbs_validate(crowd_engine *engine, const crowd_limbs_desc *d) {
+static bool limbs_present(const crowd_rig_desc *d) { return d->limbs != NULL; }
+
+static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    if (!ids) return CROWD_OK; /* no entry counts */
+    const crowd_limbs_desc *d = desc->limbs;
     LIMB_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
     LIMB_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
     LIMB_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
@@ -287,7 +296,7 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
         quat_mul(basis_inv, bind, v->limb_fix[b]);
         const float unit[4] = {0, 0, 0, 1};
         quat_mul(bind, unit, v->limb_rest_world[b]); /* normalised, w >= 0 */
-        int parent = crowdi_bone_parent[b];
+        int parent = crowdi_bones[b].parent;
         if (parent < 0) {
             memcpy(v->limb_rest_local[b], v->limb_rest_world[b], sizeof bind);
         } else {
@@ -298,8 +307,10 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
     }
 }
 
-crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d, crowdi_rig *r) {
-    crowdi_rig_view *v = &r->limbs;
+static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    (void)ids;
+    const crowd_limbs_desc *d = desc->limbs;
+    crowdi_rig_view *v = &r->view; /* the settings, where the kernel reads them */
     /* keep the desc and its arrays: a snapshot saves the rig as it was asked for */
     r->limbs_desc = *d;
     r->limbs_desc.custom_fix = NULL;
@@ -320,7 +331,6 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
         memcpy(lm, d->bind_landmarks, sizeof *lm * 4 * CROWDI_LANDMARKS);
         memcpy(rot, d->bind_rotations, sizeof *rot * CROWD_BONE_COUNT);
     }
-    r->has_limbs = true;
     v->limbs_enabled = 1;
     v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
     v->limb_side_mode = d->fallback == CROWD_FALLBACK_PREVIOUS ? CROWDI_SIDE_PREVIOUS
@@ -336,11 +346,10 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;
-    memcpy(v->limb_deps, bone_deps, sizeof bone_deps);
     for (int b = 0; b < CROWDI_BONES; b++) {
         static const float identity[4] = {0, 0, 0, 1}, y_along[4] = {0.70710677f, 0, 0, 0.70710677f};
         const float *fix = identity;
-        if (d->axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE && is_limb_bone(b)) fix = y_along;
+        if (d->axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE && crowdi_bones[b].limb) fix = y_along;
         memcpy(v->limb_fix[b], fix, sizeof v->limb_fix[b]);
         if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
             const crowd_quat *q = &d->custom_fix[b];
@@ -352,17 +361,188 @@ crowd_result crowdi_limbs_build(crowd_engine *engine, const crowd_limbs_desc *d,
         calibrate(d, v);
     else
         rest_pose(v);
+    for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
     return CROWD_OK;
 }
+
+static void limbs_free(crowd_engine *engine, crowdi_rig *r) {
+    crowdi_free(engine, (void *)r->limbs_desc.custom_fix);
+    crowdi_free(engine, (void *)r->limbs_desc.bind_landmarks);
+    crowdi_free(engine, (void *)r->limbs_desc.bind_rotations);
+}
+
+/* groups of columns the kernel walks by stride: each group contiguous */
+static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
+    const crowdi_rig_view *v = &r->view;
+    uint32_t n = first;
+    r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
+    r->col_root = n, n += 4;
+    r->col_world = n, n += 4 * CROWDI_BONES;
+    r->col_local = n, n += 4 * CROWDI_BONES;
+    if (crowdi_limbs_have_side(v)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
+    if (v->limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
+    if (crowdi_limbs_track(v)) {
+        r->col_track = n, n += CROWDI_BONES;
+        r->col_src = n, n += 4 * CROWDI_BONES;
+    }
+    return n - first;
+}
+
+/* a new instance shows the rest pose (root identity), fully eased in */
+static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    const crowdi_rig_view *v = &r->view;
+    bits[r->col_root + 3] = crowdi_bits(1.0f);
+    for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+        for (uint32_t c = 0; c < 4; c++) {
+            bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
+            bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+            if (crowdi_limbs_track(v)) bits[r->col_src + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+        }
+        if (crowdi_limbs_track(v)) bits[r->col_track + b] = crowdi_bits(1.0f);
+    }
+}
+
+static void limbs_point(crowdi_rig *r) {
+    crowdi_rig_view *v = &r->view;
+    v->limb_stride = r->capacity;
+    v->limb_pose = r->columns[r->col_pose];
+    v->limb_root = r->columns[r->col_root];
+    v->limb_world = r->columns[r->col_world];
+    v->limb_local = r->columns[r->col_local];
+    v->limb_side = crowdi_limbs_have_side(v) ? r->columns[r->col_side] : NULL;
+    v->limb_track = crowdi_limbs_track(v) ? r->columns[r->col_track] : NULL;
+    v->limb_src = crowdi_limbs_track(v) ? r->columns[r->col_src] : NULL;
+    v->limb_filter = v->limb_smoothing ? r->columns[r->col_filter] : NULL;
+}
+
+static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
+    const crowd_limbs_desc *d = &r->limbs_desc;
+    crowdi_w_u32(w, (uint32_t)d->frame);
+    crowdi_w_u32(w, (uint32_t)d->axis_fix);
+    crowdi_w_u32(w, (uint32_t)d->fallback);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) crowdi_w_f32(w, d->fallback_sign[l]);
+    crowdi_w_f32(w, d->visibility_threshold);
+    crowdi_w_f32(w, d->hold_half_life);
+    crowdi_w_f32(w, d->reacquire_half_life);
+    crowdi_w_f32(w, d->bend_min);
+    crowdi_w_f32(w, d->bend_full);
+    crowdi_w_u32(w, d->smoothing ? 1u : 0u);
+    crowdi_w_f32(w, d->min_cutoff);
+    crowdi_w_f32(w, d->beta);
+    crowdi_w_f32(w, d->d_cutoff);
+    if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) crowdi_w_words(w, d->custom_fix, 4 * CROWD_BONE_COUNT);
+    if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        crowdi_w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
+        crowdi_w_words(w, d->bind_rotations, 4 * CROWD_BONE_COUNT);
+    }
+}
+
+typedef struct {
+    crowd_limbs_desc desc;
+    crowd_quat quats[CROWD_BONE_COUNT];
+    float bind_landmarks[4 * CROWDI_LANDMARKS];
+} limbs_loaded;
+
+static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                               crowd_rig_desc *desc, void **scratch) {
+    limbs_loaded *l = crowdi_alloc(tmp, sizeof *l);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].limbs", ld->rig);
+    *scratch = l;
+    crowd_limbs_desc *limbs = &l->desc;
+    *limbs = (crowd_limbs_desc){0};
+    limbs->frame = (crowd_pose_frame)crowdi_r_u32(rd);
+    limbs->axis_fix = (crowd_axis_fix)crowdi_r_u32(rd);
+    limbs->fallback = (crowd_limb_fallback)crowdi_r_u32(rd);
+    for (int k = 0; k < CROWD_LIMB_COUNT; k++) limbs->fallback_sign[k] = crowdi_r_f32(rd);
+    limbs->visibility_threshold = crowdi_r_f32(rd);
+    limbs->hold_half_life = crowdi_r_f32(rd);
+    limbs->reacquire_half_life = crowdi_r_f32(rd);
+    limbs->bend_min = crowdi_r_f32(rd);
+    limbs->bend_full = crowdi_r_f32(rd);
+    limbs->smoothing = crowdi_r_u32(rd) != 0;
+    limbs->min_cutoff = crowdi_r_f32(rd);
+    limbs->beta = crowdi_r_f32(rd);
+    limbs->d_cutoff = crowdi_r_f32(rd);
+    if (limbs->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
+        crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
+        limbs->custom_fix = l->quats;
+    }
+    if (limbs->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
+        crowdi_r_words(rd, l->bind_landmarks, 4 * CROWDI_LANDMARKS);
+        crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
+        limbs->bind_landmarks = l->bind_landmarks;
+        limbs->bind_rotations = l->quats;
+    }
+    desc->limbs = limbs;
+    return CROWD_OK;
+}
+
+static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
+
+#define ROWS_CHECK(cond, ...) \
+    do { if (!(cond)) return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: " __VA_ARGS__); } while (0)
+
+/* Loaded rows: the columns no field rule covers. Sides and One Euro state finite; the tick
+ * multiplies sides by unit vectors, eases from src and reads r: sides at most unit (2 allows
+ * rounding), src unit, r -1 or in [0, 1]. */
+static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
+    const crowdi_rig_view *v = &r->view;
+    const bool side = crowdi_limbs_have_side(v), track = crowdi_limbs_track(v);
+    const uint32_t spans[2][2] = {{r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
+                                  {r->col_filter, v->limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
+    for (int sp = 0; sp < 2; sp++)
+        for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
+            const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
+            for (uint32_t row = 0; row < r->count; row++)
+                ROWS_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
+        }
+    for (uint32_t row = 0; side && row < r->count; row++)
+        for (uint32_t l = 0; l < CROWD_LIMB_COUNT; l++) {
+            const float *x = r->columns[r->col_side + 3 * l], *y = r->columns[r->col_side + 3 * l + 1],
+                        *z = r->columns[r->col_side + 3 * l + 2];
+            float n2 = x[row] * x[row] + y[row] * y[row] + z[row] * z[row];
+            ROWS_CHECK(n2 <= 2.0f, "rigs[%u]: limb %u's side of row %u is longer than unit", k, l, row);
+        }
+    for (uint32_t row = 0; track && row < r->count; row++)
+        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+            float rb = r->columns[r->col_track + b][row];
+            ROWS_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
+                       crowd_bone_name((crowd_bone)b), row, (double)rb);
+            float n2 = 0.0f;
+            for (uint32_t c = 0; c < 4; c++) {
+                float q = r->columns[r->col_src + 4 * b + c][row];
+                ROWS_CHECK(crowdi_finite(q), "rigs[%u]: bone %s's ease source of row %u is not finite", k,
+                           crowd_bone_name((crowd_bone)b), row);
+                n2 += q * q;
+            }
+            ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's ease source of row %u is not unit", k,
+                       crowd_bone_name((crowd_bone)b), row);
+        }
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_limbs = {
+    .name = "limbs",
+    .present = limbs_present,
+    .validate = limbs_validate,
+    .build = limbs_build,
+    .free = limbs_free,
+    .layout = limbs_layout,
+    .init_bits = limbs_init_bits,
+    .point = limbs_point,
+    .write = limbs_write,
+    .read = limbs_read,
+    .check_rows = limbs_check_rows,
+};
 
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
                                  crowd_quat local[CROWD_BONE_COUNT]) {
     if (!engine) return CROWD_ERR_NULL;
     const crowdi_rig *r = crowdi_rig_get(engine, rig);
     CROWDI_CHECK(engine, r, CROWD_ERR_HANDLE, "crowd_rig_rest_pose: rig is not a rig of this engine");
-    CROWDI_CHECK(engine, r->has_limbs, CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
+    CROWDI_CHECK(engine, r->has[CROWDI_CTL_LIMBS], CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
     for (int b = 0; b < CROWDI_BONES; b++) {
-        const float *w = r->limbs.limb_rest_world[b], *l = r->limbs.limb_rest_local[b];
+        const float *w = r->view.limb_rest_world[b], *l = r->view.limb_rest_local[b];
         if (world) world[b] = (crowd_quat){w[0], w[1], w[2], w[3]};
         if (local) local[b] = (crowd_quat){l[0], l[1], l[2], l[3]};
     }

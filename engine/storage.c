@@ -4,142 +4,48 @@
 
 #include "internal.h"
 
-static uint32_t bits_of(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
+/* The view's pointers into the columns (the settings it holds stay as the controllers' build
+ * left them). */
 static void refresh_view(crowdi_rig *r) {
     crowdi_rig_view *v = &r->view;
     for (uint32_t p = 0; p < r->param_count; p++) {
         r->base_ptrs[p] = r->columns[r->col_base + p];
         r->out_ptrs[p] = r->columns[r->col_out + p];
     }
-    for (uint32_t h = 0; h < r->harm_count; h++) {
-        r->harm_T_ptrs[h] = r->columns[r->col_harm_T + h];
-        r->harm_NR_ptrs[h] = r->columns[r->col_harm_NR + h];
-    }
-    *v = (crowdi_rig_view){
-        .param_count = r->param_count, .params = r->params, .base = r->base_ptrs, .out = r->out_ptrs,
-        .look_enabled = r->has_look, .look_blend = r->look_blend, .look_count = r->look_count,
-        .look_max_speed = r->look_max_speed, .look = r->look,
-        .harm_enabled = r->has_harm, .harm_blend = r->harm_blend, .harm_count = r->harm_count,
-        .harm = r->harm, .timescales = r->timescales, .harm_T = r->harm_T_ptrs, .harm_NR = r->harm_NR_ptrs,
-        .blink_enabled = r->has_blink, .blink_blend = r->blink_blend, .blink_model = r->blink_model,
-        .blink_count = r->blink_count, .blink_mean = r->blink_mean,
-        .blink_max_deviation = r->blink_max_deviation, .blink_timescale = r->blink_timescale,
-        .blink_param = r->blink_param,
-        .rkey = (uint32_t *)(void *)r->columns[r->col_rkey],
-        .draws = (uint32_t *)(void *)r->columns[r->col_draws],
-    };
-    if (r->has_look)
-        for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) v->look_col[c] = r->columns[r->col_look + (uint32_t)c];
-    if (r->has_harm) v->harm_weight = r->columns[r->col_harm_weight];
-    if (r->has_blink)
-        for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) v->blink_col[c] = r->columns[r->col_blink + (uint32_t)c];
-    if (r->has_limbs) {
-        const crowdi_rig_view *l = &r->limbs;
-        v->limbs_enabled = 1;
-        v->limb_flip_y = l->limb_flip_y;
-        v->limb_side_mode = l->limb_side_mode;
-        v->limb_smoothing = l->limb_smoothing;
-        memcpy(v->limb_sign, l->limb_sign, sizeof v->limb_sign);
-        v->limb_visibility_threshold = l->limb_visibility_threshold;
-        v->limb_hold_half_life = l->limb_hold_half_life;
-        v->limb_reacquire_half_life = l->limb_reacquire_half_life;
-        v->limb_bend_sin_min = l->limb_bend_sin_min;
-        v->limb_bend_sin_range = l->limb_bend_sin_range;
-        v->limb_min_cutoff = l->limb_min_cutoff;
-        v->limb_beta = l->limb_beta;
-        v->limb_d_cutoff = l->limb_d_cutoff;
-        memcpy(v->limb_fix, l->limb_fix, sizeof v->limb_fix);
-        for (int b = 0; b < CROWDI_BONES; b++) v->limb_fix_kind[b] = crowdi_fix_kind(v->limb_fix[b]);
-        memcpy(v->limb_rest_local, l->limb_rest_local, sizeof v->limb_rest_local);
-        memcpy(v->limb_rest_world, l->limb_rest_world, sizeof v->limb_rest_world);
-        memcpy(v->limb_deps, l->limb_deps, sizeof v->limb_deps);
-        v->limb_stride = r->capacity;
-        v->limb_pose = r->columns[r->col_pose];
-        v->limb_root = r->columns[r->col_root];
-        v->limb_world = r->columns[r->col_world];
-        v->limb_local = r->columns[r->col_local];
-        v->limb_side = crowdi_limbs_have_side(l) ? r->columns[r->col_side] : NULL;
-        v->limb_track = crowdi_limbs_track(l) ? r->columns[r->col_track] : NULL;
-        v->limb_src = crowdi_limbs_track(l) ? r->columns[r->col_src] : NULL;
-        v->limb_filter = l->limb_smoothing ? r->columns[r->col_filter] : NULL;
-    }
+    v->param_count = r->param_count;
+    v->params = r->params;
+    v->base = r->base_ptrs;
+    v->out = r->out_ptrs;
+    v->rkey = (uint32_t *)(void *)r->columns[r->col_rkey];
+    v->draws = (uint32_t *)(void *)r->columns[r->col_draws];
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (r->has[c]) crowdi_controllers[c]->point(r);
 }
 
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
-    uint32_t n = 0, P = r->param_count, H = r->harm_count;
+    uint32_t n = 0, P = r->param_count;
     r->col_rkey = n++;
     r->col_draws = n++;
     r->col_host_draws = n++;
     r->col_base = n, n += P;
     r->col_out = n, n += P;
-    if (r->has_look) r->col_look = n, n += CROWDI_LOOK_NCOLS;
-    if (r->has_harm) {
-        r->col_harm_T = n, n += H;
-        r->col_harm_NR = n, n += H;
-        r->col_harm_weight = n++;
-    }
-    if (r->has_blink) r->col_blink = n, n += CROWDI_BLINK_NCOLS;
-    if (r->has_limbs) {
-        /* groups of columns the kernel walks by stride: keep each group contiguous */
-        r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
-        r->col_root = n, n += 4;
-        r->col_world = n, n += 4 * CROWDI_BONES;
-        r->col_local = n, n += 4 * CROWDI_BONES;
-        if (crowdi_limbs_have_side(&r->limbs)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
-        if (r->limbs.limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
-        if (crowdi_limbs_track(&r->limbs)) {
-            r->col_track = n, n += CROWDI_BONES;
-            r->col_src = n, n += 4 * CROWDI_BONES;
-        }
-    }
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (r->has[c]) n += crowdi_controllers[c]->layout(r, n);
     r->column_count = n;
 
     r->init_bits = crowdi_alloc(engine, sizeof *r->init_bits * n);
     r->columns = crowdi_alloc(engine, sizeof *r->columns * n);
     r->base_ptrs = crowdi_alloc(engine, sizeof(float *) * P);
     r->out_ptrs = crowdi_alloc(engine, sizeof(float *) * P);
-    r->harm_T_ptrs = crowdi_alloc(engine, sizeof(float *) * H);
-    r->harm_NR_ptrs = crowdi_alloc(engine, sizeof(float *) * H);
-    if (!r->init_bits || !r->columns || !r->base_ptrs || !r->out_ptrs || !r->harm_T_ptrs || !r->harm_NR_ptrs)
-        return CROWD_ERR_OUT_OF_MEMORY;
+    if (!r->init_bits || !r->columns || !r->base_ptrs || !r->out_ptrs) return CROWD_ERR_OUT_OF_MEMORY;
     memset(r->init_bits, 0, sizeof *r->init_bits * n);
     memset(r->columns, 0, sizeof *r->columns * n);
     for (uint32_t p = 0; p < P; p++) {
-        r->init_bits[r->col_base + p] = bits_of(r->param_default[p]);
-        r->init_bits[r->col_out + p] = bits_of(r->param_default[p]);
+        r->init_bits[r->col_base + p] = crowdi_bits(r->param_default[p]);
+        r->init_bits[r->col_out + p] = crowdi_bits(r->param_default[p]);
     }
-    if (r->has_look) {
-        r->init_bits[r->col_look + CROWDI_LOOK_DAMPING] = bits_of(r->look_damping);
-        r->init_bits[r->col_look + CROWDI_LOOK_WEIGHT] = bits_of(1.0f);
-    }
-    if (r->has_harm) {
-        for (uint32_t h = 0; h < H; h++) r->init_bits[r->col_harm_NR + h] = bits_of(r->harm_range[h]);
-        r->init_bits[r->col_harm_weight] = bits_of(1.0f);
-    }
-    if (r->has_blink) {
-        r->init_bits[r->col_blink + CROWDI_BLINK_LAST] = bits_of(1.0f);
-        r->init_bits[r->col_blink + CROWDI_BLINK_OPENING] = bits_of(1.0f);
-        r->init_bits[r->col_blink + CROWDI_BLINK_MANUAL] = bits_of(-1.0f);
-        r->init_bits[r->col_blink + CROWDI_BLINK_WEIGHT] = bits_of(1.0f);
-    }
-    if (r->has_limbs) {
-        r->init_bits[r->col_root + 3] = bits_of(1.0f);
-        /* a new instance shows the rest pose (root identity), fully eased in */
-        const crowdi_rig_view *l = &r->limbs;
-        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
-            for (uint32_t c = 0; c < 4; c++) {
-                r->init_bits[r->col_world + 4 * b + c] = bits_of(l->limb_rest_world[b][c]);
-                r->init_bits[r->col_local + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
-                if (crowdi_limbs_track(l)) r->init_bits[r->col_src + 4 * b + c] = bits_of(l->limb_rest_local[b][c]);
-            }
-            if (crowdi_limbs_track(l)) r->init_bits[r->col_track + b] = bits_of(1.0f);
-        }
-    }
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (r->has[c]) crowdi_controllers[c]->init_bits(r, r->init_bits);
     refresh_view(r);
     return CROWD_OK;
 }
@@ -181,11 +87,10 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
     if (!r) return;
     if (r->param_ids)
         for (uint32_t p = 0; p < r->param_count; p++) crowdi_free(engine, r->param_ids[p]);
-    void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->look, r->harm,
-                     r->harm_range, r->blink_param, r->block, r->init_bits, r->columns, r->handles,
-                     r->base_ptrs, r->out_ptrs, r->harm_T_ptrs, r->harm_NR_ptrs,
-                     (void *)r->limbs_desc.custom_fix, (void *)r->limbs_desc.bind_landmarks,
-                     (void *)r->limbs_desc.bind_rotations};
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+        if (r->has[c]) crowdi_controllers[c]->free(engine, r);
+    void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->block,
+                     r->init_bits, r->columns, r->handles, r->base_ptrs, r->out_ptrs};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
     crowdi_free(engine, r);
 }

@@ -1022,7 +1022,7 @@ static scene *corrupt_source(blob *out) {
     OK(e, crowd_instance_info(e, s->h[79], NULL, &crig, &row));
     crowdi_rig *cr = crowdi_rig_get(e, crig);
     assert_non_null(cr);
-    assert_true(cr->limbs.limb_visibility_threshold > 0.0f && cr->limbs.limb_side_mode == CROWDI_SIDE_STABLE);
+    assert_true(cr->view.limb_visibility_threshold > 0.0f && cr->view.limb_side_mode == CROWDI_SIDE_STABLE);
     cr->columns[cr->col_track + 3][row] = MARK_TRACK;
     cr->columns[cr->col_src + 4 * 3 + 0][row] = MARK_SRC;
     cr->columns[cr->col_src + 4 * 3 + 1][row] = 0.0f;

@@ -2062,7 +2062,7 @@ static void test_unseen_hips_under_root(void **state) {
 static float track_r(crowd_engine *e, crowd_rig rig, uint32_t row, int b) {
     const crowdi_rig *r = crowdi_rig_get(e, rig);
     assert_non_null(r);
-    assert_true(r->limbs.limb_visibility_threshold > 0.0f);
+    assert_true(r->view.limb_visibility_threshold > 0.0f);
     return r->columns[r->col_track + (uint32_t)b][row];
 }
 

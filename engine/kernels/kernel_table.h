@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "skeleton.h"
+
 /* Blend modes as the kernels see them (crowd_blend minus the DEFAULT choice). */
 enum { CROWDI_BLEND_OVERRIDE = 1, CROWDI_BLEND_ADDITIVE = 2, CROWDI_BLEND_MULTIPLY = 3 };
 enum { CROWDI_DIR_CENTRIC = 0, CROWDI_DIR_LEFT = 1, CROWDI_DIR_RIGHT = 2 };
@@ -27,15 +29,11 @@ enum {
     CROWDI_BLINK_NCOLS
 };
 
-#define CROWDI_LANDMARKS 33
 /* gaze state bounds: |target - centre| <= 2e15, so the squares below stay finite */
 #define CROWDI_LOOK_MAX_POSITION 1e18f
 #define CROWDI_LOOK_MAX_VELOCITY 1e24f
-#define CROWDI_BONES 15
 /* How a limb's side axis is chosen (crowd_limb_fallback as the kernels see it). */
 enum { CROWDI_SIDE_STABLE = 0, CROWDI_SIDE_ROOT = 1, CROWDI_SIDE_PREVIOUS = 2 };
-/* Each bone's parent along the hierarchy (crowd_bone order); -1 is the root. */
-static const int crowdi_bone_parent[CROWDI_BONES] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
 typedef struct crowdi_param {
     float min, max, size; /* size = max - min */
@@ -88,7 +86,6 @@ typedef struct crowdi_rig_view {
     float limb_min_cutoff, limb_beta, limb_d_cutoff;
     float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4], limb_rest_world[CROWDI_BONES][4];
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
-    int limb_deps[CROWDI_BONES][4]; /* landmarks a bone depends on, -1 ends the list */
     size_t limb_stride;
     float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
 

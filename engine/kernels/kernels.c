@@ -15,14 +15,10 @@
 #define CROWDI_TABLE crowdi_kernels_scalar
 #endif
 
-static void tick(const crowdi_rig_view *view, float dt, uint32_t first, uint32_t count) {
-    cvk_tick(view, dt, first, count);
-}
-
 const crowdi_kernels CROWDI_TABLE = {
     .name = CV_TARGET_NAME,
     .width = CV_W,
-    .tick = tick,
+    .tick = cvk_tick,
     .sin_array = cvk_sin_array,
     .cos_array = cvk_cos_array,
 };

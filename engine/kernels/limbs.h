@@ -8,97 +8,21 @@
 #include <stdbool.h>
 
 #include "cv.h"
+#include "cv_geom.h"
 #include "kernel_table.h"
 
-typedef struct { cv_f x, y, z; } cvk_v3;
-typedef struct { cv_f x, y, z, w; } cvk_q;
-
-static inline cvk_v3 cvk_v3_sub(cvk_v3 a, cvk_v3 b) { return (cvk_v3){cv_sub(a.x, b.x), cv_sub(a.y, b.y), cv_sub(a.z, b.z)}; }
-static inline cvk_v3 cvk_v3_scale(cvk_v3 a, cv_f s) { return (cvk_v3){cv_mul(a.x, s), cv_mul(a.y, s), cv_mul(a.z, s)}; }
-static inline cvk_v3 cvk_v3_div(cvk_v3 a, cv_f s) { return (cvk_v3){cv_div(a.x, s), cv_div(a.y, s), cv_div(a.z, s)}; }
-/* (a + b)/2, the midpoint of two landmarks */
-static inline cvk_v3 cvk_v3_mid(cvk_v3 a, cvk_v3 b) {
-    const cv_f h = cv_set1(0.5f);
-    return (cvk_v3){cv_mul(cv_add(a.x, b.x), h), cv_mul(cv_add(a.y, b.y), h), cv_mul(cv_add(a.z, b.z), h)};
-}
-static inline cv_f cvk_v3_dot(cvk_v3 a, cvk_v3 b) {
-    return cv_add(cv_add(cv_mul(a.x, b.x), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
-}
-/* SPEC §5: cross(l, r) = (l.y*r.z - l.z*r.y, l.z*r.x - l.x*r.z, l.x*r.y - l.y*r.x) */
-static inline cvk_v3 cvk_v3_cross(cvk_v3 l, cvk_v3 r) {
-    return (cvk_v3){cv_sub(cv_mul(l.y, r.z), cv_mul(l.z, r.y)), cv_sub(cv_mul(l.z, r.x), cv_mul(l.x, r.z)),
-                    cv_sub(cv_mul(l.x, r.y), cv_mul(l.y, r.x))};
-}
-static inline cvk_v3 cvk_v3_select(cv_m m, cvk_v3 a, cvk_v3 b) {
-    return (cvk_v3){cv_select(m, a.x, b.x), cv_select(m, a.y, b.y), cv_select(m, a.z, b.z)};
-}
-/* v/|v| (as v times one reciprocal), or the zero vector when |v| <= 1e-5 */
-static inline cvk_v3 cvk_v3_normalized(cvk_v3 v) {
-    cv_f len = cv_sqrt(cvk_v3_dot(v, v));
-    cv_m ok = cv_gt(len, cv_set1(1e-5f));
-    cv_f inv = cv_div(cv_set1(1.0f), cv_select(ok, len, cv_set1(1.0f)));
-    return cvk_v3_select(ok, cvk_v3_scale(v, inv), (cvk_v3){cv_zero(), cv_zero(), cv_zero()});
-}
-
-static inline cvk_q cvk_q_set1(const float q[4]) {
-    return (cvk_q){cv_set1(q[0]), cv_set1(q[1]), cv_set1(q[2]), cv_set1(q[3])};
-}
-static inline cvk_q cvk_q_select(cv_m m, cvk_q a, cvk_q b) {
-    return (cvk_q){cv_select(m, a.x, b.x), cv_select(m, a.y, b.y), cv_select(m, a.z, b.z), cv_select(m, a.w, b.w)};
-}
-/* Hamilton product a*b (applies b first) */
-static inline cvk_q cvk_q_mul(cvk_q a, cvk_q b) {
-    cvk_q r;
-    r.x = cv_sub(cv_add(cv_add(cv_mul(a.w, b.x), cv_mul(a.x, b.w)), cv_mul(a.y, b.z)), cv_mul(a.z, b.y));
-    r.y = cv_add(cv_add(cv_sub(cv_mul(a.w, b.y), cv_mul(a.x, b.z)), cv_mul(a.y, b.w)), cv_mul(a.z, b.x));
-    r.z = cv_add(cv_sub(cv_add(cv_mul(a.w, b.z), cv_mul(a.x, b.y)), cv_mul(a.y, b.x)), cv_mul(a.z, b.w));
-    r.w = cv_sub(cv_sub(cv_sub(cv_mul(a.w, b.w), cv_mul(a.x, b.x)), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
-    return r;
-}
-static inline cv_f cvk_q_norm2(cvk_q q) {
-    return cv_add(cv_add(cv_add(cv_mul(q.x, q.x), cv_mul(q.y, q.y)), cv_mul(q.z, q.z)), cv_mul(q.w, q.w));
-}
-static inline cvk_q cvk_q_conj(cvk_q a) { return (cvk_q){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z), a.w}; }
-/* unit length and w >= 0 (q and -q are the same rotation); one division per lane. *norm2
- * receives |q|^2: when it is finite and not tiny, the result is a unit quaternion. */
-static inline cvk_q cvk_q_canonical_n(cvk_q q, cv_f *norm2) {
-    *norm2 = cvk_q_norm2(q);
-    cv_f n = cv_sqrt(*norm2);
-    cv_f inv = cv_div(cv_set1(1.0f), cv_select(cv_lt(q.w, cv_zero()), cv_neg(n), n));
-    return (cvk_q){cv_mul(q.x, inv), cv_mul(q.y, inv), cv_mul(q.z, inv), cv_mul(q.w, inv)};
-}
-static inline cvk_q cvk_q_canonical(cvk_q q) {
-    cv_f n2;
-    return cvk_q_canonical_n(q, &n2);
-}
 /* q * fix for a fix known up to a positive factor (crowdi_fix_kind): (1, 0, 0, 1) gives
  * (w + x, y + z, z - y, w - x) */
-static inline cvk_q cvk_q_mul_fix(cvk_q q, const float fix[4], uint8_t kind) {
+static inline cv_q cvk_q_mul_fix(cv_q q, const float fix[4], uint8_t kind) {
     if (kind == CROWDI_FIX_IDENTITY) return q;
-    if (kind == CROWDI_FIX_X90) return (cvk_q){cv_add(q.w, q.x), cv_add(q.y, q.z), cv_sub(q.z, q.y), cv_sub(q.w, q.x)};
-    return cvk_q_mul(q, cvk_q_set1(fix));
+    if (kind == CROWDI_FIX_X90) return (cv_q){cv_add(q.w, q.x), cv_add(q.y, q.z), cv_sub(q.z, q.y), cv_sub(q.w, q.x)};
+    return cv_q_mul(q, cv_q_set1(fix));
 }
-/* w >= 0 only: for products of unit quaternions, already unit to a few ulp */
-static inline cvk_q cvk_q_positive(cvk_q q) {
-    cv_m neg = cv_lt(q.w, cv_zero());
-    return (cvk_q){cv_select(neg, cv_neg(q.x), q.x), cv_select(neg, cv_neg(q.y), q.y), cv_select(neg, cv_neg(q.z), q.z),
-                   cv_select(neg, cv_neg(q.w), q.w)};
-}
-/* rotate v by unit q */
-static inline cvk_v3 cvk_q_rotate(cvk_q q, cvk_v3 v) {
-    cvk_v3 u = {q.x, q.y, q.z};
-    cvk_v3 t = cvk_v3_cross(u, v);
-    t = (cvk_v3){cv_add(t.x, t.x), cv_add(t.y, t.y), cv_add(t.z, t.z)};
-    cvk_v3 c = cvk_v3_cross(u, t);
-    return (cvk_v3){cv_add(cv_add(v.x, cv_mul(q.w, t.x)), c.x), cv_add(cv_add(v.y, cv_mul(q.w, t.y)), c.y),
-                    cv_add(cv_add(v.z, cv_mul(q.w, t.z)), c.z)};
-}
-
 /* The rotation R whose matrix columns are x, y, z, given as the columns of M = scale * R
  * (scale > 0), by the largest of Shepperd's four candidates, left unnormalised: the candidate
  * is the unit quaternion times 2*scale*sqrt(t), and the caller normalises once after the axis
  * fix, so neither a square root nor a division sits on the chain here. */
-static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, cv_f scale) {
+static inline cv_q cvk_q_from_basis_unnormalised(cv_v3 x, cv_v3 y, cv_v3 z, cv_f scale) {
     cv_f m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
     /* the four candidates' t = scale +- m00 +- m11 +- m22 (4w^2, 4x^2, 4y^2, 4z^2 times the
      * scale); the largest wins, by a tournament of pairs */
@@ -108,13 +32,13 @@ static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, 
     cv_f d = cv_add(m01, m10), e = cv_add(m02, m20), f = cv_add(m12, m21);
     cv_m pick1 = cv_gt(t1, t0), pick3 = cv_gt(t3, t2);
     cv_m pick23 = cv_gt(cv_max(t3, t2), cv_max(t1, t0));
-    cvk_q q01 = cvk_q_select(pick1, (cvk_q){t1, d, e, a}, (cvk_q){a, b, c, t0});
-    cvk_q q23 = cvk_q_select(pick3, (cvk_q){e, f, t3, c}, (cvk_q){d, t2, f, b});
-    return cvk_q_select(pick23, q23, q01);
+    cv_q q01 = cv_q_select(pick1, (cv_q){t1, d, e, a}, (cv_q){a, b, c, t0});
+    cv_q q23 = cv_q_select(pick3, (cv_q){e, f, t3, c}, (cv_q){d, t2, f, b});
+    return cv_q_select(pick23, q23, q01);
 }
 
 /* Unity's Quaternion.LookRotation(forward, up) with SPEC §5's degenerate cases, unnormalised
- * (a positive multiple of the rotation; cvk_q_canonical makes it unit). `form` is a
+ * (a positive multiple of the rotation; cv_q_canonical makes it unit). `form` is a
  * constant at each call. CVK_LOOK_UNIT: forward is already normalised, or the zero vector,
  * and |up| is at most a landmark distance (limbs and hands); then x = cross(up, z) is not
  * normalised either: with X = |x|, y = cross(z, x) has length X too, so (x, y, X*z) is X
@@ -123,56 +47,48 @@ static inline cvk_q cvk_q_from_basis_unnormalised(cvk_v3 x, cvk_v3 y, cvk_v3 z, 
  * as SPEC writes it, for any forward (torso, head, feet); x is normalised there because up
  * can be as long as a product of two landmark distances (the head's). */
 enum { CVK_LOOK_GENERAL, CVK_LOOK_UNIT };
-static inline cvk_q cvk_look_rotation_by(cvk_v3 forward, cvk_v3 up, int form) {
+static inline cv_q cvk_look_rotation_by(cv_v3 forward, cv_v3 up, int form) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
     cv_m no_forward;
-    cvk_v3 z;
+    cv_v3 z;
     if (form == CVK_LOOK_UNIT) {
-        no_forward = cv_lt(cvk_v3_dot(forward, forward), cv_set1(0.25f));
+        no_forward = cv_lt(cv_v3_dot(forward, forward), cv_set1(0.25f));
         z = forward;
     } else {
-        cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
+        cv_f flen = cv_sqrt(cv_v3_dot(forward, forward));
         no_forward = cv_lt(flen, tiny);
-        z = cvk_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
+        z = cv_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
     }
-    cvk_v3 x = cvk_v3_cross(up, z);
-    cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
+    cv_v3 x = cv_v3_cross(up, z);
+    cv_f xlen = cv_sqrt(cv_v3_dot(x, x));
     cv_m parallel = cv_lt(xlen, tiny);
     cv_f scale = xlen;
     if (form == CVK_LOOK_GENERAL) {
-        x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
+        x = cv_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
         scale = one;
     }
-    cvk_v3 y = cvk_v3_cross(z, x);
-    cvk_q r = cvk_q_from_basis_unnormalised(x, y, form == CVK_LOOK_GENERAL ? z : cvk_v3_scale(z, xlen), scale);
+    cv_v3 y = cv_v3_cross(z, x);
+    cv_q r = cvk_q_from_basis_unnormalised(x, y, form == CVK_LOOK_GENERAL ? z : cv_v3_scale(z, xlen), scale);
     if (cv_any(parallel)) {
         /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z); 180 deg about +x when z is
          * (0,0,-1) */
         cv_f aw = cv_add(one, z.z);
         cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-        cvk_q arc = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+        cv_q arc = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
                      cv_select(opposite, zero, aw)};
-        r = cvk_q_select(parallel, arc, r);
+        r = cv_q_select(parallel, arc, r);
     }
-    return cvk_q_select(no_forward, (cvk_q){zero, zero, zero, one}, r);
-}
-
-/* ---- columns ---- */
-static inline cvk_q cvk_load_q(const float *col0, size_t stride, size_t i) {
-    return (cvk_q){cv_loadu(col0 + i), cv_loadu(col0 + stride + i), cv_loadu(col0 + 2 * stride + i),
-                   cv_loadu(col0 + 3 * stride + i)};
-}
-static inline void cvk_store_q(float *col0, size_t stride, size_t i, cvk_q q) {
-    cv_storeu(col0 + i, q.x);
-    cv_storeu(col0 + stride + i, q.y);
-    cv_storeu(col0 + 2 * stride + i, q.z);
-    cv_storeu(col0 + 3 * stride + i, q.w);
+    return cv_q_select(no_forward, (cv_q){zero, zero, zero, one}, r);
 }
 
 /* The landmarks the bones use (the face but nose and ears, thumbs and nothing else are left
  * out: no output depends on them, so they are neither loaded nor filtered). */
-static const int cvk_used_landmarks[] = {0, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-                                         23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+static const int cvk_used_landmarks[] = {
+    CROWDI_LM_NOSE, CROWDI_LM_LEFT_EAR, CROWDI_LM_RIGHT_EAR, CROWDI_LM_LEFT_SHOULDER, CROWDI_LM_RIGHT_SHOULDER,
+    CROWDI_LM_LEFT_ELBOW, CROWDI_LM_RIGHT_ELBOW, CROWDI_LM_LEFT_WRIST, CROWDI_LM_RIGHT_WRIST, CROWDI_LM_LEFT_PINKY,
+    CROWDI_LM_RIGHT_PINKY, CROWDI_LM_LEFT_INDEX, CROWDI_LM_RIGHT_INDEX, CROWDI_LM_LEFT_HIP, CROWDI_LM_RIGHT_HIP,
+    CROWDI_LM_LEFT_KNEE, CROWDI_LM_RIGHT_KNEE, CROWDI_LM_LEFT_ANKLE, CROWDI_LM_RIGHT_ANKLE, CROWDI_LM_LEFT_HEEL,
+    CROWDI_LM_RIGHT_HEEL, CROWDI_LM_LEFT_FOOT_INDEX, CROWDI_LM_RIGHT_FOOT_INDEX};
 #define CVK_USED_LANDMARKS ((int)(sizeof cvk_used_landmarks / sizeof cvk_used_landmarks[0]))
 
 /* One Euro filter (Casiez et al.) as MediaPipe's OneEuroFilter runs it, on one coordinate:
@@ -224,7 +140,7 @@ typedef struct cvk_limb_tick {
     bool track;        /* bones can be untrusted (threshold > 0) */
 } cvk_limb_tick;
 
-static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 forward, cvk_v3 up) {
+static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cv_v3 forward, cv_v3 up) {
     cv_storeu(&s->look[bone][0][j], forward.x);
     cv_storeu(&s->look[bone][1][j], forward.y);
     cv_storeu(&s->look[bone][2][j], forward.z);
@@ -233,146 +149,139 @@ static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 
     cv_storeu(&s->look[bone][5][j], up.z);
 }
 
-static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cvk_v3 forward) {
+static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cv_v3 forward) {
     cv_storeu(&s->look[bone][0][j], forward.x);
     cv_storeu(&s->look[bone][1][j], forward.y);
     cv_storeu(&s->look[bone][2][j], forward.z);
 }
 
 /* An orthonormal basis: the columns of a rotation matrix. */
-typedef struct { cvk_v3 x, y, z; } cvk_basis;
+typedef struct { cv_v3 x, y, z; } cvk_basis;
 
 /* The columns of LookRotation(forward, up) (SPEC 5's degenerate cases: identity without a
  * forward, the shortest arc from +z when up is parallel to it), for the stable side axis. */
-static inline cvk_basis cvk_look_basis(cvk_v3 forward, cvk_v3 up) {
+static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
-    cv_f flen = cv_sqrt(cvk_v3_dot(forward, forward));
+    cv_f flen = cv_sqrt(cv_v3_dot(forward, forward));
     cv_m no_forward = cv_lt(flen, tiny);
-    cvk_v3 z = cvk_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
-    cvk_v3 x = cvk_v3_cross(up, z);
-    cv_f xlen = cv_sqrt(cvk_v3_dot(x, x));
+    cv_v3 z = cv_v3_scale(forward, cv_div(one, cv_select(no_forward, one, flen)));
+    cv_v3 x = cv_v3_cross(up, z);
+    cv_f xlen = cv_sqrt(cv_v3_dot(x, x));
     cv_m parallel = cv_lt(xlen, tiny);
-    x = cvk_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
-    cvk_basis t = {x, cvk_v3_cross(z, x), z};
+    x = cv_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
+    cvk_basis t = {x, cv_v3_cross(z, x), z};
     if (cv_any(parallel)) {
         cv_f aw = cv_add(one, z.z);
         cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-        cvk_q arc = cvk_q_canonical((cvk_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+        cv_q arc = cv_q_canonical((cv_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
                                             cv_select(opposite, zero, aw)});
-        cvk_v3 ax = cvk_q_rotate(arc, (cvk_v3){one, zero, zero}), ay = cvk_q_rotate(arc, (cvk_v3){zero, one, zero});
-        t.x = cvk_v3_select(parallel, ax, t.x);
-        t.y = cvk_v3_select(parallel, ay, t.y);
+        cv_v3 ax = cv_q_rotate(arc, (cv_v3){one, zero, zero}), ay = cv_q_rotate(arc, (cv_v3){zero, one, zero});
+        t.x = cv_v3_select(parallel, ax, t.x);
+        t.y = cv_v3_select(parallel, ay, t.y);
     }
     if (cv_any(no_forward)) {
-        t.x = cvk_v3_select(no_forward, (cvk_v3){one, zero, zero}, t.x);
-        t.y = cvk_v3_select(no_forward, (cvk_v3){zero, one, zero}, t.y);
-        t.z = cvk_v3_select(no_forward, (cvk_v3){zero, zero, one}, t.z);
+        t.x = cv_v3_select(no_forward, (cv_v3){one, zero, zero}, t.x);
+        t.y = cv_v3_select(no_forward, (cv_v3){zero, one, zero}, t.y);
+        t.z = cv_v3_select(no_forward, (cv_v3){zero, zero, one}, t.z);
     }
     return t;
 }
 
-static inline cvk_v3 cvk_v3_neg(cvk_v3 a) { return (cvk_v3){cv_neg(a.x), cv_neg(a.y), cv_neg(a.z)}; }
-static inline cvk_v3 cvk_v3_add(cvk_v3 a, cvk_v3 b) { return (cvk_v3){cv_add(a.x, b.x), cv_add(a.y, b.y), cv_add(a.z, b.z)}; }
-
 /* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
  * torso basis T; reads and writes the limb's side (kept in T's frame). */
-static inline cvk_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cvk_v3 d, cvk_v3 ld,
+static inline cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
                                      const cvk_basis *T) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* reference: the rest hinge carried by the shortest arc from the torso's down to d */
-    cvk_v3 down = cvk_v3_neg(T->y), h = leg ? T->x : cvk_v3_neg(T->x);
-    cv_f c = cvk_v3_dot(down, d), one_c = cv_add(one, c);
-    cvk_v3 k = cvk_v3_cross(down, d);
+    cv_v3 down = cv_v3_neg(T->y), h = leg ? T->x : cv_v3_neg(T->x);
+    cv_f c = cv_v3_dot(down, d), one_c = cv_add(one, c);
+    cv_v3 k = cv_v3_cross(down, d);
     cv_m arc = cv_ge(one_c, cv_set1(1e-6f));
-    cv_f kh = cv_div(cvk_v3_dot(k, h), cv_select(arc, one_c, one));
-    cvk_v3 ref = cvk_v3_add(cvk_v3_add(cvk_v3_scale(h, c), cvk_v3_cross(k, h)), cvk_v3_scale(k, kh));
+    cv_f kh = cv_div(cv_v3_dot(k, h), cv_select(arc, one_c, one));
+    cv_v3 ref = cv_v3_add(cv_v3_add(cv_v3_scale(h, c), cv_v3_cross(k, h)), cv_v3_scale(k, kh));
     /* ref is used by its sign in dot products, and as p, which is normalised: it needs no
      * normalising of its own (nor its length: shorter than 1e-3 is |ref|^2 < 1e-6) */
-    cv_m ref_ok = cv_mand(arc, cv_ge(cvk_v3_dot(ref, ref), cv_set1(1e-6f)));
+    cv_m ref_ok = cv_mand(arc, cv_ge(cv_v3_dot(ref, ref), cv_set1(1e-6f)));
     if (!cv_all(ref_ok)) { /* cross(d, (0,0,1)) or cross(d, (1,0,0)) */
         cv_m use_z = cv_lt(cv_abs(d.z), cv_set1(0.9f));
-        cvk_v3 alt = cvk_v3_select(use_z, (cvk_v3){d.y, cv_neg(d.x), zero}, (cvk_v3){zero, d.z, cv_neg(d.y)});
-        ref = cvk_v3_select(ref_ok, ref, alt);
+        cv_v3 alt = cv_v3_select(use_z, (cv_v3){d.y, cv_neg(d.x), zero}, (cv_v3){zero, d.z, cv_neg(d.y)});
+        ref = cv_v3_select(ref_ok, ref, alt);
     }
     /* previous side, turned with the torso and projected off the bone (ref when there is none
      * or the projection is shorter than 1e-3), normalised */
     float *col = v->limb_side + (size_t)(3 * limb) * st;
-    cvk_v3 kept = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
-    cv_m has = cv_gt(cvk_v3_dot(kept, kept), zero);
-    cvk_v3 p = cvk_v3_add(cvk_v3_add(cvk_v3_scale(T->x, kept.x), cvk_v3_scale(T->y, kept.y)), cvk_v3_scale(T->z, kept.z));
-    p = cvk_v3_sub(p, cvk_v3_scale(d, cvk_v3_dot(p, d)));
-    cv_m p_ok = cv_mand(has, cv_ge(cvk_v3_dot(p, p), cv_set1(1e-6f)));
-    p = cvk_v3_normalized(cvk_v3_select(p_ok, p, ref));
+    cv_v3 kept = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+    cv_m has = cv_gt(cv_v3_dot(kept, kept), zero);
+    cv_v3 p = cv_v3_add(cv_v3_add(cv_v3_scale(T->x, kept.x), cv_v3_scale(T->y, kept.y)), cv_v3_scale(T->z, kept.z));
+    p = cv_v3_sub(p, cv_v3_scale(d, cv_v3_dot(p, d)));
+    cv_m p_ok = cv_mand(has, cv_ge(cv_v3_dot(p, p), cv_set1(1e-6f)));
+    p = cv_v3_normalized(cv_v3_select(p_ok, p, ref));
     /* the bend plane, one way for knees, weighted by how much the limb bends */
-    cvk_v3 bend = cvk_v3_cross(d, ld);
-    cv_f b = cv_sqrt(cvk_v3_dot(bend, bend));
+    cv_v3 bend = cv_v3_cross(d, ld);
+    cv_f b = cv_sqrt(cv_v3_dot(bend, bend));
     cv_m straight = cv_mfalse(); /* a knee bent backward counts as straight */
-    cvk_v3 toward = ref;
+    cv_v3 toward = ref;
     if (leg)
-        straight = cv_lt(cvk_v3_dot(bend, ref), zero);
+        straight = cv_lt(cv_v3_dot(bend, ref), zero);
     else
-        toward = cvk_v3_select(cv_ge(one_c, cv_set1(0.25f)), ref, p);
-    cv_m flip = cv_lt(cvk_v3_dot(bend, toward), zero);
-    bend = cvk_v3_select(flip, cvk_v3_neg(bend), bend);
+        toward = cv_v3_select(cv_ge(one_c, cv_set1(0.25f)), ref, p);
+    cv_m flip = cv_lt(cv_v3_dot(bend, toward), zero);
+    bend = cv_v3_select(flip, cv_v3_neg(bend), bend);
     cv_f u = cv_div(cv_sub(b, cv_set1(v->limb_bend_sin_min)), cv_set1(v->limb_bend_sin_range));
     u = cv_min(cv_max(u, zero), one);
     u = cv_select(straight, zero, u);
     cv_m none = cv_le(u, zero);
-    cvk_v3 mix = cvk_v3_add(cvk_v3_scale(bend, cv_div(u, cv_select(none, one, b))), cvk_v3_scale(p, cv_sub(one, u)));
-    cvk_v3 side = cvk_v3_select(none, p, cvk_v3_normalized(mix));
+    cv_v3 mix = cv_v3_add(cv_v3_scale(bend, cv_div(u, cv_select(none, one, b))), cv_v3_scale(p, cv_sub(one, u)));
+    cv_v3 side = cv_v3_select(none, p, cv_v3_normalized(mix));
     /* calibration solves the bind pose as held: the side the blend settles at */
-    if (v->limb_side_settle) side = cvk_v3_select(none, p, cvk_v3_normalized(bend));
-    cv_storeu(col + i, cvk_v3_dot(T->x, side));
-    cv_storeu(col + st + i, cvk_v3_dot(T->y, side));
-    cv_storeu(col + 2 * st + i, cvk_v3_dot(T->z, side));
+    if (v->limb_side_settle) side = cv_v3_select(none, p, cv_v3_normalized(bend));
+    cv_storeu(col + i, cv_v3_dot(T->x, side));
+    cv_storeu(col + st + i, cv_v3_dot(T->y, side));
+    cv_storeu(col + 2 * st + i, cv_v3_dot(T->z, side));
     return side;
 }
 
 /* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (in
  * stable mode only the directions: cvk_limb_sides completes them). */
-static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cvk_v3 a, cvk_v3 b, cvk_v3 c,
-                            cvk_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
-    cvk_v3 upper_dir = cvk_v3_normalized(cvk_v3_sub(b, a));
-    cvk_v3 lower_dir = cvk_v3_normalized(cvk_v3_sub(c, b));
+static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cv_v3 a, cv_v3 b, cv_v3 c,
+                            cv_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
+    cv_v3 upper_dir = cv_v3_normalized(cv_v3_sub(b, a));
+    cv_v3 lower_dir = cv_v3_normalized(cv_v3_sub(c, b));
     if (v->limb_side_mode == CROWDI_SIDE_STABLE) { /* the side axis and the ups: cvk_limb_sides */
         cvk_put_forward(s, upper_bone, j, upper_dir);
         cvk_put_forward(s, upper_bone + 1, j, lower_dir);
         return;
     }
-    cvk_v3 side = cvk_v3_cross(upper_dir, lower_dir);
-    cv_m straight = cv_lt(cvk_v3_dot(side, side), cv_set1(1e-4f));
-    cvk_v3 fallback = cvk_v3_scale(right, cv_set1(v->limb_sign[limb]));
+    cv_v3 side = cv_v3_cross(upper_dir, lower_dir);
+    cv_m straight = cv_lt(cv_v3_dot(side, side), cv_set1(1e-4f));
+    cv_v3 fallback = cv_v3_scale(right, cv_set1(v->limb_sign[limb]));
     if (v->limb_side_mode == CROWDI_SIDE_PREVIOUS) {
         const size_t st = v->limb_stride;
         float *col = v->limb_side + (size_t)(3 * limb) * st;
-        cvk_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
-        cv_m has_prev = cv_gt(cvk_v3_dot(prev, prev), cv_zero());
-        fallback = cvk_v3_select(has_prev, prev, fallback);
+        cv_v3 prev = {cv_loadu(col + i), cv_loadu(col + st + i), cv_loadu(col + 2 * st + i)};
+        cv_m has_prev = cv_gt(cv_v3_dot(prev, prev), cv_zero());
+        fallback = cv_v3_select(has_prev, prev, fallback);
         /* keep the bend on the side it had: past straight the side axis would reverse and
          * turn both bones half a turn */
-        cv_m flip = cv_mand(has_prev, cv_lt(cvk_v3_dot(side, prev), cv_zero()));
-        side = cvk_v3_select(flip, cvk_v3_scale(side, cv_set1(-1.0f)), side);
-        cvk_v3 keep = cvk_v3_select(straight, prev, cvk_v3_normalized(side));
+        cv_m flip = cv_mand(has_prev, cv_lt(cv_v3_dot(side, prev), cv_zero()));
+        side = cv_v3_select(flip, cv_v3_scale(side, cv_set1(-1.0f)), side);
+        cv_v3 keep = cv_v3_select(straight, prev, cv_v3_normalized(side));
         cv_storeu(col + i, keep.x);
         cv_storeu(col + st + i, keep.y);
         cv_storeu(col + 2 * st + i, keep.z);
     }
-    side = cvk_v3_select(straight, fallback, side);
-    cvk_put_look(s, upper_bone, j, upper_dir, cvk_v3_cross(upper_dir, side));
-    cvk_put_look(s, upper_bone + 1, j, lower_dir, cvk_v3_cross(lower_dir, side));
+    side = cv_v3_select(straight, fallback, side);
+    cvk_put_look(s, upper_bone, j, upper_dir, cv_v3_cross(upper_dir, side));
+    cvk_put_look(s, upper_bone + 1, j, lower_dir, cv_v3_cross(lower_dir, side));
 }
 
 /* A hand: forward from the wrist to the midpoint of index and pinky, side from index to pinky. */
-static inline void cvk_hand(cvk_v3 wrist, cvk_v3 index, cvk_v3 pinky, cvk_limb_scratch *s, int bone, size_t j) {
-    cvk_v3 dir = cvk_v3_normalized(cvk_v3_sub(cvk_v3_mid(index, pinky), wrist));
-    cvk_v3 side = cvk_v3_sub(pinky, index);
-    cvk_put_look(s, bone, j, dir, cvk_v3_cross(dir, side));
+static inline void cvk_hand(cv_v3 wrist, cv_v3 index, cv_v3 pinky, cvk_limb_scratch *s, int bone, size_t j) {
+    cv_v3 dir = cv_v3_normalized(cv_v3_sub(cv_v3_mid(index, pinky), wrist));
+    cv_v3 side = cv_v3_sub(pinky, index);
+    cvk_put_look(s, bone, j, dir, cv_v3_cross(dir, side));
 }
-
-/* Which bones pass 1 gives a normalised forward (or zero): the limbs (cvk_limb) and hands
- * (cvk_hand); the torso, head and feet pass landmark differences as they are. */
-static inline bool cvk_forward_is_unit(int bone) { return bone > 2 && bone != 11 && bone != 14; }
 
 /* Where pass 1 reads landmark k's engine-frame coordinates once the filter (if any) has run:
  * the pose columns (y negated for the mediapipe frame), or the filter's output columns, which
@@ -384,9 +293,9 @@ typedef struct {
     cv_f yflip;         /* the sign bit to flip in y, or zero */
 } cvk_landmarks;
 
-static inline cvk_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
+static inline cv_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
     const float *col = L->base + (size_t)k * L->kstride + i;
-    return (cvk_v3){cv_loadu(col), cv_as_f(cv_ixor(cv_as_i(cv_loadu(col + L->st)), cv_as_i(L->yflip))),
+    return (cv_v3){cv_loadu(col), cv_as_f(cv_ixor(cv_as_i(cv_loadu(col + L->st)), cv_as_i(L->yflip))),
                     cv_loadu(col + 2 * L->st)};
 }
 
@@ -404,7 +313,7 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
         const cv_m first = cv_eq(cv_loadu(filter_ready + i), zero);
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
             int k = cvk_used_landmarks[u];
-            cvk_v3 raw = cvk_lm(&L, k, i);
+            cv_v3 raw = cvk_lm(&L, k, i);
             cv_f p[3] = {raw.x, raw.y, raw.z};
             for (int c = 0; c < 3; c++) {
                 float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
@@ -438,40 +347,51 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
         s->steady[j / CV_W] = cv_all(ok);
     }
 
-    /* crowd_bone order */
-    const cvk_v3 lm11 = cvk_lm(&L, 11, i), lm12 = cvk_lm(&L, 12, i), lm23 = cvk_lm(&L, 23, i), lm24 = cvk_lm(&L, 24, i);
-    cvk_v3 hip_mid = cvk_v3_mid(lm23, lm24), shoulder_mid = cvk_v3_mid(lm11, lm12);
-    cvk_v3 up = cvk_v3_sub(shoulder_mid, hip_mid);
-    cvk_v3 hips_right = cvk_v3_sub(lm24, lm23), chest_right = cvk_v3_sub(lm12, lm11);
-    cvk_put_look(s, 0, j, cvk_v3_cross(hips_right, up), up);
-    cvk_put_look(s, 1, j, cvk_v3_cross(chest_right, up), up);
-    {
-        const cvk_v3 lm7 = cvk_lm(&L, 7, i), lm8 = cvk_lm(&L, 8, i);
-        cvk_v3 head_right = cvk_v3_sub(lm8, lm7);
-        cvk_v3 head_fwd = cvk_v3_sub(cvk_lm(&L, 0, i), cvk_v3_mid(lm7, lm8));
-        cvk_put_look(s, 2, j, head_fwd, cvk_v3_cross(head_fwd, head_right));
-    }
     /* the root's right axis: only the root fallback reads it */
-    cvk_v3 right = {zero, zero, zero};
-    if (v->limb_side_mode != CROWDI_SIDE_STABLE) right = cvk_q_rotate(cvk_load_q(v->limb_root, st, i), (cvk_v3){one, zero, zero});
-    cvk_limb(v, i, 0, lm11, cvk_lm(&L, 13, i), cvk_lm(&L, 15, i), right, s, 3, j);
-    cvk_hand(cvk_lm(&L, 15, i), cvk_lm(&L, 19, i), cvk_lm(&L, 17, i), s, 5, j);
-    cvk_limb(v, i, 1, lm12, cvk_lm(&L, 14, i), cvk_lm(&L, 16, i), right, s, 6, j);
-    cvk_hand(cvk_lm(&L, 16, i), cvk_lm(&L, 20, i), cvk_lm(&L, 18, i), s, 8, j);
-    cvk_limb(v, i, 2, lm23, cvk_lm(&L, 25, i), cvk_lm(&L, 27, i), right, s, 9, j);
+    cv_v3 right = {zero, zero, zero};
+    if (v->limb_side_mode != CROWDI_SIDE_STABLE)
+        right = cv_q_rotate(cv_q_loadu_cols(v->limb_root, st, i), (cv_v3){one, zero, zero});
+
+    /* crowd_bone order; landmark k of a bone as its kind in crowdi_bones orders them */
+#define LM(bone, k) cvk_lm(&L, crowdi_bones[CROWD_BONE_##bone].landmarks[k], i)
     {
-        const cvk_v3 lm29 = cvk_lm(&L, 29, i);
-        cvk_put_look(s, 11, j, cvk_v3_sub(cvk_lm(&L, 31, i), lm29), cvk_v3_sub(cvk_lm(&L, 27, i), lm29));
+        const cv_v3 lsh = LM(HIPS, 0), rsh = LM(HIPS, 1), lhip = LM(HIPS, 2), rhip = LM(HIPS, 3);
+        cv_v3 hip_mid = cv_v3_mid(lhip, rhip), shoulder_mid = cv_v3_mid(lsh, rsh);
+        cv_v3 up = cv_v3_sub(shoulder_mid, hip_mid);
+        cv_v3 hips_right = cv_v3_sub(rhip, lhip), chest_right = cv_v3_sub(LM(CHEST, 1), LM(CHEST, 0));
+        cvk_put_look(s, CROWD_BONE_HIPS, j, cv_v3_cross(hips_right, up), up);
+        cvk_put_look(s, CROWD_BONE_CHEST, j, cv_v3_cross(chest_right, up), up);
     }
-    cvk_limb(v, i, 3, lm24, cvk_lm(&L, 26, i), cvk_lm(&L, 28, i), right, s, 12, j);
     {
-        const cvk_v3 lm30 = cvk_lm(&L, 30, i);
-        cvk_put_look(s, 14, j, cvk_v3_sub(cvk_lm(&L, 32, i), lm30), cvk_v3_sub(cvk_lm(&L, 28, i), lm30));
+        const cv_v3 lear = LM(HEAD, 1), rear = LM(HEAD, 2);
+        cv_v3 head_right = cv_v3_sub(rear, lear);
+        cv_v3 head_fwd = cv_v3_sub(LM(HEAD, 0), cv_v3_mid(lear, rear));
+        cvk_put_look(s, CROWD_BONE_HEAD, j, head_fwd, cv_v3_cross(head_fwd, head_right));
     }
+#define LIMB(limb, upper) \
+    cvk_limb(v, i, CROWD_LIMB_##limb, LM(upper, 0), LM(upper, 1), LM(upper, 2), right, s, CROWD_BONE_##upper, j)
+#define HAND(bone) cvk_hand(LM(bone, 0), LM(bone, 1), LM(bone, 2), s, CROWD_BONE_##bone, j)
+#define FOOT(bone)                                                                                          \
+    do {                                                                                                    \
+        const cv_v3 heel = LM(bone, 1);                                                                     \
+        cvk_put_look(s, CROWD_BONE_##bone, j, cv_v3_sub(LM(bone, 2), heel), cv_v3_sub(LM(bone, 0), heel)); \
+    } while (0)
+    LIMB(LEFT_ARM, LEFT_UPPER_ARM);
+    HAND(LEFT_HAND);
+    LIMB(RIGHT_ARM, RIGHT_UPPER_ARM);
+    HAND(RIGHT_HAND);
+    LIMB(LEFT_LEG, LEFT_UPPER_LEG);
+    FOOT(LEFT_FOOT);
+    LIMB(RIGHT_LEG, RIGHT_UPPER_LEG);
+    FOOT(RIGHT_FOOT);
+#undef LM
+#undef LIMB
+#undef HAND
+#undef FOOT
 }
 
-static inline cvk_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
-    return (cvk_v3){cv_loadu(&s->look[bone][3 * part][j]), cv_loadu(&s->look[bone][3 * part + 1][j]),
+static inline cv_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
+    return (cv_v3){cv_loadu(&s->look[bone][3 * part][j]), cv_loadu(&s->look[bone][3 * part + 1][j]),
                     cv_loadu(&s->look[bone][3 * part + 2][j])};
 }
 
@@ -481,14 +401,15 @@ static inline cvk_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part,
  * compiler's inlining and register choices for the whole stage), even where it never runs. */
 __attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
     /* arms on the chest, then legs on the hips: one torso basis live at a time */
-    for (int torso = 1; torso >= 0; torso--) {
+    for (int torso = CROWD_BONE_CHEST; torso >= CROWD_BONE_HIPS; torso--) {
         const cvk_basis T = cvk_look_basis(cvk_get_look(s, torso, 0, j), cvk_get_look(s, torso, 1, j));
-        for (int limb = torso ? 0 : 2; limb < (torso ? 2 : 4); limb++) {
-            const int upper = limb == 0 ? 3 : limb == 1 ? 6 : limb == 2 ? 9 : 12;
-            cvk_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
-            cvk_v3 side = cvk_stable_side(v, i, limb, limb >= 2, d, ld, &T);
-            cvk_put_look(s, upper, j, d, cvk_v3_cross(d, side));
-            cvk_put_look(s, upper + 1, j, ld, cvk_v3_cross(ld, side));
+        for (int limb = 0; limb < CROWD_LIMB_COUNT; limb++) {
+            if (crowdi_limb_is_leg(limb) != (torso == CROWD_BONE_HIPS)) continue;
+            const int upper = crowdi_limb_upper[limb];
+            cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
+            cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, &T);
+            cvk_put_look(s, upper, j, d, cv_v3_cross(d, side));
+            cvk_put_look(s, upper + 1, j, ld, cv_v3_cross(ld, side));
         }
     }
 }
@@ -498,10 +419,10 @@ __attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, s
  * threshold the basis is not quite orthogonal. */
 static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows, int b, int form) {
     for (size_t j = 0; j < rows; j += CV_W) {
-        cvk_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
-        cvk_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
+        cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
+        cv_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
         cv_f n2;
-        cvk_q w = cvk_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], v->limb_fix_kind[b]),
+        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], v->limb_fix_kind[b]),
                                     &n2);
         cv_storeu(&s->world[b][0][j], w.x);
         cv_storeu(&s->world[b][1][j], w.y);
@@ -509,15 +430,6 @@ static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch
         cv_storeu(&s->world[b][3][j], w.w);
         cv_storeu(&s->norm2[b][j], n2);
     }
-}
-
-/* nlerp(a, b, t) = normalise(a*(1 - t) + b'*t), b' = -b when dot(a, b) < 0; w >= 0 */
-static inline cvk_q cvk_q_nlerp(cvk_q a, cvk_q b, cv_f t) {
-    const cv_f one = cv_set1(1.0f);
-    cv_f dot = cv_add(cv_add(cv_add(cv_mul(a.x, b.x), cv_mul(a.y, b.y)), cv_mul(a.z, b.z)), cv_mul(a.w, b.w));
-    cv_f tb = cv_select(cv_lt(dot, cv_zero()), cv_neg(t), t), ta = cv_sub(one, t);
-    return cvk_q_canonical((cvk_q){cv_add(cv_mul(a.x, ta), cv_mul(b.x, tb)), cv_add(cv_mul(a.y, ta), cv_mul(b.y, tb)),
-                                   cv_add(cv_mul(a.z, ta), cv_mul(b.z, tb)), cv_add(cv_mul(a.w, ta), cv_mul(b.w, tb))});
 }
 
 /* Is landmark k of the block's rows at or above the visibility threshold? */
@@ -541,43 +453,44 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
             all_seen = cv_mand(all_seen, seen[k]);
         }
     const bool some_unseen = tracking && !cv_all(all_seen);
-    cvk_q root = cvk_load_q(v->limb_root, st, i);
-    const cv_f root_n2 = cvk_q_norm2(root);
+    cv_q root = cv_q_loadu_cols(v->limb_root, st, i);
+    const cv_f root_n2 = cv_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
-    cvk_q world[CROWDI_BONES];
+    cv_q world[CROWDI_BONES];
 #pragma GCC unroll 15
     for (int b = 0; b < CROWDI_BONES; b++) {
-        cvk_q parent = crowdi_bone_parent[b] < 0 ? root : world[crowdi_bone_parent[b]];
-        cvk_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
+        cv_q parent = crowdi_bones[b].parent < 0 ? root : world[crowdi_bones[b].parent];
+        cv_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
                    cv_loadu(&s->world[b][3][j])};
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
-        cvk_q local = cvk_q_positive(cvk_q_mul(cvk_q_conj(parent), w));
+        cv_q local = cv_q_positive(cv_q_mul(cv_q_conj(parent), w));
         cv_m trusted = cv_mtrue();
         if (tracking) {
             if (some_unseen)
-                for (int d = 0; d < 4 && v->limb_deps[b][d] >= 0; d++) trusted = cv_mand(trusted, seen[v->limb_deps[b][d]]);
+                for (int d = 0; d < 4 && crowdi_bones[b].landmarks[d] >= 0; d++)
+                    trusted = cv_mand(trusted, seen[crowdi_bones[b].landmarks[d]]);
             float *track_col = v->limb_track + (size_t)b * st;
             cv_f r = cv_loadu(track_col + i);
             /* steady tracking (trusted, fully eased in) is the plain solve: nothing to do */
             if (!cv_all(cv_mand(trusted, cv_eq(r, one)))) {
                 float *src_col = v->limb_src + (size_t)(4 * b) * st, *prev_col = v->limb_local + (size_t)(4 * b) * st;
-                cvk_q prev = cvk_load_q(prev_col, st, i), src = cvk_load_q(src_col, st, i);
+                cv_q prev = cv_q_loadu_cols(prev_col, st, i), src = cv_q_loadu_cols(src_col, st, i);
                 const cv_f k_in = cv_set1(t->k_in);
                 cv_m reacquired = cv_mand(trusted, cv_lt(r, zero));
-                src = cvk_q_select(reacquired, prev, src);
+                src = cv_q_select(reacquired, prev, src);
                 r = cv_select(reacquired, cv_sub(one, k_in), cv_sub(one, cv_mul(cv_sub(one, r), k_in)));
                 cv_m eased_in = cv_ge(r, cv_set1(1.0f - 0x1p-10f));
                 r = cv_select(eased_in, one, r);
                 cv_m plain = cv_mand(trusted, eased_in);
                 /* the rest local rotation; the hips' is relative to the root, so that unseen hips
                  * ease to the rest pose in the tracker's frame, as tracked hips are in it */
-                cvk_q rest = cvk_q_set1(v->limb_rest_local[b]);
-                if (crowdi_bone_parent[b] < 0) rest = cvk_q_canonical(cvk_q_mul(cvk_q_conj(root), rest));
-                cvk_q shown = cvk_q_select(trusted, cvk_q_nlerp(src, local, r), cvk_q_nlerp(rest, prev, cv_set1(t->k_out)));
-                local = cvk_q_select(plain, local, shown);
-                w = cvk_q_select(plain, w, cvk_q_canonical(cvk_q_mul(parent, shown)));
+                cv_q rest = cv_q_set1(v->limb_rest_local[b]);
+                if (crowdi_bones[b].parent < 0) rest = cv_q_canonical(cv_q_mul(cv_q_conj(root), rest));
+                cv_q shown = cv_q_select(trusted, cv_q_nlerp(src, local, r), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
+                local = cv_q_select(plain, local, shown);
+                w = cv_q_select(plain, w, cv_q_canonical(cv_q_mul(parent, shown)));
                 cv_storeu(track_col + i, cv_select(trusted, r, cv_set1(-1.0f)));
-                cvk_store_q(src_col, st, i, src);
+                cv_q_storeu_cols(src_col, st, i, src);
             }
         }
         /* What the unchecked columns can hold (landmarks so far apart that the products
@@ -587,14 +500,14 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
          * rotations; the bone on the root (hips) also needs the root to be unit, as crowd_set
          * checks it. */
         cv_m sane = cv_mor(cv_mnot(trusted), cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
-        if (crowdi_bone_parent[b] < 0) sane = cv_mand(sane, root_unit);
+        if (crowdi_bones[b].parent < 0) sane = cv_mand(sane, root_unit);
         if (!cv_all(sane)) {
-            w = cvk_q_select(sane, w, cvk_load_q(v->limb_world + (size_t)(4 * b) * st, st, i));
-            local = cvk_q_select(sane, local, cvk_load_q(v->limb_local + (size_t)(4 * b) * st, st, i));
+            w = cv_q_select(sane, w, cv_q_loadu_cols(v->limb_world + (size_t)(4 * b) * st, st, i));
+            local = cv_q_select(sane, local, cv_q_loadu_cols(v->limb_local + (size_t)(4 * b) * st, st, i));
         }
         world[b] = w;
-        cvk_store_q(v->limb_world + (size_t)(4 * b) * st, st, i, w);
-        cvk_store_q(v->limb_local + (size_t)(4 * b) * st, st, i, local);
+        cv_q_storeu_cols(v->limb_world + (size_t)(4 * b) * st, st, i, w);
+        cv_q_storeu_cols(v->limb_local + (size_t)(4 * b) * st, st, i, local);
     }
 }
 
@@ -638,12 +551,17 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         if (v->limb_side_mode == CROWDI_SIDE_STABLE)
             for (size_t j = 0; j < rows; j += CV_W) cvk_limb_sides(v, r0 + j, &s, j);
         for (int b = 0; b < CROWDI_BONES; b++)
-            if (cvk_forward_is_unit(b))
+            if (crowdi_bones[b].unit_forward)
                 cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
             else
                 cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
+}
+
+/* The limb stage: rows [i0, i1), whole blocks. */
+static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    if (v->limbs_enabled) cvk_limbs_range(v, dt, i0, i1);
 }
 
 #endif

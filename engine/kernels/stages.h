@@ -187,9 +187,10 @@ static inline cv_f cvk_blink_timed(const crowdi_rig_view *v, float dt, size_t i,
     return cv_select(run, out, eye);
 }
 
-/* eye_opening of rows [i0, i1) into the OPENING column, then its blend into every blink
- * parameter */
+/* The blink stage: eye_opening of rows [i0, i1) into the OPENING column, then its blend into
+ * every blink parameter */
 static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    if (!v->blink_enabled) return;
     float *const *c = v->blink_col;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_f manual = cv_loadu(c[CROWDI_BLINK_MANUAL] + i);
@@ -269,6 +270,12 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
     }
 }
 
+/* The harmonic stage: every entry over rows [i0, i1). */
+static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    if (!v->harm_enabled) return;
+    for (uint32_t h = 0; h < v->harm_count; h++) cvk_harmonic_entry(v, dt, h, i0, i1);
+}
+
 /* ---- gaze (SPEC §2): Unity's Vector3.SmoothDamp with its freeze ---- */
 static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) {
     float *const *c = v->look_col;
@@ -329,6 +336,27 @@ static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) 
     }
 }
 
+/* The look stage: the gaze state of rows [i0, i1), then its blend into every look parameter. */
+static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    if (!v->look_enabled) return;
+    for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, dt, i);
+    for (uint32_t k = 0; k < v->look_count; k++) {
+        const crowdi_look_entry e = v->look[k];
+        cvk_blend_rows(v->out[e.param], v->look_col[CROWDI_LOOK_POS_X + e.axis], 1, e.factor,
+                       v->look_col[CROWDI_LOOK_WEIGHT], v->look_blend, &v->params[e.param], i0, i1);
+    }
+}
+
+/* Every parameter's output starts as its base (SPEC §1), rows [i0, i1). */
+static inline void cvk_base(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    (void)dt;
+    for (uint32_t p = 0; p < v->param_count; p++) {
+        const float *base = v->base[p];
+        float *out = v->out[p];
+        for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
+    }
+}
+
 /* ---- the fused pass over rows [first, first + count), count a multiple of CV_W ----
  * Rows go in chunks; within a chunk each stage and each entry runs as its own loop, so its
  * settings stay in registers. Chunks of 4096 rows stream each column in 16 KiB runs (1.17x
@@ -340,24 +368,11 @@ static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, 
     const size_t end = (size_t)first + count;
     for (size_t i0 = first; i0 < end; i0 += CVK_CHUNK) {
         const size_t i1 = end - i0 < CVK_CHUNK ? end : i0 + CVK_CHUNK;
-        for (uint32_t p = 0; p < v->param_count; p++) {
-            const float *base = v->base[p];
-            float *out = v->out[p];
-            for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
-        }
-        if (v->blink_enabled) cvk_blink(v, dt, i0, i1);
-        if (v->harm_enabled)
-            for (uint32_t h = 0; h < v->harm_count; h++) cvk_harmonic_entry(v, dt, h, i0, i1);
-        if (v->look_enabled) {
-            for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, dt, i);
-            for (uint32_t k = 0; k < v->look_count; k++) {
-                const crowdi_look_entry e = v->look[k];
-                cvk_blend_rows(v->out[e.param], v->look_col[CROWDI_LOOK_POS_X + e.axis], 1, e.factor,
-                               v->look_col[CROWDI_LOOK_WEIGHT], v->look_blend, &v->params[e.param], i0, i1);
-            }
-        }
-        if (v->limbs_enabled)
-            cvk_limbs_range(v, dt, i0, i1);
+        cvk_base(v, dt, i0, i1);
+        cvk_blink(v, dt, i0, i1);
+        cvk_harmonic(v, dt, i0, i1);
+        cvk_look(v, dt, i0, i1);
+        cvk_limbs(v, dt, i0, i1);
     }
 }
 

@@ -1,0 +1,144 @@
+/* The blink controller (SPEC §4): eye opening by the sine or timed model, blended into its
+ * parameters. The stage is kernels/stages.h's cvk_blink. */
+#include <string.h>
+
+#include "internal.h"
+#include "random.h"
+#include "serial.h"
+
+crowd_blink_desc crowd_blink_defaults(void) {
+    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
+                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
+}
+
+static bool blink_present(const crowd_rig_desc *d) { return d->blink != NULL; }
+
+static crowd_result blink_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    const crowd_blink_desc *b = desc->blink;
+    CROWDI_RIG_CHECK(b->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+                     "desc->blink->parameter_count (%u) exceeds %u", b->parameter_count, CROWD_MAX_ENTRIES);
+    if (!ids) return CROWD_OK;
+    CROWDI_RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
+    CROWDI_RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed",
+                     (int)b->model);
+    CROWDI_RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend",
+                     (int)b->blend);
+    CROWDI_RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
+    CROWDI_RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
+    CROWDI_RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
+    CROWDI_RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
+    CROWDI_RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
+    CROWDI_RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
+    CROWDI_RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
+                     CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
+    for (uint32_t k = 0; k < b->parameter_count; k++) {
+        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->blink->parameters[%u]", k, b->parameters[k], NULL);
+        if (res != CROWD_OK) return res;
+    }
+    return CROWD_OK;
+}
+
+static crowd_result blink_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    const crowd_blink_desc *b = desc->blink;
+    r->blink_blend = crowdi_blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
+    r->blink_model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
+    r->blink_mean = b->mean;
+    r->blink_max_deviation = b->max_deviation;
+    r->blink_timescale = b->timescale;
+    r->blink_count = b->parameter_count;
+    if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < b->parameter_count; k++) r->blink_param[k] = (uint32_t)crowdi_ids_find(ids, b->parameters[k]);
+    return CROWD_OK;
+}
+
+static void blink_free(crowd_engine *engine, crowdi_rig *r) { crowdi_free(engine, r->blink_param); }
+
+static uint32_t blink_layout(crowdi_rig *r, uint32_t first) {
+    r->col_blink = first;
+    return CROWDI_BLINK_NCOLS;
+}
+
+static void blink_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    bits[r->col_blink + CROWDI_BLINK_LAST] = crowdi_bits(1.0f);
+    bits[r->col_blink + CROWDI_BLINK_OPENING] = crowdi_bits(1.0f);
+    bits[r->col_blink + CROWDI_BLINK_MANUAL] = crowdi_bits(-1.0f);
+    bits[r->col_blink + CROWDI_BLINK_WEIGHT] = crowdi_bits(1.0f);
+}
+
+static void blink_point(crowdi_rig *r) {
+    crowdi_rig_view *v = &r->view;
+    v->blink_enabled = 1;
+    v->blink_blend = r->blink_blend;
+    v->blink_model = r->blink_model;
+    v->blink_count = r->blink_count;
+    v->blink_mean = r->blink_mean;
+    v->blink_max_deviation = r->blink_max_deviation;
+    v->blink_timescale = r->blink_timescale;
+    v->blink_param = r->blink_param;
+    for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) v->blink_col[c] = r->columns[r->col_blink + (uint32_t)c];
+}
+
+/* the first wait, the first draw of a row */
+static void blink_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, const crowd_add_desc *d) {
+    (void)e;
+    float clock = 0.0f;
+    if (!(d->blink_start == CROWD_BLINK_START_CUBISM && r->blink_model == CROWDI_BLINK_SINE)) {
+        float u = crowdi_next_draw(r, row), dev = r->blink_max_deviation;
+        clock = (r->blink_mean + u * (2.0f * dev)) - dev;
+    }
+    r->view.blink_col[CROWDI_BLINK_CLOCK][row] = clock;
+}
+
+static void blink_write(crowdi_writer *w, const crowdi_rig *r) {
+    crowdi_w_u32(w, r->blink_model);
+    crowdi_w_u32(w, r->blink_blend);
+    crowdi_w_f32(w, r->blink_mean);
+    crowdi_w_f32(w, r->blink_max_deviation);
+    crowdi_w_f32(w, r->blink_timescale);
+    crowdi_w_u32(w, r->blink_count);
+    for (uint32_t k = 0; k < r->blink_count; k++) crowdi_w_u32(w, r->blink_param[k]);
+}
+
+typedef struct {
+    crowd_blink_desc desc;
+    const char *ids[];
+} blink_loaded;
+
+static crowd_result blink_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                               crowd_rig_desc *desc, void **scratch) {
+    crowd_blink_desc blink = {0};
+    blink.model = (crowd_blink_model)crowdi_r_u32(rd);
+    blink.blend = (crowd_blend)crowdi_r_u32(rd);
+    blink.mean = crowdi_r_f32(rd);
+    blink.max_deviation = crowdi_r_f32(rd);
+    blink.timescale = crowdi_r_f32(rd);
+    uint32_t n = crowdi_r_u32(rd);
+    if (rd->bad || (size_t)n * 4 > rd->n - rd->off)
+        return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].blink is corrupt", ld->rig);
+    blink_loaded *l = crowdi_alloc(tmp, sizeof *l + sizeof l->ids[0] * n);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].blink", ld->rig);
+    *scratch = l;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t p = crowdi_r_u32(rd);
+        l->ids[j] = crowdi_loading_id(ld, p);
+    }
+    l->desc = blink;
+    l->desc.parameters = l->ids;
+    l->desc.parameter_count = n;
+    desc->blink = &l->desc;
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_blink = {
+    .name = "blink controller",
+    .present = blink_present,
+    .validate = blink_validate,
+    .build = blink_build,
+    .free = blink_free,
+    .layout = blink_layout,
+    .init_bits = blink_init_bits,
+    .point = blink_point,
+    .init_row = blink_init_row,
+    .write = blink_write,
+    .read = blink_read,
+};

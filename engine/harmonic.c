@@ -1,0 +1,193 @@
+/* The harmonic controller (SPEC §3): sines per parameter on shared channels. The stage is
+ * kernels/stages.h's cvk_harmonic. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "random.h"
+#include "serial.h"
+
+crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id) {
+    return (crowd_harmonic_parameter_desc){
+        .id = id, .channel = 0, .direction = CROWD_DIRECTION_CENTRIC,
+        .origin = 0.5f, .range = 0.5f, .duration = 3.0f};
+}
+
+crowd_harmonic_desc crowd_harmonic_defaults(void) {
+    return (crowd_harmonic_desc){.blend = CROWD_BLEND_ADDITIVE};
+}
+
+static bool harmonic_present(const crowd_rig_desc *d) { return d->harmonic != NULL; }
+
+static crowd_result harmonic_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    const crowd_harmonic_desc *h = desc->harmonic;
+    CROWDI_RIG_CHECK(h->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+                     "desc->harmonic->parameter_count (%u) exceeds %u", h->parameter_count, CROWD_MAX_ENTRIES);
+    if (!ids) return CROWD_OK;
+    CROWDI_RIG_CHECK(h->parameter_count == 0 || h->parameters, CROWD_ERR_NULL, "desc->harmonic->parameters is NULL");
+    CROWDI_RIG_CHECK(h->channel_count <= CROWD_MAX_CHANNELS, CROWD_ERR_CAPACITY,
+                     "desc->harmonic->channel_count (%u) exceeds %d", h->channel_count, CROWD_MAX_CHANNELS);
+    CROWDI_RIG_CHECK(h->channel_count == 0 || h->channel_timescales, CROWD_ERR_NULL,
+                     "desc->harmonic->channel_timescales is NULL with channel_count %u", h->channel_count);
+    CROWDI_RIG_CHECK((unsigned)h->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->harmonic->blend (%d) is not a crowd_blend",
+                     (int)h->blend);
+    for (uint32_t c = 0; c < h->channel_count; c++) {
+        float ts = h->channel_timescales[c];
+        CROWDI_RIG_CHECK(crowdi_finite(ts), CROWD_ERR_NOT_FINITE, "desc->harmonic->channel_timescales[%u] is not finite", c);
+        CROWDI_RIG_CHECK(ts >= 0, CROWD_ERR_RANGE, "desc->harmonic->channel_timescales[%u] (%g) is negative", c, (double)ts);
+    }
+    uint32_t channels = h->channel_count ? h->channel_count : 1;
+    for (uint32_t k = 0; k < h->parameter_count; k++) {
+        const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
+        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->harmonic->parameters[%u].id", k, hp->id, NULL);
+        if (res != CROWD_OK) return res;
+        CROWDI_RIG_CHECK(hp->channel < channels, CROWD_ERR_RANGE,
+                         "desc->harmonic->parameters[%u].channel (%u) is out of range (%u channels)", k, hp->channel, channels);
+        CROWDI_RIG_CHECK((unsigned)hp->direction < CROWD_DIRECTION_COUNT, CROWD_ERR_BAD_ENUM,
+                         "desc->harmonic->parameters[%u].direction (%d) is not centric, left or right", k, (int)hp->direction);
+        CROWDI_RIG_CHECK(crowdi_finite(hp->origin), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].origin is not finite", k);
+        CROWDI_RIG_CHECK(crowdi_finite(hp->range), CROWD_ERR_NOT_FINITE, "desc->harmonic->parameters[%u].range is not finite", k);
+        CROWDI_RIG_CHECK(crowdi_finite(hp->duration), CROWD_ERR_NOT_FINITE,
+                         "desc->harmonic->parameters[%u].duration is not finite", k);
+        CROWDI_RIG_CHECK(hp->duration > 0, CROWD_ERR_RANGE, "desc->harmonic->parameters[%u].duration (%g) must be > 0",
+                         k, (double)hp->duration);
+        CROWDI_RIG_CHECK(fabsf(hp->origin) <= CROWDI_MAX_FRACTION && fabsf(hp->range) <= CROWDI_MAX_FRACTION, CROWD_ERR_RANGE,
+                         "desc->harmonic->parameters[%u]: origin (%g) and range (%g) must be within +-1000", k,
+                         (double)hp->origin, (double)hp->range);
+        /* T wraps by repeated subtraction (SPEC §3): bound the rounds one tick (dt <= 1) needs */
+        float ts = h->channel_count ? h->channel_timescales[hp->channel] : 1.0f;
+        CROWDI_RIG_CHECK(ts / hp->duration <= 65536.0f, CROWD_ERR_RANGE,
+                         "desc->harmonic->parameters[%u]: channel_timescales[%u] / duration (%g / %g) exceeds 65536 "
+                         "periods per second", k, hp->channel, (double)ts, (double)hp->duration);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result harmonic_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    const crowd_harmonic_desc *h = desc->harmonic;
+    r->harm_blend = crowdi_blend_or(h->blend, CROWDI_BLEND_ADDITIVE);
+    r->channel_count = h->channel_count ? h->channel_count : 1;
+    for (uint32_t c = 0; c < r->channel_count; c++) r->timescales[c] = h->channel_count ? h->channel_timescales[c] : 1.0f;
+    r->harm_count = h->parameter_count;
+    r->harm = crowdi_alloc(engine, sizeof *r->harm * h->parameter_count);
+    r->harm_range = crowdi_alloc(engine, sizeof *r->harm_range * h->parameter_count);
+    r->harm_T_ptrs = crowdi_alloc(engine, sizeof(float *) * h->parameter_count);
+    r->harm_NR_ptrs = crowdi_alloc(engine, sizeof(float *) * h->parameter_count);
+    if (!r->harm || !r->harm_range || !r->harm_T_ptrs || !r->harm_NR_ptrs) return CROWD_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < h->parameter_count; k++) {
+        const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
+        r->harm[k] = (crowdi_harm_entry){(uint32_t)crowdi_ids_find(ids, hp->id), hp->channel, (uint32_t)hp->direction,
+                                         hp->origin, hp->duration};
+        r->harm_range[k] = hp->range;
+    }
+    return CROWD_OK;
+}
+
+static void harmonic_free(crowd_engine *engine, crowdi_rig *r) {
+    void *owned[] = {r->harm, r->harm_range, r->harm_T_ptrs, r->harm_NR_ptrs};
+    for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
+}
+
+static uint32_t harmonic_layout(crowdi_rig *r, uint32_t first) {
+    r->col_harm_T = first;
+    r->col_harm_NR = first + r->harm_count;
+    r->col_harm_weight = first + 2 * r->harm_count;
+    return 2 * r->harm_count + 1;
+}
+
+static void harmonic_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    for (uint32_t h = 0; h < r->harm_count; h++) bits[r->col_harm_NR + h] = crowdi_bits(r->harm_range[h]);
+    bits[r->col_harm_weight] = crowdi_bits(1.0f);
+}
+
+static void harmonic_point(crowdi_rig *r) {
+    crowdi_rig_view *v = &r->view;
+    for (uint32_t h = 0; h < r->harm_count; h++) {
+        r->harm_T_ptrs[h] = r->columns[r->col_harm_T + h];
+        r->harm_NR_ptrs[h] = r->columns[r->col_harm_NR + h];
+    }
+    v->harm_enabled = 1;
+    v->harm_blend = r->harm_blend;
+    v->harm_count = r->harm_count;
+    v->harm = r->harm;
+    v->timescales = r->timescales;
+    v->harm_T = r->harm_T_ptrs;
+    v->harm_NR = r->harm_NR_ptrs;
+    v->harm_weight = r->columns[r->col_harm_weight];
+}
+
+/* one phase per entry, drawn after the blink wait */
+static void harmonic_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, const crowd_add_desc *d) {
+    (void)e;
+    if (d->harmonic_phase == CROWD_HARMONIC_PHASE_RANDOM)
+        for (uint32_t h = 0; h < r->harm_count; h++) r->harm_T_ptrs[h][row] = crowdi_next_draw(r, row) * r->harm[h].duration;
+}
+
+static void harmonic_write(crowdi_writer *w, const crowdi_rig *r) {
+    crowdi_w_u32(w, r->harm_blend);
+    crowdi_w_u32(w, r->channel_count);
+    for (uint32_t c = 0; c < r->channel_count; c++) crowdi_w_f32(w, r->timescales[c]);
+    crowdi_w_u32(w, r->harm_count);
+    for (uint32_t k = 0; k < r->harm_count; k++) {
+        const crowdi_harm_entry *e = &r->harm[k];
+        crowdi_w_u32(w, e->param);
+        crowdi_w_u32(w, e->channel);
+        crowdi_w_u32(w, e->direction);
+        crowdi_w_f32(w, e->origin);
+        crowdi_w_f32(w, e->duration);
+        crowdi_w_f32(w, r->harm_range[k]);
+    }
+}
+
+typedef struct {
+    crowd_harmonic_desc desc;
+    float timescales[CROWD_MAX_CHANNELS];
+    crowd_harmonic_parameter_desc entries[];
+} harmonic_loaded;
+
+static crowd_result harmonic_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                                  crowd_rig_desc *desc, void **scratch) {
+    crowd_harmonic_desc harm = {.blend = (crowd_blend)crowdi_r_u32(rd)};
+    uint32_t channels = crowdi_r_u32(rd);
+    if (rd->bad || channels < 1 || channels > CROWD_MAX_CHANNELS)
+        return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].harmonic channels are corrupt", ld->rig);
+    float timescales[CROWD_MAX_CHANNELS];
+    for (uint32_t c = 0; c < channels; c++) timescales[c] = crowdi_r_f32(rd);
+    uint32_t n = crowdi_r_u32(rd);
+    if (rd->bad || (size_t)n * 24 > rd->n - rd->off)
+        return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].harmonic is corrupt", ld->rig);
+    harmonic_loaded *l = crowdi_alloc(tmp, sizeof *l + sizeof l->entries[0] * n);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].harmonic", ld->rig);
+    *scratch = l;
+    memcpy(l->timescales, timescales, sizeof timescales[0] * channels);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t p = crowdi_r_u32(rd);
+        uint32_t ch = crowdi_r_u32(rd);
+        uint32_t dir = crowdi_r_u32(rd);
+        float origin = crowdi_r_f32(rd);
+        float duration = crowdi_r_f32(rd);
+        float range = crowdi_r_f32(rd);
+        l->entries[j] = (crowd_harmonic_parameter_desc){crowdi_loading_id(ld, p), ch, (crowd_direction)dir, origin, range, duration};
+    }
+    l->desc = harm;
+    l->desc.parameters = l->entries;
+    l->desc.parameter_count = n;
+    l->desc.channel_timescales = l->timescales;
+    l->desc.channel_count = channels;
+    desc->harmonic = &l->desc;
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_harmonic = {
+    .name = "harmonic controller",
+    .present = harmonic_present,
+    .validate = harmonic_validate,
+    .build = harmonic_build,
+    .free = harmonic_free,
+    .layout = harmonic_layout,
+    .init_bits = harmonic_init_bits,
+    .point = harmonic_point,
+    .init_row = harmonic_init_row,
+    .write = harmonic_write,
+    .read = harmonic_read,
+};

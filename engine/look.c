@@ -1,0 +1,132 @@
+/* The look controller (SPEC §2): gaze by SmoothDamp, blended into parameters by axis and
+ * factor. Its settings live in the rig's view, where the kernel reads them; the stage itself
+ * is kernels/stages.h's cvk_look. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "serial.h"
+
+crowd_look_desc crowd_look_defaults(void) {
+    return (crowd_look_desc){.damping = 0.15f, .max_speed = INFINITY, .blend = CROWD_BLEND_ADDITIVE};
+}
+
+static bool look_present(const crowd_rig_desc *d) { return d->look != NULL; }
+
+static crowd_result look_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
+    const crowd_look_desc *l = desc->look;
+    CROWDI_RIG_CHECK(l->parameter_count <= CROWD_MAX_ENTRIES, CROWD_ERR_CAPACITY,
+                     "desc->look->parameter_count (%u) exceeds %u", l->parameter_count, CROWD_MAX_ENTRIES);
+    if (!ids) return CROWD_OK; /* counts only */
+    CROWDI_RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
+    CROWDI_RIG_CHECK(crowdi_finite(l->damping), CROWD_ERR_NOT_FINITE, "desc->look->damping is not finite");
+    CROWDI_RIG_CHECK(l->damping >= 0 && l->damping <= CROWDI_MAX_SECONDS, CROWD_ERR_RANGE,
+                     "desc->look->damping (%g) must be in [0, 1e6]", (double)l->damping);
+    CROWDI_RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
+    CROWDI_RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
+                     (double)l->max_speed);
+    CROWDI_RIG_CHECK((unsigned)l->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->look->blend (%d) is not a crowd_blend",
+                     (int)l->blend);
+    for (uint32_t k = 0; k < l->parameter_count; k++) {
+        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->look->parameters[%u].id", k, l->parameters[k].id, NULL);
+        if (res != CROWD_OK) return res;
+        CROWDI_RIG_CHECK((unsigned)l->parameters[k].axis < CROWD_AXIS_COUNT, CROWD_ERR_BAD_ENUM,
+                         "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
+        CROWDI_RIG_CHECK(crowdi_finite(l->parameters[k].factor), CROWD_ERR_NOT_FINITE,
+                         "desc->look->parameters[%u].factor is not finite", k);
+        CROWDI_RIG_CHECK(fabsf(l->parameters[k].factor) <= CROWDI_MAX_FACTOR, CROWD_ERR_RANGE,
+                         "desc->look->parameters[%u].factor (%g) must be within +-1e6", k, (double)l->parameters[k].factor);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result look_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
+    const crowd_look_desc *l = desc->look;
+    crowdi_rig_view *v = &r->view;
+    crowdi_look_entry *entries = crowdi_alloc(engine, sizeof *entries * l->parameter_count);
+    if (!entries) return CROWD_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < l->parameter_count; k++)
+        entries[k] = (crowdi_look_entry){(uint32_t)crowdi_ids_find(ids, l->parameters[k].id),
+                                         (uint32_t)l->parameters[k].axis, l->parameters[k].factor};
+    v->look_enabled = 1;
+    v->look_blend = crowdi_blend_or(l->blend, CROWDI_BLEND_ADDITIVE);
+    v->look_max_speed = l->max_speed;
+    v->look_count = l->parameter_count;
+    v->look = entries;
+    r->look_damping = l->damping;
+    return CROWD_OK;
+}
+
+static void look_free(crowd_engine *engine, crowdi_rig *r) { crowdi_free(engine, (void *)r->view.look); }
+
+static uint32_t look_layout(crowdi_rig *r, uint32_t first) {
+    r->col_look = first;
+    return CROWDI_LOOK_NCOLS;
+}
+
+static void look_init_bits(const crowdi_rig *r, uint32_t *bits) {
+    bits[r->col_look + CROWDI_LOOK_DAMPING] = crowdi_bits(r->look_damping);
+    bits[r->col_look + CROWDI_LOOK_WEIGHT] = crowdi_bits(1.0f);
+}
+
+static void look_point(crowdi_rig *r) {
+    for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) r->view.look_col[c] = r->columns[r->col_look + (uint32_t)c];
+}
+
+static void look_write(crowdi_writer *w, const crowdi_rig *r) {
+    const crowdi_rig_view *v = &r->view;
+    crowdi_w_u32(w, v->look_blend);
+    crowdi_w_f32(w, r->look_damping);
+    crowdi_w_f32(w, v->look_max_speed);
+    crowdi_w_u32(w, v->look_count);
+    for (uint32_t k = 0; k < v->look_count; k++) {
+        crowdi_w_u32(w, v->look[k].param);
+        crowdi_w_u32(w, v->look[k].axis);
+        crowdi_w_f32(w, v->look[k].factor);
+    }
+}
+
+typedef struct {
+    crowd_look_desc desc;
+    crowd_look_parameter_desc entries[];
+} look_loaded;
+
+static crowd_result look_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
+                              crowd_rig_desc *desc, void **scratch) {
+    /* one read per statement: the order of evaluation inside an initializer is unspecified */
+    crowd_look_desc look = {0};
+    look.blend = (crowd_blend)crowdi_r_u32(rd);
+    look.damping = crowdi_r_f32(rd);
+    look.max_speed = crowdi_r_f32(rd);
+    uint32_t n = crowdi_r_u32(rd);
+    /* entry counts are bounded by the bytes left before anything is allocated for them */
+    if (rd->bad || (size_t)n * 12 > rd->n - rd->off)
+        return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].look is corrupt", ld->rig);
+    look_loaded *l = crowdi_alloc(tmp, sizeof *l + sizeof l->entries[0] * n);
+    if (!l) return crowdi_fail(e, CROWD_ERR_OUT_OF_MEMORY, "crowd_snapshot_load: out of memory for rigs[%u].look", ld->rig);
+    *scratch = l;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t p = crowdi_r_u32(rd);
+        uint32_t axis = crowdi_r_u32(rd);
+        float factor = crowdi_r_f32(rd);
+        l->entries[j] = (crowd_look_parameter_desc){crowdi_loading_id(ld, p), (crowd_axis)axis, factor};
+    }
+    l->desc = look;
+    l->desc.parameters = l->entries;
+    l->desc.parameter_count = n;
+    desc->look = &l->desc;
+    return CROWD_OK;
+}
+
+const crowdi_controller crowdi_controller_look = {
+    .name = "look controller",
+    .present = look_present,
+    .validate = look_validate,
+    .build = look_build,
+    .free = look_free,
+    .layout = look_layout,
+    .init_bits = look_init_bits,
+    .point = look_point,
+    .write = look_write,
+    .read = look_read,
+};
