@@ -189,7 +189,7 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
 
 /* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
  * torso basis T; reads and writes the limb's side (kept in T's frame). */
-static inline cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
+static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
                                      const cvk_basis *T) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
@@ -399,37 +399,101 @@ static inline cv_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, 
  * the directions pass 1 left and the torso rotations' LookRotation arguments, and the limbs'
  * ups. Not inlined: inside the stage it costs the other passes ~20% more instructions (the
  * compiler's inlining and register choices for the whole stage), even where it never runs. */
-__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
-    /* arms on the chest, then legs on the hips: one torso basis live at a time */
-    for (int torso = CROWD_BONE_CHEST; torso >= CROWD_BONE_HIPS; torso--) {
-        const cvk_basis T = cvk_look_basis(cvk_get_look(s, torso, 0, j), cvk_get_look(s, torso, 1, j));
-        for (int limb = 0; limb < CROWD_LIMB_COUNT; limb++) {
-            if (crowdi_limb_is_leg(limb) != (torso == CROWD_BONE_HIPS)) continue;
-            const int upper = crowdi_limb_upper[limb];
-            cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
-            cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, &T);
-            cvk_put_look(s, upper, j, d, cv_v3_cross(d, side));
-            cvk_put_look(s, upper + 1, j, ld, cv_v3_cross(ld, side));
-        }
-    }
+static inline void cvk_put_up(cvk_limb_scratch *s, int bone, size_t j, cv_v3 up) {
+    cv_storeu(&s->look[bone][3][j], up.x);
+    cv_storeu(&s->look[bone][4][j], up.y);
+    cv_storeu(&s->look[bone][5][j], up.z);
 }
 
-/* Pass 2: one bone's rotation on every row of the scratch; `form` is a constant at each call
- * (cvk_look_rotation_by). Renormalised after the fix: near LookRotation's degenerate
- * threshold the basis is not quite orthogonal. */
-static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows, int b, int form) {
+/* One limb's side axis and its two bones' ups (their forwards are in the scratch already). */
+static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_rig_view *v, size_t i,
+                                                                      cvk_limb_scratch *s, size_t j, int limb,
+                                                                      const cvk_basis *T) {
+    const int upper = crowdi_limb_upper[limb];
+    cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
+    cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, T);
+    cvk_put_up(s, upper, j, cv_v3_cross(d, side));
+    cvk_put_up(s, upper + 1, j, cv_v3_cross(ld, side));
+}
+
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+    /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
+     * that every limb's columns and constants are known where they are used */
+    cvk_basis T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j));
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T);
+    T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j));
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T);
+}
+
+/* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
+ * each call (cvk_look_rotation_by, cvk_q_mul_fix), so the loop holds no branch. Renormalised
+ * after the fix: near LookRotation's degenerate threshold the basis is not quite orthogonal. */
+static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_rig_view *v, cvk_limb_scratch *s,
+                                                                         size_t rows, int b, int form, uint8_t kind) {
     for (size_t j = 0; j < rows; j += CV_W) {
         cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
         cv_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
         cv_f n2;
-        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], v->limb_fix_kind[b]),
-                                    &n2);
+        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], kind), &n2);
         cv_storeu(&s->world[b][0][j], w.x);
         cv_storeu(&s->world[b][1][j], w.y);
         cv_storeu(&s->world[b][2][j], w.z);
         cv_storeu(&s->world[b][3][j], w.w);
         cv_storeu(&s->norm2[b][j], n2);
     }
+}
+
+/* Not inlined, like the other passes: each gets its own register allocation. */
+__attribute__((noinline)) static void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows,
+                                                         int b) {
+    const int form = crowdi_bones[b].unit_forward ? CVK_LOOK_UNIT : CVK_LOOK_GENERAL;
+    switch (v->limb_fix_kind[b]) {
+    case CROWDI_FIX_IDENTITY:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_IDENTITY);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_IDENTITY);
+        break;
+    case CROWDI_FIX_X90:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_X90);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_X90);
+        break;
+    default:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_GENERAL);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_GENERAL);
+        break;
+    }
+}
+
+/* inverse(a) * b for unit a, as cv_q_mul(cv_q_conj(a), b) gives it bit for bit: (-x)*y is
+ * exactly -(x*y) and s + -t exactly s - t, so the three negations fold into the signs of the
+ * sums (only a NaN's sign could differ, and a NaN never reaches an output: cvk_limb_outputs_by
+ * keeps the last output where |q|^2 is not sane). */
+static inline cv_q cvk_q_conj_mul(cv_q a, cv_q b) {
+    cv_q r;
+    r.x = cv_add(cv_sub(cv_sub(cv_mul(a.w, b.x), cv_mul(a.x, b.w)), cv_mul(a.y, b.z)), cv_mul(a.z, b.y));
+    r.y = cv_sub(cv_sub(cv_add(cv_mul(a.w, b.y), cv_mul(a.x, b.z)), cv_mul(a.y, b.w)), cv_mul(a.z, b.x));
+    r.z = cv_sub(cv_add(cv_sub(cv_mul(a.w, b.z), cv_mul(a.x, b.y)), cv_mul(a.y, b.x)), cv_mul(a.z, b.w));
+    r.w = cv_add(cv_add(cv_add(cv_mul(a.w, b.w), cv_mul(a.x, b.x)), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
+    return r;
+}
+
+/* cv_q_positive's bits with one select instead of four: flipping the sign bit where w < 0 is
+ * an xor with the sign bit chosen once (AVX-512 flips under a mask in one instruction). */
+static inline cv_q cvk_q_positive(cv_q q) {
+#if defined(CV_TARGET_AVX512)
+    return cv_q_positive(q);
+#else
+    const cv_i sign = cv_as_i(cv_select(cv_lt(q.w, cv_zero()), cv_set1(-0.0f), cv_zero()));
+    return (cv_q){cv_as_f(cv_ixor(cv_as_i(q.x), sign)), cv_as_f(cv_ixor(cv_as_i(q.y), sign)),
+                  cv_as_f(cv_ixor(cv_as_i(q.z), sign)), cv_as_f(cv_ixor(cv_as_i(q.w), sign))};
+#endif
 }
 
 /* Is landmark k of the block's rows at or above the visibility threshold? */
@@ -463,7 +527,7 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
         cv_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
                    cv_loadu(&s->world[b][3][j])};
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
-        cv_q local = cv_q_positive(cv_q_mul(cv_q_conj(parent), w));
+        cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
         cv_m trusted = cv_mtrue();
         if (tracking) {
             if (some_unseen)
@@ -550,11 +614,7 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
         if (v->limb_side_mode == CROWDI_SIDE_STABLE)
             for (size_t j = 0; j < rows; j += CV_W) cvk_limb_sides(v, r0 + j, &s, j);
-        for (int b = 0; b < CROWDI_BONES; b++)
-            if (crowdi_bones[b].unit_forward)
-                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
-            else
-                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
+        for (int b = 0; b < CROWDI_BONES; b++) cvk_limb_rotations(v, &s, rows, b);
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
 }
