@@ -290,63 +290,21 @@ static inline void cvk_hand(cv_v3 wrist, cv_v3 index, cv_v3 pinky, cvk_limb_scra
 typedef struct {
     const float *base;  /* coordinate c of landmark k at base + k*kstride + c*st */
     size_t kstride, st;
-    cv_f yflip;         /* the sign bit to flip in y, or zero */
+    bool flip;          /* negate y (a constant where the geometry is expanded) */
 } cvk_landmarks;
 
 static inline cv_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
     const float *col = L->base + (size_t)k * L->kstride + i;
-    return (cv_v3){cv_loadu(col), cv_as_f(cv_ixor(cv_as_i(cv_loadu(col + L->st)), cv_as_i(L->yflip))),
-                    cv_loadu(col + 2 * L->st)};
+    const cv_f y = cv_loadu(col + L->st);
+    return (cv_v3){cv_loadu(col), L->flip ? cv_neg(y) : y, cv_loadu(col + 2 * L->st)};
 }
 
-/* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
- * LookRotation arguments out. */
-static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
-                                   size_t j) {
+/* Pass 1's geometry: each bone's LookRotation arguments from the landmarks L. */
+static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi_rig_view *v, size_t i,
+                                                                     cvk_limb_scratch *s, size_t j,
+                                                                     const cvk_landmarks L) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    const cv_f yflip = v->limb_flip_y ? cv_set1(-0.0f) : zero;
-    cvk_landmarks L = {v->limb_pose, 4 * st, st, yflip};
-
-    if (v->limb_smoothing) {
-        float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
-        const cv_m first = cv_eq(cv_loadu(filter_ready + i), zero);
-        for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
-            int k = cvk_used_landmarks[u];
-            cv_v3 raw = cvk_lm(&L, k, i);
-            cv_f p[3] = {raw.x, raw.y, raw.z};
-            for (int c = 0; c < 3; c++) {
-                float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
-                float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                float *rawc = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                if (t->dt > 0.0f) {
-                    cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i, p[c], first);
-                } else { /* dt = 0 adds no information: the filtered value stands (a first
-                            sample is taken as it is) */
-                    cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
-                    cv_storeu(rawc + i, cv_select(first, p[c], cv_loadu(rawc + i)));
-                    cv_storeu(xhat + i, kept);
-                }
-            }
-        }
-        cv_storeu(filter_ready + i, one);
-        L = (cvk_landmarks){v->limb_filter, 3 * st, st, zero}; /* the filtered values, already flipped */
-    }
-    /* is the block steady (every used landmark seen, every bone eased in)? Then pass 3 is
-     * the plain solve (cvk_limb_outputs) */
-    if (t->track) {
-        cv_m ok = cv_mtrue();
-        const float *vis = v->limb_pose + 3 * st + i;
-        const cv_f threshold = cv_set1(v->limb_visibility_threshold);
-#pragma GCC unroll 23
-        for (int u = 0; u < CVK_USED_LANDMARKS; u++)
-            ok = cv_mand(ok, cv_ge(cv_loadu(vis + (size_t)(4 * cvk_used_landmarks[u]) * st), threshold));
-        const float *track = v->limb_track + i;
-#pragma GCC unroll 15
-        for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(track + (size_t)b * st), one));
-        s->steady[j / CV_W] = cv_all(ok);
-    }
-
     /* the root's right axis: only the root fallback reads it */
     cv_v3 right = {zero, zero, zero};
     if (v->limb_side_mode != CROWDI_SIDE_STABLE)
@@ -388,6 +346,59 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
 #undef LIMB
 #undef HAND
 #undef FOOT
+}
+
+/* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
+ * LookRotation arguments out. */
+static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
+                                   size_t j) {
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    cvk_landmarks L = {v->limb_pose, 4 * st, st, v->limb_flip_y != 0};
+
+    if (v->limb_smoothing) {
+        float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
+        const cv_m first = cv_eq(cv_loadu(filter_ready + i), zero);
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
+            int k = cvk_used_landmarks[u];
+            cv_v3 raw = cvk_lm(&L, k, i);
+            cv_f p[3] = {raw.x, raw.y, raw.z};
+            for (int c = 0; c < 3; c++) {
+                float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
+                float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                float *rawc = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                if (t->dt > 0.0f) {
+                    cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i, p[c], first);
+                } else { /* dt = 0 adds no information: the filtered value stands (a first
+                            sample is taken as it is) */
+                    cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
+                    cv_storeu(rawc + i, cv_select(first, p[c], cv_loadu(rawc + i)));
+                    cv_storeu(xhat + i, kept);
+                }
+            }
+        }
+        cv_storeu(filter_ready + i, one);
+        L = (cvk_landmarks){v->limb_filter, 3 * st, st, false}; /* the filtered values, already flipped */
+    }
+    /* is the block steady (every used landmark seen, every bone eased in)? Then pass 3 is
+     * the plain solve (cvk_limb_outputs) */
+    if (t->track) {
+        cv_m ok = cv_mtrue();
+        const float *vis = v->limb_pose + 3 * st + i;
+        const cv_f threshold = cv_set1(v->limb_visibility_threshold);
+#pragma GCC unroll 23
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++)
+            ok = cv_mand(ok, cv_le(threshold, cv_loadu(vis + (size_t)(4 * cvk_used_landmarks[u]) * st)));
+        const float *track = v->limb_track + i;
+#pragma GCC unroll 15
+        for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(one, cv_loadu(track + (size_t)b * st)));
+        s->steady[j / CV_W] = cv_all(ok);
+    }
+    /* the geometry with the flip a constant (no instruction where there is none) */
+    if (L.flip)
+        cvk_limb_geometry(v, i, s, j, (cvk_landmarks){L.base, L.kstride, st, true});
+    else
+        cvk_limb_geometry(v, i, s, j, (cvk_landmarks){L.base, L.kstride, st, false});
 }
 
 static inline cv_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
