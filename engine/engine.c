@@ -1,4 +1,5 @@
-/* The engine: creation, errors, the SIMD target, and rigs with their validation. */
+/* The engine: creation, the SIMD target, and rigs with their validation (the controllers'
+ * parts through the controller table). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -6,102 +7,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* ---- results and errors ---- */
-const char *crowd_result_text(crowd_result result) {
-    switch (result) {
-#define CROWD_X_TEXT(code, text) case code: return text;
-        CROWD_RESULT_LIST(CROWD_X_TEXT)
-#undef CROWD_X_TEXT
-    default: return "unknown result code";
-    }
-}
-
-crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
-    char buf[512];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(buf, sizeof buf, fmt, args);
-    va_end(args);
-    if (engine) {
-        /* The message is the one piece of engine state an error writes: it is not "stored
-         * state" in the sense of SPEC §6, and const callers still need it. */
-        crowd_engine *e = (crowd_engine *)engine;
-        memcpy(e->error, buf, sizeof buf);
-        if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
-    }
-    return code;
-}
-
-crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...) {
-    crowd_engine *e = (crowd_engine *)engine;
-    /* the first of concurrently failing calls takes the message; the others leave it alone
-     * rather than race on it (and on the logger) */
-    if (__atomic_test_and_set(&e->error_busy, __ATOMIC_ACQUIRE)) return code;
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(e->error, sizeof e->error, fmt, args);
-    va_end(args);
-    if (e->logger.log) e->logger.log(code, e->error, e->logger.user);
-    __atomic_clear(&e->error_busy, __ATOMIC_RELEASE);
-    return code;
-}
-
-/* ---- handle tags ---- */
-#define TAG_COUNT 0x10000u /* tags 1 .. 0xffff; 0 is never a tag */
-static pthread_mutex_t tag_mutex = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t tag_refs[TAG_COUNT];
-static uint32_t tag_cursor; /* the last tag handed out */
-
-uint32_t crowdi_tag_new(void) {
-    uint32_t tag = 0;
-    pthread_mutex_lock(&tag_mutex);
-    for (uint32_t k = 1; k < TAG_COUNT && !tag; k++) {
-        uint32_t t = (tag_cursor + k) % TAG_COUNT;
-        if (t != 0 && tag_refs[t] == 0) tag = t;
-    }
-    if (tag) {
-        tag_refs[tag] = 1;
-        tag_cursor = tag;
-    }
-    pthread_mutex_unlock(&tag_mutex);
-    return tag;
-}
-
-void crowdi_tag_ref(uint32_t tag) {
-    pthread_mutex_lock(&tag_mutex);
-    tag_refs[tag & 0xffffu]++;
-    pthread_mutex_unlock(&tag_mutex);
-}
-
-void crowdi_tag_release(uint32_t tag) {
-    pthread_mutex_lock(&tag_mutex);
-    if (tag_refs[tag & 0xffffu]) tag_refs[tag & 0xffffu]--;
-    pthread_mutex_unlock(&tag_mutex);
-}
-
-const char *crowd_last_error(const crowd_engine *engine) { return engine ? engine->error : ""; }
-
-/* ---- memory ---- */
-void *crowdi_alloc(const crowd_engine *engine, size_t size) {
-    if (size == 0) size = CROWDI_ALIGN;
-    if (engine->allocator.alloc) return engine->allocator.alloc(size, CROWDI_ALIGN, engine->allocator.user);
-    size = (size + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN;
-    return aligned_alloc(CROWDI_ALIGN, size);
-}
-
-void crowdi_free(const crowd_engine *engine, void *ptr) {
-    if (!ptr) return;
-    if (engine->allocator.free) engine->allocator.free(ptr, engine->allocator.user);
-    else free(ptr);
-}
-
-char *crowdi_strdup(const crowd_engine *engine, const char *s) {
-    size_t n = strlen(s) + 1;
-    char *copy = crowdi_alloc(engine, n);
-    if (copy) memcpy(copy, s, n);
-    return copy;
-}
 
 /* ---- SIMD targets ---- */
 static const char *const simd_names[CROWD_SIMD_COUNT] = {"auto", "scalar", "sse2", "avx2", "avx512"};
@@ -126,7 +31,7 @@ uint32_t crowd_engine_threads(const crowd_engine *engine) { return engine ? engi
 crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine) {
     CROWDI_CHECK(NULL, desc, CROWD_ERR_NULL, "crowd_engine_create: desc is NULL");
     CROWDI_CHECK(NULL, out_engine, CROWD_ERR_NULL, "crowd_engine_create: out_engine is NULL");
-    crowd_engine probe = {.logger = desc->logger};
+    crowd_engine probe = {.core.logger = desc->logger};
     CROWDI_CHECK(&probe, (unsigned)desc->simd < CROWD_SIMD_COUNT, CROWD_ERR_BAD_ENUM,
                  "crowd_engine_create: desc->simd (%d) is not a crowd_simd value", (int)desc->simd);
     CROWDI_CHECK(&probe, desc->threads <= 256, CROWD_ERR_RANGE,
@@ -155,12 +60,11 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
                  simd_names[simd]);
 
     crowd_engine *e;
-    if (desc->allocator.alloc) e = desc->allocator.alloc(sizeof *e, CROWDI_ALIGN, desc->allocator.user);
-    else e = aligned_alloc(CROWDI_ALIGN, (sizeof *e + CROWDI_ALIGN - 1) / CROWDI_ALIGN * CROWDI_ALIGN);
+    e = crowdi_alloc_with(&desc->allocator, sizeof *e);
     CROWDI_CHECK(&probe, e, CROWD_ERR_OUT_OF_MEMORY, "crowd_engine_create: out of memory");
     memset(e, 0, sizeof *e);
-    e->allocator = desc->allocator;
-    e->logger = desc->logger;
+    e->core.allocator = desc->allocator;
+    e->core.logger = desc->logger;
     e->seed = desc->seed;
     e->initial_capacity = desc->initial_capacity;
     e->next_instance_id = desc->first_instance_id;
@@ -171,14 +75,13 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
     e->tag = crowdi_tag_new();
     e->free_slot = UINT32_MAX;
     e->threads = desc->threads ? desc->threads : 1;
-    crowd_result res = e->tag ? crowdi_pool_start(e, e->threads) : CROWD_ERR_CAPACITY;
+    crowd_result res = e->tag ? crowdi_pool_start(e, e->threads, &e->pool) : CROWD_ERR_CAPACITY;
     if (res != CROWD_OK) {
         if (e->tag) crowdi_tag_release(e->tag);
-        crowd_allocator al = e->allocator;
-        if (al.free) al.free(e, al.user);
-        else free(e);
+        crowd_allocator al = e->core.allocator;
+        crowdi_free_with(&al, e);
         if (res == CROWD_ERR_CAPACITY)
-            return crowdi_fail(&probe, res, "crowd_engine_create: %u engines are live, the most there can be", TAG_COUNT - 1);
+            return crowdi_fail(&probe, res, "crowd_engine_create: %u engines are live, the most there can be", CROWDI_TAG_COUNT - 1);
         if (res == CROWD_ERR_THREAD)
             return crowdi_fail(&probe, res, "crowd_engine_create: the system could not start %u threads", desc->threads - 1);
         return crowdi_fail(&probe, res, "crowd_engine_create: out of memory for the pool of %u threads", desc->threads);
@@ -189,14 +92,13 @@ crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **o
 
 void crowd_engine_destroy(crowd_engine *engine) {
     if (!engine) return;
-    crowdi_pool_stop(engine);
+    crowdi_pool_stop(engine->pool);
     for (uint32_t r = 0; r < engine->rig_count; r++) crowdi_rig_free(engine, engine->rigs[r]);
     crowdi_free(engine, engine->rigs);
     crowdi_free(engine, engine->slots);
     crowdi_tag_release(engine->tag);
-    crowd_allocator al = engine->allocator;
-    if (al.free) al.free(engine, al.user);
-    else free(engine);
+    crowd_allocator al = engine->core.allocator;
+    crowdi_free_with(&al, engine);
 }
 
 /* ---- rig handles ---- */

@@ -7,12 +7,13 @@
 
 #include "crowd.h"
 #include "controllers.h"
+#include "core.h"
 #include "dispatch.h"
+#include "pool.h"
 #include "kernels/kernel_table.h"
 #include "random.h"
 
 #define CROWDI_LANES 16          /* capacity is padded to this many rows */
-#define CROWDI_ALIGN 64          /* every column starts on a cache line */
 #define CROWDI_MAX_ROWS (1u << 30)
 #define CROWDI_MAX_RIGS CROWD_MAX_RIGS
 /* Magnitudes the formulas square or multiply without overflowing float32: accepted input can
@@ -46,8 +47,8 @@ typedef struct crowdi_rig {
     crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
 
     /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
-     * [0, active) run; rows [active, count) are paused and never touched by the tick. */
-    uint32_t count, active, capacity, column_count;
+     * [0, running) run; rows [running, count) are paused and never touched by the tick. */
+    uint32_t count, running, capacity, column_count;
     void *block;
     uint32_t *init_bits;     /* [column_count] value a new row starts with */
     float **columns;         /* [column_count] */
@@ -72,12 +73,8 @@ typedef struct crowdi_slot {
     uint32_t next_free;
 } crowdi_slot;
 
-/* The optional worker pool: threads - 1 workers, the caller's thread being the first. */
-typedef struct crowdi_pool crowdi_pool;
-
 struct crowd_engine {
-    crowd_allocator allocator;
-    crowd_logger logger;
+    crowdi_core core; /* first: core.c reaches it through the engine pointer */
     uint64_t seed;
     uint32_t initial_capacity;
     uint32_t tag; /* 16 bits in every handle, unique among live engines (crowdi_tag_*) */
@@ -92,39 +89,7 @@ struct crowd_engine {
     crowdi_slot *slots;
     uint32_t slot_count, slot_capacity, free_slot;
     uint64_t next_instance_id;
-
-    char error[512];
-    unsigned char error_busy; /* set while a crowd_tick_range call writes error (atomically) */
 };
-
-/* errors: record the message (printf-style, starting with the function name) and log it */
-crowd_result crowdi_fail(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-#define CROWDI_CHECK(engine, cond, code, ...) \
-    do { if (!(cond)) return crowdi_fail((engine), (code), __VA_ARGS__); } while (0)
-
-/* The same for calls that may run concurrently (crowd_tick_range): of several failing at
- * once, one records and logs its message, the others only return the code. */
-crowd_result crowdi_fail_concurrent(const crowd_engine *engine, crowd_result code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Handle tags: a process-wide table of the tags live engines hold, with a reference count
- * each (an engine that loaded a snapshot shares the saving engine's tag). New tags come from
- * a rotating process-wide counter that skips tags in use, so two live engines never get the
- * same one and a freed tag is reused as late as possible. 0: all 65535 tags are in use. */
-uint32_t crowdi_tag_new(void);
-void crowdi_tag_ref(uint32_t tag);
-void crowdi_tag_release(uint32_t tag);
-
-void *crowdi_alloc(const crowd_engine *engine, size_t size);
-void crowdi_free(const crowd_engine *engine, void *ptr);
-char *crowdi_strdup(const crowd_engine *engine, const char *s);
 
 static inline bool crowdi_finite(float x) { return x - x == 0.0f; }
 
@@ -133,6 +98,8 @@ crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig);
 uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig); /* UINT32_MAX if invalid */
 crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
 const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
+/* every handle live and of this engine (fn names the calling function in messages) */
+crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
 
 /* limbs (limbs.c) */
 /* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
@@ -140,11 +107,7 @@ const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h)
 static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
 static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
 
-/* threads (pool.c) */
-crowd_result crowdi_pool_start(crowd_engine *engine, uint32_t threads);
-void crowdi_pool_stop(crowd_engine *engine);
-/* Runs crowdi_tick_slice(engine, dt, t, threads) for t = 0..threads-1, t = 0 on this thread. */
-void crowdi_pool_run(crowd_engine *engine, float dt);
+/* the tick (tick.c): slice `slice` of `slices` of every rig's running rows */
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
 
 /* ---- controllers (controllers.h lists them) ---- */

@@ -62,7 +62,7 @@ static void write_rig_settings(crowdi_writer *w, const crowdi_rig *r) {
 static void write_rig(crowdi_writer *w, const crowdi_rig *r) {
     write_rig_settings(w, r);
     crowdi_w_u32(w, r->count);
-    crowdi_w_u32(w, r->active);
+    crowdi_w_u32(w, r->running);
     crowdi_w_u32(w, r->column_count);
     for (uint32_t c = 0; c < r->column_count; c++) crowdi_w_words(w, r->columns[c], r->count);
     for (uint32_t row = 0; row < r->count; row++) crowdi_w_u64(w, r->handles[row].id);
@@ -220,7 +220,7 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
     for (uint32_t row = 0; row < count; row++) r->handles[row].id = crowdi_r_u64(rd);
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
-    r->active = active;
+    r->running = active;
     /* outputs: no field rule covers them, finite is their rule */
     for (uint32_t c = r->col_out; c < r->col_out + r->param_count; c++) {
         const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
@@ -258,7 +258,7 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     const uint8_t *body = (const uint8_t *)data + SNAP_HEADER;
     LOAD_CHECK(payload_checksum(body, (size_t)payload) == sum, "checksum mismatch: the blob is corrupted");
 
-    crowd_engine_desc desc = {.simd = e->simd, .allocator = e->allocator, .logger = {0}};
+    crowd_engine_desc desc = {.simd = e->simd, .allocator = e->core.allocator, .logger = {0}};
     res = crowd_engine_create(&desc, &tmp);
     if (res != CROWD_OK) LOAD_FAIL(res, "cannot make a scratch engine");
     crowdi_reader rd = {body, (size_t)payload, 0, 0, 0};

@@ -83,7 +83,9 @@ extern "C" {
     X(CROWD_ERR_WRONG_RIG, "the instance belongs to another rig than the one the call names") \
     X(CROWD_ERR_NO_CONTROLLER, "the rig has no such controller")                             \
     X(CROWD_ERR_BAD_SNAPSHOT, "the snapshot is truncated, corrupted, oversized or of another version") \
-    X(CROWD_ERR_THREAD, "the system could not start a thread")
+    X(CROWD_ERR_THREAD, "the system could not start a thread")                                \
+    X(CROWD_ERR_READ_ONLY, "the field is read only")                                          \
+    X(CROWD_ERR_REPEATED_HANDLE, "a handle appears more than once in the call")
 
 typedef enum crowd_result {
 #define CROWD_X_ENUM(code, text) code,

@@ -46,7 +46,7 @@ __all__ = [
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
     "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
-    "limbs_defaults", "ThreadError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+    "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
@@ -80,6 +80,8 @@ class Result(_enum.IntEnum):
     ERR_NO_CONTROLLER = 12
     ERR_BAD_SNAPSHOT = 13
     ERR_THREAD = 14
+    ERR_READ_ONLY = 15
+    ERR_REPEATED_HANDLE = 16
 
 
 class Simd(_enum.IntEnum):
@@ -292,6 +294,14 @@ class ThreadError(Error):
     code = Result.ERR_THREAD
 
 
+class ReadOnlyError(Error, ValueError):
+    code = Result.ERR_READ_ONLY
+
+
+class RepeatedHandleError(Error, ValueError):
+    code = Result.ERR_REPEATED_HANDLE
+
+
 class ClosedError(Error):
     """The engine was closed: its memory is gone, and so is every view on it."""
 
@@ -303,7 +313,8 @@ class StaleViewError(Error):
 
 _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
                                DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
-                               UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError)}
+                               UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError,
+                               ReadOnlyError, RepeatedHandleError)}
 
 
 def _error(code, message):

@@ -88,6 +88,22 @@ def test_duplicate_id(engine):
         engine.rig(parameters=[crowd.Parameter("p", 0, 1), crowd.Parameter("p", 0, 1)])
 
 
+def test_read_only(engine, face):
+    r, h = face
+    before = engine.get_one(h[0], "output")
+    with raises(crowd.ReadOnlyError, Result.ERR_READ_ONLY, "output", "read only"):
+        engine.set_one(h[0], "output", [1.0])
+    assert isinstance(crowd.ReadOnlyError("x"), ValueError)
+    assert np.array_equal(engine.get_one(h[0], "output"), before)
+
+
+def test_repeated_handle(engine, face):
+    r, h = face
+    with raises(crowd.RepeatedHandleError, Result.ERR_REPEATED_HANDLE, "handles[2]"):
+        engine.remove([h[0], h[1], h[0]])
+    assert r.instance_count == 2  # nothing removed
+
+
 def test_bad_enum(engine, face):
     r, h = face
     with raises(crowd.BadEnumError, Result.ERR_BAD_ENUM, "simd"):

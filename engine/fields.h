@@ -1,0 +1,77 @@
+/* The field table: every crowd_field's name, the controller whose columns hold it, its column
+ * (component `comp` of index `index` of rig r), component count, which indices it has, its
+ * value rule and whether callers may write it. crowd_instances_set/get, crowd_rig_column and
+ * snapshot loading read their checks from it (fields.c). A new controller's fields are rows
+ * here and values in crowd.h's crowd_field. */
+#ifndef CROWDI_FIELDS_H
+#define CROWDI_FIELDS_H
+
+/* Which indices a field has: none (index ignored), one per parameter, per harmonic entry or
+ * per bone. */
+enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_HARMONIC, CROWDI_INDEX_BONE };
+
+/* Value rules (fields.c words and checks them; every rule includes "finite"). */
+typedef enum crowdi_rule {
+    CROWDI_RULE_FINITE,
+    CROWDI_RULE_WEIGHT,       /* [0, 1] */
+    CROWDI_RULE_SECONDS,      /* [0, 1e6] */
+    CROWDI_RULE_FRACTION,     /* within +-1000 */
+    CROWDI_RULE_PHASE,        /* [0, the entry's duration] */
+    CROWDI_RULE_COORD,        /* within +-1e15 */
+    CROWDI_RULE_LOOK_POS,     /* within +-1e18 */
+    CROWDI_RULE_LOOK_VEL,     /* within +-1e24 */
+    CROWDI_RULE_AT_MOST_ONE,  /* <= 1 */
+    CROWDI_RULE_SWITCH,       /* 0 or 1 */
+    CROWDI_RULE_MANUAL,       /* [0, 1] or -1 */
+    CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
+    CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
+    CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
+    CROWDI_RULE_OUTPUT        /* written by the tick only */
+} crowdi_rule;
+
+#define CROWDI_CTL_NONE (-1)
+/* X(FIELD, name, controller, column, width, indices, rule, writable) */
+#define CROWD_FIELD_LIST(X)                                                                                                     \
+    X(BASE, "base", CROWDI_CTL_NONE, r->columns[r->col_base + index], 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_FINITE, true)      \
+    X(LOOK_TARGET, "look_target", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_TARGET_X + comp], 3, CROWDI_INDEX_NONE,         \
+      CROWDI_RULE_COORD, true)                                                                                                  \
+    X(LOOK_ACTIVE, "look_active", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_ACTIVE], 1, CROWDI_INDEX_NONE,                  \
+      CROWDI_RULE_SWITCH, true)                                                                                                 \
+    X(LOOK_CENTER, "look_center", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_CENTER_X + comp], 3, CROWDI_INDEX_NONE,         \
+      CROWDI_RULE_COORD, true)                                                                                                  \
+    X(LOOK_DAMPING, "look_damping", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_DAMPING], 1, CROWDI_INDEX_NONE,               \
+      CROWDI_RULE_SECONDS, true)                                                                                                \
+    X(LOOK_WEIGHT, "look_weight", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_WEIGHT], 1, CROWDI_INDEX_NONE,                  \
+      CROWDI_RULE_WEIGHT, true)                                                                                                 \
+    X(HARMONIC_WEIGHT, "harmonic_weight", CROWDI_CTL_HARMONIC, r->view.harm_weight, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT,   \
+      true)                                                                                                                     \
+    X(BLINK_WEIGHT, "blink_weight", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_WEIGHT], 1, CROWDI_INDEX_NONE,             \
+      CROWDI_RULE_WEIGHT, true)                                                                                                 \
+    X(BLINK_MANUAL, "blink_manual", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_MANUAL], 1, CROWDI_INDEX_NONE,             \
+      CROWDI_RULE_MANUAL, true)                                                                                                 \
+    X(HARMONIC_PHASE, "harmonic_phase", CROWDI_CTL_HARMONIC, r->harm_T_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                   \
+      CROWDI_RULE_PHASE, true)                                                                                                  \
+    X(HARMONIC_RANGE, "harmonic_range", CROWDI_CTL_HARMONIC, r->harm_NR_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                  \
+      CROWDI_RULE_FRACTION, true)                                                                                               \
+    X(LOOK_POSITION, "look_position", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_POS_X + comp], 3, CROWDI_INDEX_NONE,        \
+      CROWDI_RULE_LOOK_POS, true)                                                                                               \
+    X(LOOK_VELOCITY, "look_velocity", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_VEL_X + comp], 3, CROWDI_INDEX_NONE,        \
+      CROWDI_RULE_LOOK_VEL, true)                                                                                               \
+    X(BLINK_OPENING, "blink_opening", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_OPENING], 1, CROWDI_INDEX_NONE,          \
+      CROWDI_RULE_AT_MOST_ONE, true)                                                                                            \
+    X(BLINK_PHASE, "blink_phase", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_PHASE], 1, CROWDI_INDEX_NONE,                \
+      CROWDI_RULE_BLINK_PHASE, true)                                                                                            \
+    X(BLINK_CLOCK, "blink_clock", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_CLOCK], 1, CROWDI_INDEX_NONE,                \
+      CROWDI_RULE_FINITE, true)                                                                                                 \
+    X(BLINK_LAST, "blink_last", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_LAST], 1, CROWDI_INDEX_NONE,                   \
+      CROWDI_RULE_FINITE, true)                                                                                                 \
+    X(POSE, "pose", CROWDI_CTL_LIMBS, r->columns[r->col_pose + comp], 4 * CROWD_LANDMARK_COUNT, CROWDI_INDEX_NONE,              \
+      CROWDI_RULE_POSE, true)                                                                                                   \
+    X(ROOT, "root", CROWDI_CTL_LIMBS, r->columns[r->col_root + comp], 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)             \
+    X(OUTPUT, "output", CROWDI_CTL_NONE, r->columns[r->col_out + index], 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_OUTPUT, false)  \
+    X(BONE_WORLD, "bone_world", CROWDI_CTL_LIMBS, r->columns[r->col_world + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
+      CROWDI_RULE_QUAT, false)                                                                                                  \
+    X(BONE_LOCAL, "bone_local", CROWDI_CTL_LIMBS, r->columns[r->col_local + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
+      CROWDI_RULE_QUAT, false)
+
+#endif

@@ -1,0 +1,65 @@
+/* The tick: each rig's running rows through the engine's kernels, whole blocks on its SIMD
+ * target and the rest at width 1, split into slices for the pool. Allocates nothing, takes
+ * no lock beyond the pool's handoff, reads no clock. */
+#include "internal.h"
+
+static crowd_result check_dt(const crowd_engine *e, const char *fn, float dt) {
+    CROWDI_CHECK(e, crowdi_finite(dt), CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
+    CROWDI_CHECK(e, dt >= 0 && dt <= 1, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
+    return CROWD_OK;
+}
+
+/* Whole blocks on the engine's target, the rest through the width-1 build of the same code. */
+static void tick_rows(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {
+    uint32_t bulk = count - count % e->kernels->width;
+    if (bulk) e->kernels->tick(&r->view, dt, first, bulk);
+    if (count > bulk) e->tail_kernels->tick(&r->view, dt, first + bulk, count - bulk);
+}
+
+/* Slice t of `slices` of every rig's running rows: contiguous, starting on a 16-row boundary. */
+void crowdi_tick_slice(const crowd_engine *e, float dt, uint32_t slice, uint32_t slices) {
+    for (uint32_t k = 0; k < e->rig_count; k++) {
+        const crowdi_rig *r = e->rigs[k];
+        uint32_t per = (r->running + slices - 1) / slices;
+        per = (per + CROWDI_LANES - 1) / CROWDI_LANES * CROWDI_LANES;
+        uint64_t first = (uint64_t)per * slice;
+        if (first >= r->running) continue;
+        uint32_t count = r->running - (uint32_t)first < per ? r->running - (uint32_t)first : per;
+        tick_rows(e, r, dt, (uint32_t)first, count);
+    }
+}
+
+typedef struct { const crowd_engine *engine; float dt; } tick_work;
+
+static void tick_slice(void *context, uint32_t slice, uint32_t slices) {
+    const tick_work *w = context;
+    crowdi_tick_slice(w->engine, w->dt, slice, slices);
+}
+
+crowd_result crowd_tick(crowd_engine *e, float dt) {
+    if (!e) return CROWD_ERR_NULL;
+    crowd_result res = check_dt(e, "crowd_tick", dt);
+    if (res != CROWD_OK) return res;
+    tick_work w = {e, dt};
+    if (e->pool) crowdi_pool_run(e->pool, tick_slice, &w);
+    else crowdi_tick_slice(e, dt, 0, 1);
+    return CROWD_OK;
+}
+
+/* Calls may run concurrently: errors go through crowdi_fail_concurrent. */
+crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t first, uint32_t count) {
+    if (!e) return CROWD_ERR_NULL;
+    const char *fn = "crowd_tick_range";
+    if (!crowdi_finite(dt)) return crowdi_fail_concurrent(e, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
+    if (!(dt >= 0 && dt <= 1))
+        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    if (!r) return crowdi_fail_concurrent(e, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
+    if (!(first <= r->count && count <= r->count - first))
+        return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: rows [%u, %u + %u) exceed the rig's %u instances", fn,
+                                      first, first, count, r->count);
+    /* paused rows (from crowd_rig_running_count() on) are left as they are */
+    uint32_t end = first + count < r->running ? first + count : r->running;
+    if (first < end) tick_rows(e, r, dt, first, end - first);
+    return CROWD_OK;
+}
