@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises a bench_tick JSON run: speed-ups over the per-object way, fractions of the STREAM
-triad, two-thread scaling, and the performance targets of issue #6 on the widest target run.
+triad, two-thread scaling, and the performance targets (set for AVX-512) on the widest target run.
 
   build/bench/bench_tick --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \\
       --benchmark_out=run.json --benchmark_out_format=json
@@ -81,7 +81,7 @@ def main():
         return a / b if a and b else None
 
     print()
-    print("targets of issue #6 (set for AVX-512; measured here on %s):" % best)
+    print("performance targets (set for AVX-512; measured here on %s):" % best)
     checks = [
         ("face 10k, 1 thread, x per-object", up("face", 10000), 15),
         ("face 1M, 1 thread, x per-object", up("face", 1000000), 6),

@@ -101,107 +101,40 @@ void crowd_engine_destroy(crowd_engine *engine) {
     crowdi_free_with(&al, engine);
 }
 
-/* ---- rig handles ---- */
-crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index) {
-    return (crowd_rig){(engine->tag << 16) | (index + 1)};
-}
-
-uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig) {
-    if (!engine || (rig.id >> 16) != engine->tag) return UINT32_MAX;
-    uint32_t index = (rig.id & 0xffffu) - 1;
-    return index < engine->rig_count ? index : UINT32_MAX;
-}
-
-crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
-    uint32_t index = crowdi_rig_index(engine, rig);
-    return index == UINT32_MAX ? NULL : engine->rigs[index];
-}
-
 /* ---- rig validation ---- */
-/* The desc's parameter ids hashed (FNV-1a 32) into an open-addressed table of index + 1, at
- * most half full: checking ids takes time linear in the counts. */
-struct crowdi_ids {
-    const crowd_rig_desc *desc;
-    uint32_t *slots;
-    uint32_t mask;
-};
-
-static uint32_t hash_id(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-/* The index of id, or -1; with insert, a missing id is added as parameter `insert_as`. */
-static int index_probe(crowdi_ids *x, const char *id, bool insert, uint32_t insert_as) {
-    for (uint32_t at = hash_id(id) & x->mask;; at = (at + 1) & x->mask) {
-        uint32_t v = x->slots[at];
-        if (v == 0) {
-            if (insert) x->slots[at] = insert_as + 1;
-            return -1;
-        }
-        if (strcmp(x->desc->parameters[v - 1].id, id) == 0) return (int)(v - 1);
-    }
-}
-
-int crowdi_ids_find(const crowdi_ids *x, const char *id) { return index_probe((crowdi_ids *)x, id, false, 0); }
-
-crowd_result crowdi_rig_param_id(crowd_engine *engine, const crowdi_ids *ids, const char *field_fmt, uint32_t k,
-                                 const char *id, uint32_t *out_index) {
-    char field[96];
-    snprintf(field, sizeof field, field_fmt, k);
-    CROWDI_RIG_CHECK(id != NULL, CROWD_ERR_NULL, "%s is NULL", field);
-    int found = crowdi_ids_find(ids, id);
-    CROWDI_RIG_CHECK(found >= 0, CROWD_ERR_UNKNOWN_ID, "%s \"%s\" is not a parameter of the rig", field, id);
-    if (out_index) *out_index = (uint32_t)found;
-    return CROWD_OK;
-}
-
-static crowd_result index_create(crowd_engine *engine, const crowd_rig_desc *d, crowdi_ids *x) {
-    uint32_t size = 16;
-    while (size < 2 * d->parameter_count) size *= 2;
-    x->desc = d;
-    x->mask = size - 1;
-    x->slots = crowdi_alloc(engine, sizeof *x->slots * size);
-    if (!x->slots) return CROWD_ERR_OUT_OF_MEMORY;
-    memset(x->slots, 0, sizeof *x->slots * size);
-    return CROWD_OK;
-}
-
 #define RIG_FAIL(code, ...) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__)
-#define RIG_CHECK(cond, code, ...) do { if (!(cond)) RIG_FAIL(code, __VA_ARGS__); } while (0)
 
 /* Checks the desc; ids (filled here, counts checked first) indexes its parameter ids. */
 static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_ids *ids) {
-    RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
+    CROWDI_RIG_CHECK(desc->parameter_count == 0 || desc->parameters, CROWD_ERR_NULL,
               "desc->parameters is NULL with parameter_count %u", desc->parameter_count);
-    RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
+    CROWDI_RIG_CHECK(desc->parameter_count <= CROWD_MAX_PARAMETERS, CROWD_ERR_CAPACITY,
               "desc->parameter_count (%u) exceeds %u", desc->parameter_count, CROWD_MAX_PARAMETERS);
     crowd_result res;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) /* entry counts first */
         if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, NULL)) != CROWD_OK)
             return res;
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
-        RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
-        RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+        CROWDI_RIG_CHECK(desc->parameters[p].id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        CROWDI_RIG_CHECK(desc->parameters[p].id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
     }
-    if (index_create(engine, desc, ids) != CROWD_OK) RIG_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for the id index");
+    if (crowdi_ids_create(engine, desc, ids) != CROWD_OK) RIG_FAIL(CROWD_ERR_OUT_OF_MEMORY, "out of memory for the id index");
     for (uint32_t p = 0; p < desc->parameter_count; p++) {
         const crowd_parameter_desc *pd = &desc->parameters[p];
-        RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
-        RIG_CHECK(pd->id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
-        RIG_CHECK(crowdi_finite(pd->min), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].min (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(crowdi_finite(pd->max), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].max (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(crowdi_finite(pd->default_value), CROWD_ERR_NOT_FINITE,
+        CROWDI_RIG_CHECK(pd->id != NULL, CROWD_ERR_NULL, "desc->parameters[%u].id is NULL", p);
+        CROWDI_RIG_CHECK(pd->id[0] != 0, CROWD_ERR_RANGE, "desc->parameters[%u].id is empty", p);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->min), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].min (\"%s\") is not finite", p, pd->id);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->max), CROWD_ERR_NOT_FINITE, "desc->parameters[%u].max (\"%s\") is not finite", p, pd->id);
+        CROWDI_RIG_CHECK(crowdi_finite(pd->default_value), CROWD_ERR_NOT_FINITE,
                   "desc->parameters[%u].default_value (\"%s\") is not finite", p, pd->id);
-        RIG_CHECK(pd->min <= pd->max, CROWD_ERR_RANGE, "desc->parameters[%u].min (%g) > max (%g) (\"%s\")",
+        CROWDI_RIG_CHECK(pd->min <= pd->max, CROWD_ERR_RANGE, "desc->parameters[%u].min (%g) > max (%g) (\"%s\")",
                   p, (double)pd->min, (double)pd->max, pd->id);
-        RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(!pd->repeat || pd->max > pd->min, CROWD_ERR_RANGE,
                   "desc->parameters[%u].repeat needs max > min (\"%s\")", p, pd->id);
-        RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(fabsf(pd->min) <= CROWDI_MAX_VALUE && fabsf(pd->max) <= CROWDI_MAX_VALUE, CROWD_ERR_RANGE,
                   "desc->parameters[%u]: min and max must be within +-1e18 (\"%s\")", p, pd->id);
-        int q = index_probe(ids, pd->id, true, p);
-        RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
+        int q = crowdi_ids_insert(ids, pd->id, p);
+        CROWDI_RIG_CHECK(q < 0, CROWD_ERR_DUPLICATE_ID, "desc->parameters[%u].id \"%s\" repeats desc->parameters[%d].id", p,
                   pd->id, q);
     }
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
@@ -240,9 +173,9 @@ static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc,
 
 crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig) {
     if (!engine) return CROWD_ERR_NULL;
-    RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
-    RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
-    RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
+    CROWDI_RIG_CHECK(desc, CROWD_ERR_NULL, "desc is NULL");
+    CROWDI_RIG_CHECK(out_rig, CROWD_ERR_NULL, "out_rig is NULL");
+    CROWDI_RIG_CHECK(engine->rig_count < CROWDI_MAX_RIGS, CROWD_ERR_CAPACITY, "an engine holds at most %u rigs", CROWDI_MAX_RIGS);
     crowdi_ids ids = {0};
     crowd_result res = validate_rig(engine, desc, &ids);
     if (res == CROWD_OK) res = create_rig(engine, desc, &ids, out_rig);
@@ -255,14 +188,14 @@ static crowd_result create_rig(crowd_engine *engine, const crowd_rig_desc *desc,
     if (engine->rig_count == engine->rig_capacity) {
         uint32_t cap = engine->rig_capacity ? engine->rig_capacity * 2 : 8;
         crowdi_rig **rigs = crowdi_alloc(engine, sizeof *rigs * cap);
-        RIG_CHECK(rigs, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+        CROWDI_RIG_CHECK(rigs, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
         if (engine->rig_count) memcpy(rigs, engine->rigs, sizeof *rigs * engine->rig_count);
         crowdi_free(engine, engine->rigs);
         engine->rigs = rigs;
         engine->rig_capacity = cap;
     }
     crowdi_rig *r = crowdi_alloc(engine, sizeof *r);
-    RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
+    CROWDI_RIG_CHECK(r, CROWD_ERR_OUT_OF_MEMORY, "out of memory");
     memset(r, 0, sizeof *r);
     res = build_rig(engine, desc, ids, r);
     if (res != CROWD_OK) {

@@ -93,10 +93,19 @@ struct crowd_engine {
 
 static inline bool crowdi_finite(float x) { return x - x == 0.0f; }
 
-/* handles */
-crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig);
-uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig); /* UINT32_MAX if invalid */
-crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index);
+/* handles: a rig's is the engine's tag and index + 1 */
+static inline crowd_rig crowdi_rig_handle(const crowd_engine *engine, uint32_t index) {
+    return (crowd_rig){(engine->tag << 16) | (index + 1)};
+}
+static inline uint32_t crowdi_rig_index(const crowd_engine *engine, crowd_rig rig) { /* UINT32_MAX if invalid */
+    if (!engine || (rig.id >> 16) != engine->tag) return UINT32_MAX;
+    uint32_t index = (rig.id & 0xffffu) - 1;
+    return index < engine->rig_count ? index : UINT32_MAX;
+}
+static inline crowdi_rig *crowdi_rig_get(const crowd_engine *engine, crowd_rig rig) {
+    uint32_t index = crowdi_rig_index(engine, rig);
+    return index == UINT32_MAX ? NULL : engine->rigs[index];
+}
 const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h);
 /* every handle live and of this engine (fn names the calling function in messages) */
 crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
@@ -111,7 +120,14 @@ static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
 
 /* ---- controllers (controllers.h lists them) ---- */
-typedef struct crowdi_ids crowdi_ids; /* a rig desc's parameter ids, hashed (engine.c) */
+/* a rig desc's parameter ids, hashed (ids.c) */
+typedef struct crowdi_ids {
+    const crowd_rig_desc *desc;
+    uint32_t *slots; /* crowdi_free it when done */
+    uint32_t mask;
+} crowdi_ids;
+crowd_result crowdi_ids_create(crowd_engine *engine, const crowd_rig_desc *desc, crowdi_ids *ids);
+int crowdi_ids_insert(crowdi_ids *ids, const char *id, uint32_t index); /* -1 when new, else the earlier index */
 int crowdi_ids_find(const crowdi_ids *ids, const char *id); /* the parameter's index, or -1 */
 /* An id field of a rig desc: non-NULL and a parameter of the rig (field_fmt has one %u, k). */
 crowd_result crowdi_rig_param_id(crowd_engine *engine, const crowdi_ids *ids, const char *field_fmt, uint32_t k,

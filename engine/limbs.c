@@ -164,63 +164,60 @@ static int degenerate_bone(const float *lm, bool flip, const float sign[4], bool
     return -1;
 }
 
-#define LIMB_CHECK(cond, code, ...) \
-    do { if (!(cond)) return crowdi_fail(engine, code, "crowd_rig_create: " __VA_ARGS__); } while (0)
-
 static bool limbs_present(const crowd_rig_desc *d) { return d->limbs != NULL; }
 
 static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
     if (!ids) return CROWD_OK; /* no entry counts */
     const crowd_limbs_desc *d = desc->limbs;
-    LIMB_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
-    LIMB_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
-    LIMB_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
+    CROWDI_RIG_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
+    CROWDI_RIG_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
+    CROWDI_RIG_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
     for (int l = 0; l < CROWD_LIMB_COUNT; l++)
-        LIMB_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
                    "desc->limbs->fallback_sign[%d] (%g) must be +1 or -1", l, (double)d->fallback_sign[l]);
-    LIMB_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
-    LIMB_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
+    CROWDI_RIG_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
                "desc->limbs->visibility_threshold (%g) must be in [0, 1]", (double)d->visibility_threshold);
-    LIMB_CHECK(crowdi_finite(d->hold_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->hold_half_life is not finite");
-    LIMB_CHECK(d->hold_half_life > 0 && d->hold_half_life <= 3600, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(crowdi_finite(d->hold_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->hold_half_life is not finite");
+    CROWDI_RIG_CHECK(d->hold_half_life > 0 && d->hold_half_life <= 3600, CROWD_ERR_RANGE,
                "desc->limbs->hold_half_life (%g) must be in (0, 3600] seconds", (double)d->hold_half_life);
-    LIMB_CHECK(crowdi_finite(d->reacquire_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->reacquire_half_life is not finite");
-    LIMB_CHECK(d->reacquire_half_life > 0 && d->reacquire_half_life <= 3600, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(crowdi_finite(d->reacquire_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->reacquire_half_life is not finite");
+    CROWDI_RIG_CHECK(d->reacquire_half_life > 0 && d->reacquire_half_life <= 3600, CROWD_ERR_RANGE,
                "desc->limbs->reacquire_half_life (%g) must be in (0, 3600] seconds", (double)d->reacquire_half_life);
-    LIMB_CHECK(crowdi_finite(d->bend_min), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_min is not finite");
-    LIMB_CHECK(crowdi_finite(d->bend_full), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_full is not finite");
-    LIMB_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(crowdi_finite(d->bend_min), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_min is not finite");
+    CROWDI_RIG_CHECK(crowdi_finite(d->bend_full), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_full is not finite");
+    CROWDI_RIG_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
                "desc->limbs->bend_min (%g) and bend_full (%g) must satisfy 0 <= bend_min < bend_full <= 90 degrees",
                (double)d->bend_min, (double)d->bend_full);
-    LIMB_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
                "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
                (double)d->bend_full, (double)d->bend_min);
-    LIMB_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
-    LIMB_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
-    LIMB_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
-    LIMB_CHECK(d->min_cutoff > 0 && d->min_cutoff <= 1e6f, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
+    CROWDI_RIG_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
+    CROWDI_RIG_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
+    CROWDI_RIG_CHECK(d->min_cutoff > 0 && d->min_cutoff <= 1e6f, CROWD_ERR_RANGE,
                "desc->limbs->min_cutoff (%g) must be in (0, 1e6] Hz", (double)d->min_cutoff);
-    LIMB_CHECK(d->beta >= 0 && d->beta <= 1e6f, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be in [0, 1e6]", (double)d->beta);
-    LIMB_CHECK(d->d_cutoff > 0 && d->d_cutoff <= 1e6f, CROWD_ERR_RANGE,
+    CROWDI_RIG_CHECK(d->beta >= 0 && d->beta <= 1e6f, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be in [0, 1e6]", (double)d->beta);
+    CROWDI_RIG_CHECK(d->d_cutoff > 0 && d->d_cutoff <= 1e6f, CROWD_ERR_RANGE,
                "desc->limbs->d_cutoff (%g) must be in (0, 1e6] Hz", (double)d->d_cutoff);
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
-        LIMB_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
+        CROWDI_RIG_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
-            LIMB_CHECK(unit_quat(&d->custom_fix[b]), CROWD_ERR_RANGE, "desc->limbs->custom_fix[%d] (%s) is not a unit quaternion",
+            CROWDI_RIG_CHECK(unit_quat(&d->custom_fix[b]), CROWD_ERR_RANGE, "desc->limbs->custom_fix[%d] (%s) is not a unit quaternion",
                        b, bone_names[b]);
     }
     if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
-        LIMB_CHECK(d->bind_landmarks, CROWD_ERR_NULL, "desc->limbs->bind_landmarks is NULL with axis_fix calibrated");
-        LIMB_CHECK(d->bind_rotations, CROWD_ERR_NULL, "desc->limbs->bind_rotations is NULL with axis_fix calibrated");
+        CROWDI_RIG_CHECK(d->bind_landmarks, CROWD_ERR_NULL, "desc->limbs->bind_landmarks is NULL with axis_fix calibrated");
+        CROWDI_RIG_CHECK(d->bind_rotations, CROWD_ERR_NULL, "desc->limbs->bind_rotations is NULL with axis_fix calibrated");
         for (int k = 0; k < 4 * CROWDI_LANDMARKS; k++)
-            LIMB_CHECK(crowdi_finite(d->bind_landmarks[k]), CROWD_ERR_NOT_FINITE,
+            CROWDI_RIG_CHECK(crowdi_finite(d->bind_landmarks[k]), CROWD_ERR_NOT_FINITE,
                        "desc->limbs->bind_landmarks[%d] (landmark %d) is not finite", k, k / 4);
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
-            LIMB_CHECK(unit_quat(&d->bind_rotations[b]), CROWD_ERR_RANGE,
+            CROWDI_RIG_CHECK(unit_quat(&d->bind_rotations[b]), CROWD_ERR_RANGE,
                        "desc->limbs->bind_rotations[%d] (%s) is not a unit quaternion", b, bone_names[b]);
         int bad = degenerate_bone(d->bind_landmarks, d->frame == CROWD_FRAME_MEDIAPIPE_WORLD, d->fallback_sign,
                                   d->fallback == CROWD_FALLBACK_STABLE, sin_degrees(d->bend_min));
-        LIMB_CHECK(bad < 0, CROWD_ERR_RANGE,
+        CROWDI_RIG_CHECK(bad < 0, CROWD_ERR_RANGE,
                    "desc->limbs->bind_landmarks: bone %s is degenerate in the bind pose (coincident landmarks, or with "
                    "fallback root or previous a straight limb parallel to the root's right axis: bend it slightly or use "
                    "an A-pose)",

@@ -36,50 +36,9 @@ static bool scalar_only(void) {
     return false;
 }
 
-/* ---- a test allocator: counts, fails the Nth allocation, poisons new memory ---- */
-typedef struct tracked {
-    long allocs, fail_at; /* fail_at: the allocation number that returns NULL (-1: never) */
-    long live, bad_frees;
-    size_t live_bytes;
-    struct { void *p; size_t n; } *blocks;
-    size_t nblocks, capblocks;
-} tracked;
-
-static void *t_alloc(size_t size, size_t align, void *user) {
-    tracked *t = user;
-    if (t->fail_at >= 0 && t->allocs++ == t->fail_at) return NULL;
-    if (t->fail_at < 0) t->allocs++;
-    size_t bytes = (size + align - 1) / align * align;
-    void *p = aligned_alloc(align, bytes ? bytes : align);
-    if (!p) return NULL;
-    memset(p, 0xA5, bytes); /* code that follows pointers it never set fails deterministically */
-    if (t->nblocks == t->capblocks) {
-        t->capblocks = t->capblocks ? 2 * t->capblocks : 256;
-        t->blocks = realloc(t->blocks, t->capblocks * sizeof *t->blocks);
-        assert_non_null(t->blocks);
-    }
-    t->blocks[t->nblocks].p = p;
-    t->blocks[t->nblocks++].n = size;
-    t->live++;
-    t->live_bytes += size;
-    return p;
-}
-
-static void t_free(void *p, void *user) {
-    tracked *t = user;
-    for (size_t k = t->nblocks; k-- > 0;)
-        if (t->blocks[k].p == p) {
-            t->live_bytes -= t->blocks[k].n;
-            t->blocks[k] = t->blocks[--t->nblocks];
-            t->live--;
-            free(p);
-            return;
-        }
-    t->bad_frees++; /* never ours, or freed twice: left alone and counted */
-}
-
-static crowd_engine *tracked_engine(tracked *t) {
-    crowd_engine_desc d = {.seed = 5, .simd = crowd_test_simd, .allocator = {t_alloc, t_free, t}};
+/* ---- the shared counting allocator (test_support.h): counts, fails the Nth allocation ---- */
+static crowd_engine *tracked_engine(counting *t) {
+    crowd_engine_desc d = {.seed = 5, .simd = crowd_test_simd, .allocator = counting_allocator(t)};
     crowd_engine *e = NULL;
     crowd_result res = crowd_engine_create(&d, &e);
     if (res != CROWD_OK) FAILF("crowd_engine_create -> %s", rname(res));
@@ -215,7 +174,7 @@ static void snapshot_load_oom(void **state) {
         blob b = make_blob(k);
         bool loaded = false;
         for (long n = 0; !loaded && n < 100000; n++) {
-            tracked t = {.fail_at = -1};
+            counting t = {.fail_at = -1};
             crowd_engine *e = tracked_engine(&t);
             crowd_rig own = full_rig(e, "own");
             crowd_instance mine[3];
@@ -247,7 +206,7 @@ static void snapshot_load_oom(void **state) {
             if (t.live || t.bad_frees)
                 FAILF("blob %d, allocation %ld failing: %ld leaks, %ld frees of pointers never allocated", k, n, t.live,
                       t.bad_frees);
-            free(t.blocks);
+            counting_release(&t);
         }
         if (!loaded) FAILF("blob %d never loaded", k);
         free(b.p);
@@ -529,7 +488,7 @@ static void bytes_per_instance(void **state) {
     if (!scalar_only()) return;
     enum { N = 4096 }; /* a power of two: the slot table, doubling from 64, holds exactly N */
     for (int k = 0; k < 3; k++) {
-        tracked t = {.fail_at = -1};
+        counting t = {.fail_at = -1};
         crowd_engine *e = tracked_engine(&t);
         crowd_rig rig = k == 0 ? full_rig(e, "full") : limbs_rig(e, k == 1);
         size_t per = 0;
@@ -547,7 +506,7 @@ static void bytes_per_instance(void **state) {
         assert_int_equal(crowd_rig_bytes_per_instance(e, rig, NULL), CROWD_ERR_NULL);
         crowd_engine_destroy(e);
         assert_int_equal(t.live, 0);
-        free(t.blocks);
+        counting_release(&t);
     }
 }
 

@@ -101,21 +101,7 @@ static int cmp(dv a, dv b, bool *amb) {
 /* ------------------------------------------------------------------------------------------
  * random rigs
  * ---------------------------------------------------------------------------------------- */
-typedef struct rng { uint64_t s; } rng;
-static uint64_t rng_next(rng *r) {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-static float frange(rng *r, double lo, double hi) {
-    float v = (float)(lo + (hi - lo) * unit(r));
-    return v > (float)hi ? (float)hi : (v < (float)lo ? (float)lo : v);
-}
-static uint32_t below(rng *r, uint32_t n) { return (uint32_t)(unit(r) * n); }
-static bool chance(rng *r, double p) { return unit(r) < p; }
-static float logu(rng *r, double lo, double hi) { return (float)exp(log(lo) + (log(hi) - log(lo)) * unit(r)); }
+static float logu(rng *r, double lo, double hi) { return (float)exp(log(lo) + (log(hi) - log(lo)) * rng_unit(r)); }
 
 enum { MAXP = 6, MAXL = 4, MAXH = 4, MAXB = 3, MAXC = 4 };
 
@@ -142,60 +128,60 @@ typedef struct orig {
     float mean, dev, tscale;
 } orig;
 
-static int pick_blend(rng *r) { return (int)below(r, 4); } /* DEFAULT, OVERRIDE, ADDITIVE, MULTIPLY */
+static int pick_blend(rng *r) { return (int)rng_below(r, 4); } /* DEFAULT, OVERRIDE, ADDITIVE, MULTIPLY */
 static int resolve(int desc, int fallback) { return desc == CROWD_BLEND_DEFAULT ? fallback : desc; }
 
 static void random_rig(rng *r, orig *o) {
     memset(o, 0, sizeof *o);
-    o->P = 1 + (int)below(r, MAXP);
+    o->P = 1 + (int)rng_below(r, MAXP);
     for (int p = 0; p < o->P; p++) {
         snprintf(o->ids[p], sizeof o->ids[p], "P%d", p);
-        double scale = pow(10.0, -2 + 5 * unit(r));
-        float min = frange(r, -scale, scale);
-        float size = chance(r, 0.05) ? 0.0f : frange(r, 0.01 * scale, 2 * scale);
+        double scale = pow(10.0, -2 + 5 * rng_unit(r));
+        float min = rng_rangef(r, -scale, scale);
+        float size = rng_chance(r, 0.05) ? 0.0f : rng_rangef(r, 0.01 * scale, 2 * scale);
         float max = min + size;
         if (max < min) max = min;
         o->min[p] = min;
         o->max[p] = max;
-        o->repeat[p] = max > min && chance(r, 0.25);
+        o->repeat[p] = max > min && rng_chance(r, 0.25);
         double span = (double)max - min;
-        o->def[p] = frange(r, min - 0.5 * span, max + 0.5 * span);
+        o->def[p] = rng_rangef(r, min - 0.5 * span, max + 0.5 * span);
     }
-    if ((o->has_look = chance(r, 0.7))) {
+    if ((o->has_look = rng_chance(r, 0.7))) {
         o->look_blend_desc = pick_blend(r);
         o->look_blend = resolve(o->look_blend_desc, CROWD_BLEND_ADDITIVE);
-        o->nlook = (int)below(r, MAXL + 1);
+        o->nlook = (int)rng_below(r, MAXL + 1);
         for (int k = 0; k < o->nlook; k++) {
-            o->look_param[k] = (int)below(r, (uint32_t)o->P);
-            o->look_axis[k] = (int)below(r, 3);
-            o->look_factor[k] = (chance(r, 0.5) ? -1 : 1) * logu(r, 0.1, 100);
+            o->look_param[k] = (int)rng_below(r, (uint32_t)o->P);
+            o->look_axis[k] = (int)rng_below(r, 3);
+            o->look_factor[k] = (rng_chance(r, 0.5) ? -1 : 1) * logu(r, 0.1, 100);
         }
-        o->damping = chance(r, 0.1) ? 0.0f : frange(r, 0.01, 1.0);
-        o->max_speed = chance(r, 0.6) ? INFINITY : logu(r, 0.1, 30);
+        o->damping = rng_chance(r, 0.1) ? 0.0f : rng_rangef(r, 0.01, 1.0);
+        o->max_speed = rng_chance(r, 0.6) ? INFINITY : logu(r, 0.1, 30);
     }
-    if ((o->has_harm = chance(r, 0.7))) {
+    if ((o->has_harm = rng_chance(r, 0.7))) {
         o->harm_blend_desc = pick_blend(r);
         o->harm_blend = resolve(o->harm_blend_desc, CROWD_BLEND_ADDITIVE);
-        o->nch = (int)below(r, MAXC + 1);
-        for (int c = 0; c < o->nch; c++) o->ts[c] = chance(r, 0.1) ? 0.0f : frange(r, 0, 3);
-        o->nharm = (int)below(r, MAXH + 1);
+        o->nch = (int)rng_below(r, MAXC + 1);
+        for (int c = 0; c < o->nch; c++) o->ts[c] = rng_chance(r, 0.1) ? 0.0f : rng_rangef(r, 0, 3);
+        o->nharm = (int)rng_below(r, MAXH + 1);
         for (int k = 0; k < o->nharm; k++) {
-            o->h_param[k] = (int)below(r, (uint32_t)o->P);
-            o->h_ch[k] = (int)below(r, o->nch ? (uint32_t)o->nch : 1u);
-            o->h_dir[k] = (int)below(r, 3);
-            o->h_no[k] = chance(r, 0.85) ? frange(r, 0, 1) : frange(r, -0.5, 1.5);
-            o->h_nr[k] = chance(r, 0.85) ? frange(r, 0, 1) : frange(r, 0, 1.5);
+            o->h_param[k] = (int)rng_below(r, (uint32_t)o->P);
+            o->h_ch[k] = (int)rng_below(r, o->nch ? (uint32_t)o->nch : 1u);
+            o->h_dir[k] = (int)rng_below(r, 3);
+            o->h_no[k] = rng_chance(r, 0.85) ? rng_rangef(r, 0, 1) : rng_rangef(r, -0.5, 1.5);
+            o->h_nr[k] = rng_chance(r, 0.85) ? rng_rangef(r, 0, 1) : rng_rangef(r, 0, 1.5);
             o->h_d[k] = logu(r, 0.05, 10);
         }
     }
-    if ((o->has_blink = chance(r, 0.7))) {
-        o->blink_model = (int)below(r, 2);
+    if ((o->has_blink = rng_chance(r, 0.7))) {
+        o->blink_model = (int)rng_below(r, 2);
         o->blink_blend_desc = pick_blend(r);
         o->blink_blend = resolve(o->blink_blend_desc, CROWD_BLEND_MULTIPLY);
-        o->nblink = (int)below(r, MAXB + 1);
-        for (int k = 0; k < o->nblink; k++) o->b_param[k] = (int)below(r, (uint32_t)o->P);
-        o->mean = frange(r, 0, 5);
-        o->dev = frange(r, 0, 3);
+        o->nblink = (int)rng_below(r, MAXB + 1);
+        for (int k = 0; k < o->nblink; k++) o->b_param[k] = (int)rng_below(r, (uint32_t)o->P);
+        o->mean = rng_rangef(r, 0, 5);
+        o->dev = rng_rangef(r, 0, 3);
         o->tscale = logu(r, 0.5, 30);
     }
 }
@@ -766,32 +752,32 @@ static int compare_instance(stats *st, const orig *o, const cols *c, uint32_t i,
  * random inputs
  * ---------------------------------------------------------------------------------------- */
 static float weight(rng *r) {
-    double u = unit(r);
-    return u < 0.4 ? 1.0f : (u < 0.5 ? 0.0f : frange(r, 0, 1));
+    double u = rng_unit(r);
+    return u < 0.4 ? 1.0f : (u < 0.5 ? 0.0f : rng_rangef(r, 0, 1));
 }
 
 static void random_inputs(crowd_engine *e, rng *r, const orig *o, const crowd_instance *h, uint32_t n, double pick) {
     for (uint32_t i = 0; i < n; i++) {
-        if (!chance(r, pick)) continue;
+        if (!rng_chance(r, pick)) continue;
         for (int p = 0; p < o->P; p++) {
             double span = (double)o->max[p] - o->min[p], wide = o->repeat[p] ? 3 * span : 0.5 * span;
-            float v = frange(r, o->min[p] - wide, o->max[p] + wide);
+            float v = rng_rangef(r, o->min[p] - wide, o->max[p] + wide);
             OK(e, crowd_set(e, h[i], CROWD_FIELD_BASE, (uint32_t)p, &v));
         }
         if (o->has_look) {
-            double scale = pow(10.0, -2 + 3 * unit(r));
-            float t[3] = {frange(r, -scale, scale), frange(r, -scale, scale), frange(r, -scale, scale)};
-            OK(e, crowd_set_look_target(e, h[i], t[0], t[1], t[2], chance(r, 0.7)));
-            float c[3] = {frange(r, -0.1, 0.1), frange(r, -0.1, 0.1), frange(r, -0.1, 0.1)};
-            if (chance(r, 0.5)) c[0] = c[1] = c[2] = 0;
+            double scale = pow(10.0, -2 + 3 * rng_unit(r));
+            float t[3] = {rng_rangef(r, -scale, scale), rng_rangef(r, -scale, scale), rng_rangef(r, -scale, scale)};
+            OK(e, crowd_set_look_target(e, h[i], t[0], t[1], t[2], rng_chance(r, 0.7)));
+            float c[3] = {rng_rangef(r, -0.1, 0.1), rng_rangef(r, -0.1, 0.1), rng_rangef(r, -0.1, 0.1)};
+            if (rng_chance(r, 0.5)) c[0] = c[1] = c[2] = 0;
             OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_CENTER, 0, c));
-            if (chance(r, 0.3)) {
-                float d = chance(r, 0.1) ? 0.0f : frange(r, 0, 1);
+            if (rng_chance(r, 0.3)) {
+                float d = rng_chance(r, 0.1) ? 0.0f : rng_rangef(r, 0, 1);
                 OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_DAMPING, 0, &d));
             }
             float w = weight(r);
             OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_WEIGHT, 0, &w));
-            if (chance(r, 0.1)) {
+            if (rng_chance(r, 0.1)) {
                 /* stage a state at the goal, a hair off, with a stale velocity (the freeze) */
                 float goal[3];
                 OK(e, crowd_get(e, h[i], CROWD_FIELD_LOOK_TARGET, 0, goal));
@@ -799,8 +785,8 @@ static void random_inputs(crowd_engine *e, rng *r, const orig *o, const crowd_in
                 OK(e, crowd_get(e, h[i], CROWD_FIELD_LOOK_ACTIVE, 0, &active));
                 float pos[3], vel[3];
                 for (int a = 0; a < 3; a++) {
-                    pos[a] = (active > 0 ? goal[a] - c[a] : 0.0f) + frange(r, -8e-6, 8e-6);
-                    vel[a] = frange(r, -1e-3, 1e-3);
+                    pos[a] = (active > 0 ? goal[a] - c[a] : 0.0f) + rng_rangef(r, -8e-6, 8e-6);
+                    vel[a] = rng_rangef(r, -1e-3, 1e-3);
                 }
                 OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_POSITION, 0, pos));
                 OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_VELOCITY, 0, vel));
@@ -813,23 +799,23 @@ static void random_inputs(crowd_engine *e, rng *r, const orig *o, const crowd_in
         if (o->has_blink) {
             float w = weight(r);
             OK(e, crowd_set(e, h[i], CROWD_FIELD_BLINK_WEIGHT, 0, &w));
-            float m = chance(r, 0.85) ? -1.0f : (chance(r, 0.2) ? (float)below(r, 2) : frange(r, 0, 1));
+            float m = rng_chance(r, 0.85) ? -1.0f : (rng_chance(r, 0.2) ? (float)rng_below(r, 2) : rng_rangef(r, 0, 1));
             OK(e, crowd_set(e, h[i], CROWD_FIELD_BLINK_MANUAL, 0, &m));
-            if (chance(r, 0.05)) OK(e, crowd_blink_now(e, &h[i], 1));
+            if (rng_chance(r, 0.05)) OK(e, crowd_blink_now(e, &h[i], 1));
         }
     }
 }
 
 static float random_dt(rng *r) {
-    double u = unit(r);
+    double u = rng_unit(r);
     if (u < 0.08) return 0.0f;
     if (u < 0.13) return 1.0f;
     if (u < 0.15) return nextafterf(1.0f, 0.0f);
     if (u < 0.17) return 1e-7f;
     if (u < 0.57) return 1.0f / 60.0f;
     if (u < 0.67) return 1.0f / 30.0f;
-    if (u < 0.87) return frange(r, 0, 0.1);
-    return frange(r, 0, 1);
+    if (u < 0.87) return rng_rangef(r, 0, 0.1);
+    return rng_rangef(r, 0, 1);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -881,9 +867,9 @@ static void run_random_rig(int rig_no, uint64_t seed, int ticks, stats *st) {
     const uint64_t engine_seed = rng_next(&r);
     crowd_engine *e = crowd_test_engine(engine_seed);
     crowd_rig rig = create_rig(e, &o);
-    uint32_t n1 = 1 + below(&r, MAXN / 2), n2 = below(&r, MAXN / 2 + 1), n = n1 + n2;
-    crowd_blink_start bs[2] = {(crowd_blink_start)below(&r, 2), (crowd_blink_start)below(&r, 2)};
-    crowd_harmonic_phase hp[2] = {(crowd_harmonic_phase)below(&r, 2), (crowd_harmonic_phase)below(&r, 2)};
+    uint32_t n1 = 1 + rng_below(&r, MAXN / 2), n2 = rng_below(&r, MAXN / 2 + 1), n = n1 + n2;
+    crowd_blink_start bs[2] = {(crowd_blink_start)rng_below(&r, 2), (crowd_blink_start)rng_below(&r, 2)};
+    crowd_harmonic_phase hp[2] = {(crowd_harmonic_phase)rng_below(&r, 2), (crowd_harmonic_phase)rng_below(&r, 2)};
     crowd_instance h[MAXN];
     crowd_add_desc ad = {.rig = rig, .count = n1, .blink_start = bs[0], .harmonic_phase = hp[0]};
     OK(e, crowd_instances_add(e, &ad, h));
@@ -905,7 +891,7 @@ static void run_random_rig(int rig_no, uint64_t seed, int ticks, stats *st) {
     char desc[2048] = "";
     int failures_before = st->failures;
     for (int t = 0; t < ticks; t++) {
-        if (t > 0 && chance(&r, 0.15)) random_inputs(e, &r, &o, h, n, 0.2);
+        if (t > 0 && rng_chance(&r, 0.15)) random_inputs(e, &r, &o, h, n, 0.2);
         float dt = random_dt(&r);
         istate s[MAXN];
         oresult want[MAXN];
@@ -1018,8 +1004,8 @@ static void test_quirk_freeze(void **state) {
         OK(e, crowd_set_look_target(e, h[i], 0.5f, -0.25f, 2.0f, true));
         /* inside: distance up to ~0.55e-5 (squared < 1e-10); every fourth one outside */
         float off = i % 4 == 3 ? 1.2e-5f : 0.3e-5f;
-        float pos[3] = {0.5f + frange(&r, -off, off), -0.25f + frange(&r, -off, off), 2.0f + (i % 4 == 3 ? off : 0)};
-        float vel[3] = {frange(&r, -1, 1), frange(&r, -1, 1), frange(&r, -1, 1)};
+        float pos[3] = {0.5f + rng_rangef(&r, -off, off), -0.25f + rng_rangef(&r, -off, off), 2.0f + (i % 4 == 3 ? off : 0)};
+        float vel[3] = {rng_rangef(&r, -1, 1), rng_rangef(&r, -1, 1), rng_rangef(&r, -1, 1)};
         OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_POSITION, 0, pos));
         OK(e, crowd_set(e, h[i], CROWD_FIELD_LOOK_VELOCITY, 0, vel));
         memcpy(pos0[i], pos, sizeof pos);
@@ -1110,9 +1096,9 @@ static void test_quirk_second_clamp_by_rounding(void **state) {
         fharm f1 = {0};
         bool found = false;
         for (int tries = 0; tries < 1000000 && !found; tries++) {
-            min = frange(&r, -50, 50);
-            max = min + frange(&r, 0.1, 100);
-            NO = frange(&r, 0.05, 0.95);
+            min = rng_rangef(&r, -50, 50);
+            max = min + rng_rangef(&r, 0.1, 100);
+            NO = rng_rangef(&r, 0.05, 0.95);
             NR = dir == CROWD_DIRECTION_LEFT ? NO : 1.0f - NO; /* the band touches the bound in reals */
             fharm f = float_harmonic(dir, min, max, NO, NR);
             /* the first branch "fits" in float, yet the second clamp fires */
@@ -1207,9 +1193,9 @@ static void test_quirk_literal_multiply(void **state) {
         /* find P, v, w where the literal form differs from P*(v*w + (1 - w)) and from P*v */
         float P = 0, v = 0, w = 0, literal = 0;
         for (int tries = 0; tries < 100000; tries++) {
-            P = frange(&r, 0.5, 9.5);
-            v = frange(&r, 0, 0.5);
-            w = c % 2 ? 1.0f : frange(&r, 0.5, 1);
+            P = rng_rangef(&r, 0.5, 9.5);
+            v = rng_rangef(&r, 0, 0.5);
+            w = c % 2 ? 1.0f : rng_rangef(&r, 0.5, 1);
             volatile float a = v - 1.0f, b = a * w, s = 1.0f + b;
             literal = P * s;
             volatile float alt1 = P * v, t = v * w, alt2s = t + (1.0f - w), alt2 = P * alt2s;

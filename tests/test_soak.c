@@ -14,36 +14,8 @@
 
 #include "test_support.h"
 
-typedef struct tracked {
-    size_t live, peak;
-    long allocs, frees;
-} tracked;
-
-/* each block carries its size in front of it (64 bytes keep the alignment) */
-static void *t_alloc(size_t size, size_t align, void *user) {
-    tracked *t = user;
-    (void)align;
-    unsigned char *p = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
-    if (!p) return NULL;
-    memcpy(p, &size, sizeof size);
-    t->live += size;
-    if (t->live > t->peak) t->peak = t->live;
-    t->allocs++;
-    return p + 64;
-}
-
-static void t_free(void *ptr, void *user) {
-    tracked *t = user;
-    unsigned char *p = (unsigned char *)ptr - 64;
-    size_t size;
-    memcpy(&size, p, sizeof size);
-    t->live -= size;
-    t->frees++;
-    free(p);
-}
-
-static crowd_engine *engine(tracked *t) {
-    crowd_engine_desc d = {.seed = 2024, .simd = crowd_test_simd, .allocator = {t_alloc, t_free, t}};
+static crowd_engine *engine(counting *t) {
+    crowd_engine_desc d = {.seed = 2024, .simd = crowd_test_simd, .allocator = counting_allocator(t)};
     crowd_engine *e = NULL;
     if (crowd_engine_create(&d, &e) != CROWD_OK) FAILF("crowd_engine_create failed");
     return e;
@@ -71,16 +43,13 @@ static crowd_rig make_rig(crowd_engine *e) {
     return rig;
 }
 
-static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(uint32_t n) {
-    rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rnd_state >> 33) % n;
-}
+static rng draws = {0x9e3779b97f4a7c15ull};
+static uint32_t rnd(uint32_t n) { return rng_below(&draws, n); }
 
 static void soak(void **state) {
     long ticks = *(long *)*state;
     enum { POP = 256 };
-    tracked t = {0};
+    counting t = {.fail_at = -1};
     crowd_engine *e = engine(&t);
     crowd_rig rig = make_rig(e);
     crowd_add_desc ad = {.rig = rig, .count = POP};
@@ -122,17 +91,19 @@ static void soak(void **state) {
                     if (!isfinite(out[i])) FAILF("tick %ld: output %u of row %u is %g", k, p, i, (double)out[i]);
             }
         }
-        if (k == ticks / 10) settled = t.peak;
+        if (k == ticks / 10) settled = t.peak_bytes;
         /* after the first tenth: never above that peak, but for retired slots' growth */
         size_t allowance = (size_t)(2 * k / 65535 + 2) * 24 * 2 + 4096;
-        if (settled && t.live > settled + allowance)
-            FAILF("tick %ld: the engine holds %zu bytes, %zu more than its peak after %ld ticks", k, t.live, t.live - settled,
+        if (settled && t.live_bytes > settled + allowance)
+            FAILF("tick %ld: the engine holds %zu bytes, %zu more than its peak after %ld ticks", k, t.live_bytes, t.live_bytes - settled,
                   ticks / 10);
     }
     printf("%ld ticks, %ld snapshots, %ld allocations: %zu bytes live at the end, peak %zu (%zu after the first tenth)\n",
-           ticks, snapshots, t.allocs, t.live, t.peak, settled);
+           ticks, snapshots, t.allocs, t.live_bytes, t.peak_bytes, settled);
     crowd_engine_destroy(e);
-    if (t.live != 0) FAILF("%zu bytes still live after destroy", t.live);
+    if (t.live_bytes != 0 || t.live != 0 || t.bad_frees != 0)
+        FAILF("%zu bytes in %ld blocks still live after destroy, %ld bad frees", t.live_bytes, t.live, t.bad_frees);
+    counting_release(&t);
 }
 
 int main(int argc, char **argv) {

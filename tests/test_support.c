@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 crowd_simd crowd_test_simd = CROWD_SIMD_SCALAR;
@@ -77,4 +78,66 @@ double crowd_test_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int crowd_test_group(const char *name, const struct CMUnitTest *tests, size_t count) {
+    double t0 = crowd_test_seconds();
+    int failed = _cmocka_run_group_tests(name, tests, count, NULL, NULL);
+    printf("group %s on %s: %.2f s\n", name, crowd_simd_name(crowd_test_simd), crowd_test_seconds() - t0);
+    fflush(stdout);
+    return failed;
+}
+
+/* One lock for every counting allocator: the engine's pool threads may allocate. */
+static pthread_mutex_t counting_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void *counting_alloc(size_t size, size_t align, void *user) {
+    counting *c = user;
+    if (align == 0 || (align & (align - 1)) != 0 || align > 64) FAILF("allocator: bad alignment %zu", align);
+    pthread_mutex_lock(&counting_lock);
+    bool fail = c->fail_at >= 0 && c->allocs == c->fail_at;
+    c->allocs++;
+    void *p = NULL;
+    if (!fail) {
+        size_t bytes = (size + align - 1) / align * align;
+        p = aligned_alloc(align, bytes ? bytes : align);
+        if (p) {
+            memset(p, 0xA5, bytes);
+            if (c->nblocks == c->capblocks) {
+                c->capblocks = c->capblocks ? 2 * c->capblocks : 256;
+                c->blocks = realloc(c->blocks, c->capblocks * sizeof *c->blocks);
+                if (!c->blocks) abort();
+            }
+            c->blocks[c->nblocks++] = (counting_block){p, size};
+            c->live++;
+            c->live_bytes += size;
+            if (c->live_bytes > c->peak_bytes) c->peak_bytes = c->live_bytes;
+        }
+    }
+    pthread_mutex_unlock(&counting_lock);
+    return p;
+}
+
+void counting_free(void *ptr, void *user) {
+    counting *c = user;
+    pthread_mutex_lock(&counting_lock);
+    size_t k = c->nblocks;
+    while (k-- > 0 && c->blocks[k].p != ptr) {}
+    if (ptr && k != (size_t)-1) {
+        c->live_bytes -= c->blocks[k].n;
+        c->blocks[k] = c->blocks[--c->nblocks];
+        c->frees++;
+        c->live--;
+        free(ptr);
+    } else {
+        c->bad_frees++; /* NULL, never ours, or freed twice: left alone and counted */
+    }
+    pthread_mutex_unlock(&counting_lock);
+}
+
+void counting_release(counting *c) {
+    for (size_t k = 0; k < c->nblocks; k++) free(c->blocks[k].p);
+    free(c->blocks);
+    c->blocks = NULL;
+    c->nblocks = c->capblocks = 0;
 }

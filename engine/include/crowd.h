@@ -1,21 +1,125 @@
 /*
  * crowd.h — a SIMD-batched crowd animation engine. This header is the manual.
  *
+ * STEP BY STEP
+ * ============
+ * 1. Create an engine: crowd_engine_create() with a crowd_engine_desc (seed, SIMD target,
+ *    threads, allocator, logger). Every entry point takes the engine; there is no global state.
+ * 2. Describe a rig (a model type): its parameter table (crowd_parameter_desc) and, for each
+ *    controller it has, that controller's settings: gaze (crowd_look_desc), harmonic sines
+ *    (crowd_harmonic_desc), eye blink (crowd_blink_desc), limbs from pose landmarks
+ *    (crowd_limbs_desc). crowd_rig_create() checks all of it and copies what it keeps.
+ * 3. Add instances of the rig: crowd_instances_add() gives one crowd_instance handle each.
+ * 4. Set inputs between ticks: crowd_set_look_target(), crowd_set() / crowd_instances_set() for
+ *    any writable field (section 6), or write a field's column in place (crowd_rig_column()).
+ * 5. Tick once a frame: crowd_tick(engine, dt), or crowd_tick_range() from your own job
+ *    system's threads.
+ * 6. Read the outputs: crowd_rig_column() for CROWD_FIELD_OUTPUT (one column per parameter,
+ *    zero-copy) or CROWD_FIELD_BONE_WORLD / BONE_LOCAL, crowd_get_outputs() for one instance.
+ *    crowd_rig_handles() tells which row is whose.
+ * 7. Save and restore the whole state as bytes: crowd_snapshot_size(), crowd_snapshot_save(),
+ *    crowd_snapshot_load() (the loaded engine continues bit-identically).
+ * 8. Destroy the engine: crowd_engine_destroy() frees everything.
+ *
+ * The same steps as a program (tests compile it with -Wall -Wextra -Werror and run it):
+ *
+ *   BEGIN EXAMPLE
+ *   #include <stdio.h>
+ *   #include <stdlib.h>
+ *   #include "crowd.h"
+ *
+ *   // Every call returns a crowd_result; crowd_last_error() names the field that was wrong.
+ *   static void check(const crowd_engine *engine, crowd_result result) {
+ *       if (result == CROWD_OK) return;
+ *       fprintf(stderr, "%s: %s\n", crowd_result_text(result), crowd_last_error(engine));
+ *       exit(1);
+ *   }
+ *
+ *   int main(void) {
+ *       // 1. the engine
+ *       crowd_engine_desc engine_desc = crowd_engine_defaults();
+ *       engine_desc.seed = 42;
+ *       crowd_engine *engine = NULL;
+ *       check(NULL, crowd_engine_create(&engine_desc, &engine));
+ *
+ *       // 2. a rig: two parameters, gaze on one, blink on the other
+ *       crowd_parameter_desc params[2] = {crowd_parameter_defaults("ParamAngleX"),
+ *                                         crowd_parameter_defaults("ParamEyeLOpen")};
+ *       params[0].min = -30, params[0].max = 30;
+ *       params[1].default_value = 1;
+ *       crowd_look_parameter_desc look_params[1] = {crowd_look_parameter_defaults("ParamAngleX")};
+ *       look_params[0].factor = 30;
+ *       crowd_look_desc look = crowd_look_defaults();
+ *       look.parameters = look_params, look.parameter_count = 1;
+ *       const char *eyes[] = {"ParamEyeLOpen"};
+ *       crowd_blink_desc blink = crowd_blink_defaults();
+ *       blink.parameters = eyes, blink.parameter_count = 1;
+ *       crowd_rig_desc rig_desc = crowd_rig_defaults();
+ *       rig_desc.name = "face", rig_desc.parameters = params, rig_desc.parameter_count = 2;
+ *       rig_desc.look = &look, rig_desc.blink = &blink;
+ *       crowd_rig rig;
+ *       check(engine, crowd_rig_create(engine, &rig_desc, &rig));
+ *
+ *       // 3. instances
+ *       crowd_instance avatars[100];
+ *       crowd_add_desc add = crowd_add_defaults(rig, 100);
+ *       check(engine, crowd_instances_add(engine, &add, avatars));
+ *
+ *       // 4. inputs, 5. ticks
+ *       check(engine, crowd_set_look_target(engine, avatars[0], 1, 0, 0, true));
+ *       for (int frame = 0; frame < 60; frame++) check(engine, crowd_tick(engine, 1.0f / 60));
+ *
+ *       // 6. outputs: the column of parameter 0, row i is crowd_rig_handles()'s i-th instance
+ *       float *angle_x;
+ *       uint32_t rows;
+ *       check(engine, crowd_rig_column(engine, rig, CROWD_FIELD_OUTPUT, 0, 0, &angle_x, &rows));
+ *       uint32_t row;
+ *       check(engine, crowd_instance_info(engine, avatars[0], NULL, NULL, &row));
+ *       printf("%u rows; avatar 0: ParamAngleX %.3f\n", rows, angle_x[row]);
+ *
+ *       // 7. a snapshot, loaded into a second engine that continues the same way
+ *       size_t size;
+ *       check(engine, crowd_snapshot_size(engine, &size));
+ *       void *bytes = malloc(size);
+ *       if (!bytes) return 1;
+ *       check(engine, crowd_snapshot_save(engine, bytes, size, &size));
+ *       crowd_engine *copy = NULL;
+ *       check(NULL, crowd_engine_create(&engine_desc, &copy));
+ *       check(copy, crowd_snapshot_load(copy, bytes, size));
+ *       free(bytes);
+ *
+ *       // 8. destroy
+ *       crowd_engine_destroy(copy);
+ *       crowd_engine_destroy(engine);
+ *       return 0;
+ *   }
+ *   END EXAMPLE
+ *
  * Contents
- *   1. Conventions: handles, results, ownership, threads
+ *   1. Conventions: handles, results, defaults, ownership, threads
  *   2. Results and errors
  *   3. Engine: create, destroy, SIMD target
- *   4. Rigs: parameters and controller settings (look, harmonic, blink)
- *   5. Instances: add, remove, ids
+ *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs)
+ *   5. Instances: add, remove, pause, ids
  *   6. Per-instance inputs and state (single and bulk)
  *   7. Outputs: zero-copy columns and copies
- *   8. The tick
+ *   8. The tick, and the order controllers write parameters in
  *   9. Limbs: bone rotations from 33 pose landmarks
  *  10. Snapshots: the whole state as bytes
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
  *   fail. On any error nothing already stored changes, and crowd_last_error() names the field.
+ *   Each function's comment lists the codes it returns. CROWD_ERR_NULL for a NULL engine is
+ *   returned without a message (there is no engine to hold it).
+ * - Defaults: every desc struct has a `_defaults()` function that returns it filled with the
+ *   defaults its field comments give: crowd_engine_defaults(), crowd_rig_defaults(),
+ *   crowd_parameter_defaults(id), crowd_look_defaults(), crowd_look_parameter_defaults(id),
+ *   crowd_harmonic_defaults(), crowd_harmonic_parameter_defaults(id), crowd_blink_defaults(),
+ *   crowd_limbs_defaults(), crowd_add_defaults(rig, count). Start from it and set what you
+ *   need. (For crowd_engine_desc, crowd_rig_desc and crowd_add_desc every default is zero, so
+ *   a zero-initialised desc is the same; for the controller descs it is not: a zero blink
+ *   timescale, for one, is refused.)
  * - Handles are small values; 0 is never valid. A handle from another engine or of a removed
  *   instance is rejected with CROWD_ERR_HANDLE. Handles stay unique for the engine's life: an
  *   instance slot is reused 65535 times at most, then retired (never reused). Each live engine
@@ -125,7 +229,7 @@ typedef struct crowd_logger {
     void *user;
 } crowd_logger;
 
-/* Zero-initialise, set what you need; 0 means the default shown. */
+/* Start from crowd_engine_defaults() (every default here is 0), set what you need. */
 typedef struct crowd_engine_desc {
     uint64_t seed;              /* keys every random draw (default 0) */
     uint32_t initial_capacity;  /* instances per rig reserved at rig creation (default 0) */
@@ -147,20 +251,24 @@ typedef struct crowd_engine_desc {
                                    processes) starts at k and draws what the whole crowd's
                                    engine draws for them */
 } crowd_engine_desc;
+/* Every field at its default (seed 0, no reserve, SIMD auto, no pool, the C library, no logger,
+ * first id 0): the same as a zero-initialised desc. Cannot fail. */
+CROWD_API crowd_engine_desc crowd_engine_defaults(void);
 
-/* Creates an engine. Errors: NULL desc/out, CROWD_ERR_BAD_ENUM (simd), CROWD_ERR_UNSUPPORTED
- * (the requested target is not built or the CPU lacks it), CROWD_ERR_RANGE (an unknown
- * CROWD_SIMD value in the environment, only one of alloc/free set, or first_instance_id above
- * 2^62), CROWD_ERR_CAPACITY (65535 engines are live), CROWD_ERR_THREAD (the pool's threads could
- * not be started), out of memory. */
+/* Creates an engine. Errors: CROWD_ERR_NULL (desc, out_engine), CROWD_ERR_BAD_ENUM (simd),
+ * CROWD_ERR_UNSUPPORTED (the requested target is not built or the CPU lacks it),
+ * CROWD_ERR_RANGE (threads above 256, an unknown CROWD_SIMD value in the environment, only one
+ * of alloc/free set, or first_instance_id above 2^62), CROWD_ERR_CAPACITY (65535 engines are
+ * live), CROWD_ERR_THREAD (the pool's threads could not be started), CROWD_ERR_OUT_OF_MEMORY.
+ * The message of a failed create goes to desc->logger (there is no engine to hold it). */
 CROWD_API crowd_result crowd_engine_create(const crowd_engine_desc *desc, crowd_engine **out_engine);
-/* NULL-safe. Frees everything the engine allocated. */
+/* NULL-safe. Frees everything the engine allocated. Cannot fail. */
 CROWD_API void crowd_engine_destroy(crowd_engine *engine);
 /* The message of the last error of this engine ("" if none), naming the field, e.g.
  * "crowd_rig_create: desc->parameters[2].min (5) > max (1)". Valid until the next call. */
 CROWD_API const char *crowd_last_error(const crowd_engine *engine);
 
-/* Threads crowd_tick uses (1 without a pool). */
+/* Getters: none of these can fail. Threads crowd_tick uses (1 without a pool). */
 CROWD_API uint32_t crowd_engine_threads(const crowd_engine *engine);
 /* The target the engine's tick runs on. */
 CROWD_API crowd_simd crowd_simd_target(const crowd_engine *engine);
@@ -201,6 +309,8 @@ typedef struct crowd_parameter_desc {
     float min, max, default_value; /* min and max within +-1e18 */
     bool repeat;
 } crowd_parameter_desc;
+/* id, min 0, max 1, default 0, no repeat. */
+CROWD_API crowd_parameter_desc crowd_parameter_defaults(const char *id);
 
 typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
 
@@ -208,8 +318,10 @@ typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AX
 typedef struct crowd_look_parameter_desc {
     const char *id;
     crowd_axis axis;
-    float factor; /* within +-1e6 */
+    float factor; /* within +-1e6. Default 1 */
 } crowd_look_parameter_desc;
+/* id, axis x, factor 1. */
+CROWD_API crowd_look_parameter_desc crowd_look_parameter_defaults(const char *id);
 
 typedef struct crowd_look_desc {
     const crowd_look_parameter_desc *parameters;
@@ -252,6 +364,7 @@ typedef struct crowd_harmonic_desc {
     uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
     crowd_blend blend;
 } crowd_harmonic_desc;
+/* blend additive, no entries, no channel_timescales (one channel at timescale 1). */
 CROWD_API crowd_harmonic_desc crowd_harmonic_defaults(void);
 
 typedef enum crowd_blink_model {
@@ -270,9 +383,11 @@ typedef struct crowd_blink_desc {
     float max_deviation; /* s, in [0, 1e6]. Default 2 */
     float timescale;     /* in (0, 1e6]. Default 10 */
 } crowd_blink_desc;
+/* sine, blend multiply, mean 2.5, max_deviation 2, timescale 10, no parameters. */
 CROWD_API crowd_blink_desc crowd_blink_defaults(void);
 
-/* Limb bases from pose landmarks (section 9 has the fields). */
+/* Limb bases from pose landmarks: section 9 describes the solve, section 6 has its fields
+ * (CROWD_FIELD_POSE, CROWD_FIELD_ROOT, CROWD_FIELD_BONE_WORLD, CROWD_FIELD_BONE_LOCAL). */
 typedef enum crowd_pose_frame {
     CROWD_FRAME_MEDIAPIPE_WORLD = 0, /* metres, +y down, -z toward the camera: y is negated on input */
     CROWD_FRAME_ENGINE,              /* already +y up */
@@ -360,22 +475,36 @@ typedef struct crowd_rig_desc {
     const crowd_blink_desc *blink;       /* NULL: no blink controller */
     const crowd_limbs_desc *limbs;       /* NULL: no limbs */
 } crowd_rig_desc;
+/* No name, no parameters, no controllers: the same as a zero-initialised desc. */
+CROWD_API crowd_rig_desc crowd_rig_defaults(void);
 
-/* Validates everything (see the field comments) and creates the rig. */
+/* Validates everything (see the field comments) and creates the rig. Errors: CROWD_ERR_NULL
+ * (desc, out_rig, a parameter or entry id, an array with a nonzero count, custom_fix,
+ * bind_landmarks or bind_rotations its axis_fix needs), CROWD_ERR_CAPACITY (CROWD_MAX_RIGS
+ * rigs exist, a count above CROWD_MAX_PARAMETERS, CROWD_MAX_ENTRIES or CROWD_MAX_CHANNELS),
+ * CROWD_ERR_BAD_ENUM (a blend, axis, direction, blink model, frame, axis_fix or fallback),
+ * CROWD_ERR_NOT_FINITE (any number), CROWD_ERR_RANGE (a number outside its field's rule, an
+ * empty id, a channel index beyond channel_count, a non-unit quaternion, a degenerate bind
+ * pose), CROWD_ERR_DUPLICATE_ID (two parameters share an id), CROWD_ERR_UNKNOWN_ID (a look,
+ * harmonic or blink entry names no parameter of the rig), CROWD_ERR_OUT_OF_MEMORY. */
 CROWD_API crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig);
-/* The index of a parameter id in the rig's table (the order of desc->parameters). */
+/* The index of a parameter id in the rig's table (the order of desc->parameters). Errors:
+ * CROWD_ERR_NULL (engine, id, out_index), CROWD_ERR_HANDLE (rig), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API crowd_result crowd_rig_parameter_index(const crowd_engine *engine, crowd_rig rig,
                                        const char *id, uint32_t *out_index);
-/* Parameter count, instance count. 0 for an invalid rig. */
+/* Parameter count, instance count. 0 for an invalid rig; cannot fail. */
 CROWD_API uint32_t crowd_rig_parameter_count(const crowd_engine *engine, crowd_rig rig);
 CROWD_API uint32_t crowd_rig_instance_count(const crowd_engine *engine, crowd_rig rig);
-/* Makes room for `capacity` instances of the rig (rounded up to 16). */
+/* Makes room for `capacity` instances of the rig (rounded up to 16). Errors: CROWD_ERR_NULL
+ * (engine), CROWD_ERR_HANDLE (rig), CROWD_ERR_CAPACITY (above 2^30 rows, or more bytes than
+ * size_t holds), CROWD_ERR_OUT_OF_MEMORY. */
 CROWD_API crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32_t capacity);
 /* The bytes one instance of the rig takes in the engine: its columns (4 bytes each), its row's
  * handle and its slot. For planning before anything is allocated: N instances reserved with
  * crowd_reserve take N times this (N rounded up to 16 rows, and up to 16 rows more of padding
  * that keeps columns from lying a multiple of 4 KiB apart); crowd_instances_add alone grows the
- * capacity by doubling and holds the old and the new columns while it copies them. */
+ * capacity by doubling and holds the old and the new columns while it copies them. Errors:
+ * CROWD_ERR_NULL (engine, out_bytes), CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
 
 /* ------------------------------------------------------------------------------------------
@@ -402,33 +531,43 @@ typedef struct crowd_add_desc {
     crowd_blink_start blink_start;
     crowd_harmonic_phase harmonic_phase;
 } crowd_add_desc;
+/* count instances of rig, blink start random, harmonic phase zero (the enums' 0). */
+CROWD_API crowd_add_desc crowd_add_defaults(crowd_rig rig, uint32_t count);
 
 /* Adds count instances (all state at its start values, base = default). out_handles (may be
  * NULL) receives count handles. Each instance gets a 64-bit id, never reused in the engine's
- * life, that keys its random draws. */
+ * life, that keys its random draws. Errors: CROWD_ERR_NULL (engine, desc), CROWD_ERR_HANDLE
+ * (desc->rig), CROWD_ERR_BAD_ENUM (blink_start, harmonic_phase), CROWD_ERR_CAPACITY (more
+ * than 2^30 instances in the rig, or no handle slot left), CROWD_ERR_OUT_OF_MEMORY. */
 CROWD_API crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add_desc *desc,
                                  crowd_instance *out_handles);
 /* Removes instances; the last rows move into the holes (handles stay valid). All handles are
- * checked (and must be distinct) before anything is removed. */
+ * checked (and must be distinct) before anything is removed. Errors: CROWD_ERR_NULL (engine,
+ * handles with a nonzero count), CROWD_ERR_HANDLE (a handle), CROWD_ERR_DUPLICATE_ID (a handle
+ * repeats). */
 CROWD_API crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
                                     uint32_t count);
 /* Pauses (paused = true) or resumes instances. A paused instance keeps its state and outputs
  * exactly as they are; the tick does not touch it, and once resumed it continues as if no time
  * had passed for it. Paused instances are kept in the last rows of their rig, so the tick
  * skips them at no cost: rows [0, crowd_rig_running_count()) run. Pausing moves rows (handles
- * stay valid; crowd_rig_handles() tells the new order). */
+ * stay valid; crowd_rig_handles() tells the new order). A handle may repeat. Errors:
+ * CROWD_ERR_NULL (engine, handles with a nonzero count), CROWD_ERR_HANDLE (a handle). */
 CROWD_API crowd_result crowd_instances_pause(crowd_engine *engine, const crowd_instance *handles,
                                    uint32_t count, bool paused);
+/* Errors: CROWD_ERR_NULL (engine, out_paused), CROWD_ERR_HANDLE. */
 CROWD_API crowd_result crowd_instance_paused(const crowd_engine *engine, crowd_instance instance, bool *out_paused);
-/* Rows of the rig that are not paused (they come first). */
+/* Rows of the rig that are not paused (they come first). 0 for an invalid rig. */
 CROWD_API uint32_t crowd_rig_running_count(const crowd_engine *engine, crowd_rig rig);
-/* The instance's stable id, rig and current row in the rig's columns. */
+/* The instance's stable id, rig and current row in the rig's columns (each out pointer may be
+ * NULL). Errors: CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE. */
 CROWD_API crowd_result crowd_instance_info(const crowd_engine *engine, crowd_instance instance,
                                  uint64_t *out_id, crowd_rig *out_rig, uint32_t *out_row);
 /* Draws count numbers uniform in [0, 1) (24 bits) from the instance's own host stream (keyed
  * by seed, instance id and draw index), advancing it: for a host's per-instance randomness that
  * must stay deterministic (e.g. target jitter). The host stream is separate from the engine's
- * own draws (blink waits, phases), so drawing here changes no blink. */
+ * own draws (blink waits, phases), so drawing here changes no blink. Errors: CROWD_ERR_NULL
+ * (engine, out_values with a nonzero count), CROWD_ERR_HANDLE. */
 CROWD_API crowd_result crowd_instance_random(crowd_engine *engine, crowd_instance instance,
                                    uint32_t count, float *out_values);
 
@@ -474,28 +613,39 @@ typedef enum crowd_field {
     CROWD_FIELD_COUNT
 } crowd_field;
 
-/* Floats per instance of the field (1, 3, 4 or 132); 0 for an unknown field. */
+/* Floats per instance of the field (1, 3, 4 or 132); 0 for an unknown field. Cannot fail. */
 CROWD_API uint32_t crowd_field_width(crowd_field field);
-/* "base", "look_target", ... (the enum's name in lower case without the prefix). */
+/* "base", "look_target", ... (the enum's name in lower case without the prefix); NULL for an
+ * unknown field. */
 CROWD_API const char *crowd_field_name(crowd_field field);
 
 /* Writes values[i*width .. i*width+width) to handles[i]. All handles and values are checked
- * before anything is written. A handle may repeat; the last value wins. */
+ * before anything is written. A handle may repeat; the last value wins. Errors: CROWD_ERR_NULL
+ * (engine, handles or values with a nonzero count), CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE
+ * (a handle), CROWD_ERR_NO_CONTROLLER (a handle's rig lacks the field's controller),
+ * CROWD_ERR_RANGE (index beyond the rig's parameters or entries, a read-only output field, a
+ * value outside the field's rule), CROWD_ERR_NOT_FINITE (a value). */
 CROWD_API crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count,
                                  const float *values);
-/* Reads the field of each handle into values (count*width floats). */
+/* Reads the field of each handle into values (count*width floats); nothing is written on
+ * error. Errors: CROWD_ERR_NULL (engine, handles or values with a nonzero count),
+ * CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER, CROWD_ERR_RANGE
+ * (index). */
 CROWD_API crowd_result crowd_instances_get(const crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count, float *values);
 
-/* Single-instance forms of the above. */
+/* Single-instance forms of the above, with the same errors. crowd_set_look_target writes
+ * CROWD_FIELD_LOOK_TARGET and CROWD_FIELD_LOOK_ACTIVE. */
 CROWD_API crowd_result crowd_set(crowd_engine *engine, crowd_instance instance, crowd_field field,
                        uint32_t index, const float *values);
 CROWD_API crowd_result crowd_get(const crowd_engine *engine, crowd_instance instance, crowd_field field,
                        uint32_t index, float *values);
 CROWD_API crowd_result crowd_set_look_target(crowd_engine *engine, crowd_instance instance,
                                    float x, float y, float z, bool active);
-/* Starts a blink on the next tick for idling instances (sets the idle wait to 0). */
+/* Starts a blink on the next tick for idling instances (sets the idle wait to 0). Errors:
+ * CROWD_ERR_NULL (engine, handles with a nonzero count), CROWD_ERR_HANDLE,
+ * CROWD_ERR_NO_CONTROLLER (a handle's rig has no blink). */
 CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instance *handles, uint32_t count);
 
 /* ------------------------------------------------------------------------------------------
@@ -505,26 +655,38 @@ CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instanc
 /* The column of one component of a field: rows 0..count-1 in storage order. Reading any field
  * and writing a writable one between ticks is zero-copy (e.g. CROWD_FIELD_BASE from the host's
  * own animation, CROWD_FIELD_POSE from a pose tracker). What is written here is not checked:
- * keep it within the field's rules. component < crowd_field_width(field). */
+ * keep it within the field's rules. component < crowd_field_width(field). Errors:
+ * CROWD_ERR_NULL (engine, out_values, out_count), CROWD_ERR_HANDLE (rig), CROWD_ERR_BAD_ENUM
+ * (field), CROWD_ERR_NO_CONTROLLER (the rig lacks the field's controller), CROWD_ERR_RANGE
+ * (index or component). */
 CROWD_API crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                               uint32_t component, float **out_values, uint32_t *out_count);
 /* Every component's column at once: out_columns receives crowd_field_width(field) pointers
- * (e.g. 132 for CROWD_FIELD_POSE: landmark k's x, y, z, visibility at 4k .. 4k+3). */
+ * (e.g. 132 for CROWD_FIELD_POSE: landmark k's x, y, z, visibility at 4k .. 4k+3). The errors
+ * of crowd_rig_column (out_columns for out_values). */
 CROWD_API crowd_result crowd_rig_columns(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                                float **out_columns, uint32_t *out_count);
-/* The handle of each row. */
+/* The handle of each row. Errors: CROWD_ERR_NULL (engine, out_handles, out_count),
+ * CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_rig_handles(const crowd_engine *engine, crowd_rig rig,
                                const crowd_instance **out_handles, uint32_t *out_count);
-/* Copies every output parameter of one instance (the rig's parameter order). */
+/* Copies every output parameter of one instance (the rig's parameter order). Errors:
+ * CROWD_ERR_NULL (engine, out_values for a rig with parameters), CROWD_ERR_HANDLE,
+ * CROWD_ERR_RANGE (capacity below the rig's parameter count). */
 CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_instance instance,
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
  * 8. The tick. For every instance: out = base, then blink (400), harmonic (600) and look (700)
- *    blend into out in that order.
+ *    blend into out in that order. The numbers are each controller's order, as Cubism's
+ *    update order numbers: a controller with a smaller number writes its parameters first, and
+ *    a later one blends onto what it wrote. They leave room between them for controllers to
+ *    come (a face controller will run at 500, between blink and harmonic). Limbs (section 9)
+ *    write bones, not parameters, and run after all of them.
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
- * (threads > 1) it wakes the workers and returns when all slices are done. */
+ * (threads > 1) it wakes the workers and returns when all slices are done. Errors:
+ * CROWD_ERR_NULL (engine), CROWD_ERR_NOT_FINITE (dt), CROWD_ERR_RANGE (dt outside [0, 1]). */
 CROWD_API crowd_result crowd_tick(crowd_engine *engine, float dt);
 /* Advances rows [first, first + count) of one rig. Calls on disjoint ranges may run at the
  * same time from different threads, with no other call on the engine in between; such calls
@@ -532,7 +694,9 @@ CROWD_API crowd_result crowd_tick(crowd_engine *engine, float dt);
  * one call (ranges starting at a multiple of crowd_simd_width() run fastest). On error the
  * message is recorded and logged by at most one call at a time: of calls failing at once, the
  * first records it and the others only return their code (no data race, no concurrent
- * logger call from this function). */
+ * logger call from this function). Errors: CROWD_ERR_NULL (engine), CROWD_ERR_NOT_FINITE (dt),
+ * CROWD_ERR_RANGE (dt outside [0, 1], or rows beyond the rig's instance count),
+ * CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
                               uint32_t count);
 
@@ -603,7 +767,8 @@ CROWD_API const char *crowd_bone_name(crowd_bone bone);
 CROWD_API void crowd_rest_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT * 4]);
 /* A limbs rig's rest rotations per bone with root identity: world and local (either may be
  * NULL): the canonical rest pose solved with the rig's fix, or a calibrated rig's bind rotations
- * (which its bind landmarks, held, reproduce; with fallback stable once the side has settled). CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
+ * (which its bind landmarks, held, reproduce; with fallback stable once the side has settled).
+ * Errors: CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE (an unknown rig), CROWD_ERR_NO_CONTROLLER
  * (a rig without limbs). */
 CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
                                  crowd_quat local[CROWD_BONE_COUNT]);
@@ -632,16 +797,21 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).
  * ---------------------------------------------------------------------------------------- */
-/* Bytes crowd_snapshot_save will write now. */
+/* Bytes crowd_snapshot_save will write now. Errors: CROWD_ERR_NULL (engine, out_size). */
 CROWD_API crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
-/* Writes the snapshot (CROWD_ERR_CAPACITY if capacity is short: nothing written). */
+/* Writes the snapshot (out_written may be NULL). Errors: CROWD_ERR_NULL (engine, buffer),
+ * CROWD_ERR_CAPACITY (capacity is short: nothing written). */
 CROWD_API crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
                                  size_t *out_written);
-/* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates. */
+/* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates.
+ * Errors: CROWD_ERR_NULL (engine, data), CROWD_ERR_BAD_SNAPSHOT (anything wrong with the
+ * bytes, a rig's settings or a value included), CROWD_ERR_CAPACITY (65535 engines are live,
+ * so the scratch engine cannot be made), CROWD_ERR_OUT_OF_MEMORY. */
 CROWD_API crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
 /* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
  * settings; not its instances): rigs created from equal descs have equal digests, in any
- * engine. A host checks with it that a loaded snapshot holds the rigs it expects. */
+ * engine. A host checks with it that a loaded snapshot holds the rigs it expects. Errors:
+ * CROWD_ERR_NULL (engine, out_digest), CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
 
 #ifdef __cplusplus

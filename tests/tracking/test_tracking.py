@@ -1,4 +1,4 @@
-"""Issue 11's criteria for the limb solve on tracker input, judged against the CMU mocap truth.
+"""The criteria for the limb solve on tracker input, judged against the CMU mocap truth.
 
 The solver is a `crowd pose` command (conftest: --solver); its bones CSVs are compared with the
 mocap rotations (harness.py), on clips made from the mocap by the tracker-noise model (noise.py).
@@ -140,7 +140,7 @@ def test_local_rotations_are_the_world_ones_under_their_parents(study, mode):
         assert quat.angle(expect, r.local).max() < 0.01, key
 
 
-# ------------------------------------------------------------------ issue 11's criteria
+# ------------------------------------------------------------------ the criteria
 @pytest.mark.parametrize('group', ['legs', pytest.param('arms', marks=spec_misses(
     'upper arms flip 118 times on the three noisy variants (root: 81), where the elbow is '
     'bent 30-50 deg with its bend plane across the rest hinge (|dot(bendSide/b, ref)| < 0.2): the '
@@ -188,7 +188,7 @@ def test_accuracy_twice_better_than_root_on_the_limbs(study, group):
     'from world down (walk 15 fps upper-body); from the hips\' own down they stay within 30')), 'hips'])
 def test_unseen_legs_hang_down(study, down):
     """A leg unseen for >= 1 s is within 30 deg of down (bone +Y, y_along_bone): world down as
-    the issue states it, and the down of the hips it hangs from (SPEC §5.1: rest local under the
+    the criterion states it, and the down of the hips it hangs from (SPEC §5.1: rest local under the
     parent)."""
     bad = []
     for c in study.names:

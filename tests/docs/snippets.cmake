@@ -1,0 +1,56 @@
+# ctest driver: the C examples of the manual compile without a warning and run.
+#   -DCC=compiler -DINCLUDE=dir-of-crowd.h -DLIB=libcrowd -DLIBDIR=its folder -DSRC=project root -DWORK=scratch dir
+# The header's example (between BEGIN EXAMPLE and END EXAMPLE in crowd.h's opening comment)
+# and the README's ```c block are each written out as a program, built with
+# -std=c11 -Wall -Wextra -Werror -pedantic against the library and run; it must exit 0.
+file(MAKE_DIRECTORY ${WORK})
+
+function(check_program name text)
+  set(src ${WORK}/${name}.c)
+  file(WRITE ${src} "${text}")
+  execute_process(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror -pedantic -I${INCLUDE} ${src}
+                          ${LIB} -Wl,-rpath,${LIBDIR} -lm -pthread -o ${WORK}/${name}
+                  RESULT_VARIABLE r OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(r)
+    message(FATAL_ERROR "${name}: the example does not compile cleanly:\n${out}")
+  endif()
+  execute_process(COMMAND ${WORK}/${name} RESULT_VARIABLE r OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT r EQUAL 0)
+    message(FATAL_ERROR "${name}: the example exits ${r}:\n${out}${err}")
+  endif()
+  message(STATUS "${name}: ${out}")
+endfunction()
+
+# crowd.h: the comment lines between the markers, without their " *   " prefix (read as one
+# string: the program's semicolons must not split it into a list)
+file(READ ${INCLUDE}/crowd.h header)
+set(open_marker " *   BEGIN EXAMPLE\n")
+string(FIND "${header}" "${open_marker}" begin)
+string(FIND "${header}" " *   END EXAMPLE\n" end)
+if(begin LESS 0 OR end LESS begin)
+  message(FATAL_ERROR "crowd.h: no BEGIN EXAMPLE ... END EXAMPLE program found")
+endif()
+string(LENGTH "${open_marker}" skip)
+math(EXPR begin "${begin} + ${skip}")
+math(EXPR length "${end} - ${begin}")
+string(SUBSTRING "${header}" ${begin} ${length} program)
+string(REGEX REPLACE "(^|\n) \\*(   )?" "\\1" program "${program}")
+if(NOT program MATCHES "int main")
+  message(FATAL_ERROR "crowd.h: the example has no main")
+endif()
+check_program(header_example "${program}")
+
+# README.md: its ```c block (the first; there is one)
+file(READ ${SRC}/README.md readme)
+set(open_marker "\n```c\n")
+string(FIND "${readme}" "${open_marker}" begin)
+if(begin LESS 0)
+  message(FATAL_ERROR "README.md: no ```c block")
+endif()
+string(LENGTH "${open_marker}" skip)
+math(EXPR begin "${begin} + ${skip}")
+string(SUBSTRING "${readme}" ${begin} -1 rest)
+string(FIND "${rest}" "\n```\n" end)
+math(EXPR end "${end} + 1")
+string(SUBSTRING "${rest}" 0 ${end} program)
+check_program(readme_example "${program}")

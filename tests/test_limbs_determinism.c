@@ -1,0 +1,237 @@
+#include "limbs_suite.h"
+
+
+/* ------------------------------------------------------------------------------------------
+ * determinism
+ * ---------------------------------------------------------------------------------------- */
+#define DET_RIGS 3
+static const uint32_t det_count[DET_RIGS] = {1000, 37, 23};
+#define DET_TICKS 50
+
+/* A random pose for the determinism crowd: bent, with 0..3 degeneracies and random
+ * visibilities. */
+static void det_pose(rng *r, float *pose) {
+    qd root;
+    random_bent_pose(r, pose, &root);
+    int n = rng_chance(r, 0.5) ? (int)rng_below(r, 4) : 0;
+    for (int i = 0; i < n; i++) {
+        int l = (int)rng_below(r, CROWD_LIMB_COUNT);
+        int a = limb_joints[l][0], b = limb_joints[l][1], c = limb_joints[l][2];
+        v3 pa = lm_get(pose, a, false), pb = lm_get(pose, b, false);
+        switch (rng_below(r, 12)) {
+        case 0: lm_put(pose, b, pa); break;                                   /* zero upper bone */
+        case 1: lm_put(pose, c, pb); break;                                   /* zero lower bone */
+        case 2: lm_put(pose, c, v_add(pb, v_scale(v_sub(pb, pa), 0.9))); break; /* straight */
+        case 3: { /* bent right at the straight threshold, |side|^2 = 1e-4 * (1 +- 1e-2 .. 1e-7) */
+            v3 u = v_norm0(v_sub(pb, pa));
+            double rel = pow(10.0, -rng_range(r, 2, 7)) * (rng_chance(r, 0.5) ? 1 : -1);
+            v3 d = v_at_angle(r, u, asin(0.01 * sqrt(1 + rel)));
+            lm_put(pose, c, v_add(pb, v_scale(d, 0.3)));
+            break;
+        }
+        case 10: { /* an upper bone right at the zero-length threshold, |b - a| = 1e-5 * (1 +- tiny) */
+            double rel = pow(10.0, -rng_range(r, 2, 7)) * (rng_chance(r, 0.5) ? 1 : -1);
+            lm_put(pose, b, v_add(pa, v_scale(v_random_unit(r), 1e-5 * (1 + rel))));
+            break;
+        }
+        case 4: { /* foot forward parallel to up */
+            int h = (int)rng_below(r, 2);
+            v3 heel = lm_get(pose, 29 + h, false), toe = lm_get(pose, 31 + h, false);
+            lm_put(pose, 27 + h, v_add(heel, v_scale(v_sub(toe, heel), rng_range(r, -1, 1))));
+            break;
+        }
+        case 5: lm_put(pose, 0, v_mid(lm_get(pose, 7, false), lm_get(pose, 8, false))); break; /* zero head forward */
+        case 6: lm_put(pose, 24, lm_get(pose, 23, false)); break;                                /* no hip right */
+        case 7: { /* everything on one point */
+            v3 p = lm_get(pose, 0, false);
+            for (int k = 0; k < NL; k++) lm_put(pose, k, p);
+            break;
+        }
+        case 8: { /* limb along the root's right and straight (a T-pose arm) */
+            v3 x = {rng_chance(r, 0.5) ? 1 : -1, 0, 0};
+            lm_put(pose, b, v_add(pa, v_scale(x, 0.25)));
+            lm_put(pose, c, v_add(pa, v_scale(x, 0.5)));
+            break;
+        }
+        case 11: { /* the largest coordinates crowd_set accepts (1e6 .. 1e9): no overflow, no NaN */
+            double m = 1e-30;
+            for (int k = 0; k < POSE_FLOATS; k++)
+                if (k % 4 != 3) m = fmax(m, fabs(pose[k]));
+            double scale = pow(10.0, rng_range(r, 6, 9)) / m; /* the largest coordinate 1e6 .. 1e9 */
+            for (int k = 0; k < NL; k++) lm_put(pose, k, v_scale(lm_get(pose, k, false), scale));
+            break;
+        }
+        case 9:
+        default: { /* foot forward (0,0,-1) exactly */
+            int h = (int)rng_below(r, 2);
+            v3 heel = lm_get(pose, 29 + h, false);
+            lm_put(pose, 31 + h, v_add(heel, (v3){0, 0, -0.2}));
+            lm_put(pose, 27 + h, v_add(heel, (v3){0, 0, rng_chance(r, 0.5) ? 0.1 : -0.1}));
+            break;
+        }
+        }
+    }
+    if (rng_chance(r, 0.3)) {
+        const float special[] = {0.0f, 0.5f, 0.49999997f, 0.50000006f, 1.0f};
+        for (int k = 0; k < NL; k++) {
+            float v = rng_chance(r, 0.5) ? special[rng_below(r, 5)] : (float)rng_unit(r);
+            pose[4 * k + 3] = v;
+        }
+    }
+}
+
+typedef struct det_engine {
+    crowd_engine *e;
+    crowd_rig rig[DET_RIGS];
+    crowd_instance *h[DET_RIGS];
+} det_engine;
+
+static void det_create(det_engine *d, crowd_simd simd, const crowd_limbs_desc descs[DET_RIGS]) {
+    d->e = crowd_test_engine_on(77, simd);
+    for (int i = 0; i < DET_RIGS; i++) {
+        d->rig[i] = limbs_rig(d->e, &descs[i], i == 0 ? "crowd" : i == 1 ? "calibrated" : "custom");
+        d->h[i] = calloc(det_count[i], sizeof *d->h[i]);
+        assert_non_null(d->h[i]);
+        add_n(d->e, d->rig[i], det_count[i], d->h[i]);
+    }
+}
+
+static void det_destroy(det_engine *d) {
+    for (int i = 0; i < DET_RIGS; i++) free(d->h[i]);
+    crowd_engine_destroy(d->e);
+}
+
+static void test_determinism(void **state) {
+    (void)state;
+    rng r = {1000};
+    float bind_pose[POSE_FLOATS];
+    a_pose(bind_pose);
+    crowd_quat binds[NB], custom[NB];
+    qd tmp[NB];
+    random_binds(&r, binds, tmp);
+    random_binds(&r, custom, tmp);
+    crowd_limbs_desc descs[DET_RIGS];
+    /* the crowd: MediaPipe frame, smoothing, the default (stable) side axis, hold and
+     * re-acquisition */
+    descs[0] = crowd_limbs_defaults();
+    descs[0].smoothing = true;
+    /* calibrated, root fallback with other signs, another threshold and half-life */
+    descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
+    descs[1].bind_landmarks = bind_pose;
+    descs[1].bind_rotations = binds;
+    descs[1].fallback_sign[0] = 1.0f;
+    descs[1].fallback_sign[3] = -1.0f;
+    descs[1].visibility_threshold = 0.3f;
+    descs[1].hold_half_life = 0.2f;
+    /* custom fix, smoothing with other cutoffs, previous */
+    descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
+    descs[2].custom_fix = custom;
+    descs[2].smoothing = true;
+    descs[2].min_cutoff = 1.0f;
+    descs[2].beta = 0.5f;
+    descs[2].d_cutoff = 2.0f;
+    descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
+
+    det_engine t, s, g; /* target, scalar, target by ranges */
+    det_create(&t, crowd_test_simd, descs);
+    det_create(&s, CROWD_SIMD_SCALAR, descs);
+    det_create(&g, crowd_test_simd, descs);
+
+    uint32_t total = 0;
+    for (int i = 0; i < DET_RIGS; i++) total += det_count[i];
+    float *poses = malloc(sizeof(float) * POSE_FLOATS * total);
+    float *roots = malloc(sizeof(float) * 4 * total);
+    float *out[3];
+    for (int i = 0; i < 3; i++) out[i] = malloc(sizeof(float) * 4 * det_count[0]);
+    assert_true(poses && roots && out[0] && out[1] && out[2]);
+    for (uint32_t i = 0; i < total; i++) {
+        det_pose(&r, poses + (size_t)i * POSE_FLOATS);
+        q_store(q_random(&r), roots + 4 * i);
+    }
+    det_engine *all[3] = {&t, &s, &g};
+    for (int tick = 0; tick < DET_TICKS; tick++) {
+        /* new inputs: keep, jitter (noise and visibility flicker), or a new pose; new roots */
+        for (uint32_t i = 0; i < total; i++) {
+            float *p = poses + (size_t)i * POSE_FLOATS;
+            double u = rng_unit(&r);
+            if (u < 0.4) {
+                for (int k = 0; k < POSE_FLOATS; k++) {
+                    if (k % 4 != 3) p[k] += (float)rng_range(&r, -0.02, 0.02);
+                    else if (rng_chance(&r, 0.05)) p[k] = rng_chance(&r, 0.5) ? 0.2f : 1.0f;
+                }
+            } else if (u < 0.6) {
+                det_pose(&r, p);
+            }
+            if (rng_chance(&r, 0.1)) q_store(q_random(&r), roots + 4 * i);
+        }
+        double du = rng_unit(&r);
+        float dt = du < 0.1 ? 0.0f : du < 0.15 ? 1.0f : (float)rng_range(&r, 1e-4, 0.05);
+        uint32_t off = 0;
+        for (int rg = 0; rg < DET_RIGS; rg++) {
+            for (int k = 0; k < 3; k++) {
+                OK(all[k]->e, crowd_instances_set(all[k]->e, CROWD_FIELD_POSE, 0, all[k]->h[rg], det_count[rg],
+                                                  poses + (size_t)off * POSE_FLOATS));
+                OK(all[k]->e, crowd_instances_set(all[k]->e, CROWD_FIELD_ROOT, 0, all[k]->h[rg], det_count[rg],
+                                                  roots + (size_t)off * 4));
+            }
+            off += det_count[rg];
+        }
+        OK(t.e, crowd_tick(t.e, dt));
+        OK(s.e, crowd_tick(s.e, dt));
+        for (int rg = 0; rg < DET_RIGS; rg++) {
+            /* random ranges, run in a random order */
+            uint32_t starts[1100], lens[1100], nr = 0, first = 0, n = det_count[rg];
+            while (first < n) {
+                uint32_t len = 1 + rng_below(&r, n - first < 70 ? n - first : 70);
+                starts[nr] = first, lens[nr] = len, nr++;
+                first += len;
+            }
+            for (uint32_t i = nr; i > 1; i--) {
+                uint32_t j = rng_below(&r, i), a = starts[i - 1], b = lens[i - 1];
+                starts[i - 1] = starts[j], lens[i - 1] = lens[j], starts[j] = a, lens[j] = b;
+            }
+            for (uint32_t i = 0; i < nr; i++) OK(g.e, crowd_tick_range(g.e, dt, g.rig[rg], starts[i], lens[i]));
+        }
+        for (int rg = 0; rg < DET_RIGS; rg++)
+            for (int f = 0; f < 2; f++)
+                for (int b = 0; b < NB; b++) {
+                    crowd_field field = f ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
+                    for (int k = 0; k < 3; k++)
+                        OK(all[k]->e, crowd_instances_get(all[k]->e, field, (uint32_t)b, all[k]->h[rg], det_count[rg], out[k]));
+                    for (int k = 1; k < 3; k++) {
+                        if (memcmp(out[0], out[k], sizeof(float) * 4 * det_count[rg]) == 0) continue;
+                        for (uint32_t i = 0; i < det_count[rg]; i++)
+                            if (memcmp(out[0] + 4 * i, out[k] + 4 * i, sizeof(float) * 4) != 0) {
+                                const float *a = out[0] + 4 * i, *c = out[k] + 4 * i;
+                                FAILF("ENGINE BUG: tick %d dt %g rig %d instance %u %s %s: %s (%.9g, %.9g, %.9g, %.9g) vs %s "
+                                      "(%.9g, %.9g, %.9g, %.9g)",
+                                      tick, (double)dt, rg, i, f ? "local" : "world", crowd_bone_name((crowd_bone)b),
+                                      crowd_simd_name(crowd_test_simd), a[0], a[1], a[2], a[3],
+                                      k == 1 ? "scalar" : "range splits", c[0], c[1], c[2], c[3]);
+                            }
+                    }
+                    /* accepted input never makes NaN or Inf, and every output is unit with w >= 0 */
+                    for (uint32_t i = 0; i < det_count[rg]; i++) {
+                        char what[96];
+                        snprintf(what, sizeof what, "tick %d rig %d instance %u %s %s", tick, rg, i, f ? "local" : "world",
+                                 crowd_bone_name((crowd_bone)b));
+                        check_canonical(out[0] + 4 * i, what);
+                    }
+                }
+    }
+    for (int i = 0; i < 3; i++) free(out[i]);
+    free(poses);
+    free(roots);
+    det_destroy(&t);
+    det_destroy(&s);
+    det_destroy(&g);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+int main(int argc, char **argv) {
+    crowd_test_target(argc, argv);
+    const struct CMUnitTest determinism[] = {
+        cmocka_unit_test(test_determinism),
+    };
+    return CROWD_TEST_GROUP("determinism", determinism) ? 1 : 0;
+}
