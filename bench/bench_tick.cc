@@ -42,27 +42,20 @@
 extern "C" {
 #include "crowd.h"
 #include "reference.h"
+#include "walk.h"
 #include "workloads.h"
-#if CROWD_BENCH_HAVE_WALK
-#include "default_crowd.h"
-#endif
 }
 
 namespace {
 
-// ---- the walk clip of `crowd run`'s default crowd ----
+// ---- the built-in walk (walk.h), the clip of `crowd run`'s default crowd ----
 const bench_clip *WalkClip() {
-#if CROWD_BENCH_HAVE_WALK
-  static pose_clip clip;
-  static bench_clip view;
-  static bool loaded = default_walk_clip(&clip) == 0;
-  if (!loaded) return nullptr;
-  view.rows = clip.landmarks;
-  view.row_count = clip.row_count;
+  static float rows[BENCH_WALK_ROWS * BENCH_WALK_FLOATS];
+  static const bench_clip view = [] {
+    bench_walk_rows(rows);
+    return bench_clip{rows, BENCH_WALK_ROWS};
+  }();
   return &view;
-#else
-  return nullptr;
-#endif
 }
 
 // ---- one helper thread, joined every tick ----
@@ -178,10 +171,6 @@ void TickJobRun(void *arg) {
 void BM_Tick(benchmark::State &state, bench_workload w, int impl, uint32_t n, uint32_t threads) {
   if (const char *why = bench_impl_skip_reason(impl)) {
     state.SkipWithError((std::string(bench_impl_name(impl)) + " skipped: " + why).c_str());
-    return;
-  }
-  if (bench_chains_per_instance(w) && !WalkClip()) {
-    state.SkipWithError("no pose clip: build with CROWD_BUILD_TOOLS=ON");
     return;
   }
   if (impl == BENCH_PER_OBJECT)

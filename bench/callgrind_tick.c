@@ -13,10 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "walk.h"
 #include "workloads.h"
-#if CROWD_BENCH_HAVE_WALK
-#include "default_crowd.h"
-#endif
 
 __attribute__((noinline)) void counted_tick(bench_ring *r);
 __attribute__((noinline)) void counted_tick(bench_ring *r) { bench_ring_tick(r, BENCH_DT, 0, r->n); }
@@ -47,18 +45,12 @@ int main(int argc, char **argv) {
     uint32_t n = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 4096;
     uint32_t ticks = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 64;
     uint32_t warmup = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 300;
-    const bench_clip *clipp = NULL;
-#if CROWD_BENCH_HAVE_WALK
-    bench_clip clip;
-    pose_clip walk;
-    if (default_walk_clip(&walk) == 0) {
-        clip = (bench_clip){walk.landmarks, walk.row_count};
-        clipp = &clip;
-    }
-#endif
+    static float walk[BENCH_WALK_ROWS * BENCH_WALK_FLOATS];
+    bench_walk_rows(walk);
+    const bench_clip clip = {walk, BENCH_WALK_ROWS};
     bench_ring r;
     char err[512];
-    if (bench_ring_create_copies(&r, (bench_workload)w, impl, n, clipp, 1, err, sizeof err) != 0) {
+    if (bench_ring_create_copies(&r, (bench_workload)w, impl, n, &clip, 1, err, sizeof err) != 0) {
         fprintf(stderr, "callgrind_tick: %s %s: %s\n", argv[1], argv[2], err);
         return 1;
     }
@@ -66,8 +58,5 @@ int main(int argc, char **argv) {
     for (uint32_t t = 0; t < ticks; t++) step(&r, 1);
     printf("%s %s n=%u ticks=%u\n", argv[1], argv[2], n, ticks);
     bench_ring_destroy(&r);
-#if CROWD_BENCH_HAVE_WALK
-    if (clipp) clip_free(&walk);
-#endif
     return 0;
 }

@@ -1,5 +1,5 @@
 /* reference.h — the two yardsticks the benchmarks measure the engine against, in C so that
- * both the Google Benchmark program and `crowd bench` link them (library crowd_bench_ref).
+ * both the Google Benchmark program and `crowd bench` link them (library crowd_bench).
  *
  * 1. The per-object way (per_object_*): what a Cubism user writes. One record per avatar
  *    holding its parameters and its controller states, updated avatar by avatar: SmoothDamp

@@ -1,5 +1,5 @@
 /* workloads.h — what the benchmarks tick, shared by bench_tick (Google Benchmark) and
- * `crowd bench` (library crowd_bench_ref).
+ * `crowd bench` (library crowd_bench).
  *
  * Workloads: the 12-parameter face rig (the fused tick: gaze, harmonic and blink), one rig per
  * stage that enables only that controller, and the full body (face + 15 bones).
