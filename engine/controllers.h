@@ -16,7 +16,8 @@
     X(LOOK, look)                 \
     X(HARMONIC, harmonic)         \
     X(BLINK, blink)               \
-    X(LIMBS, limbs)
+    X(LIMBS, limbs)               \
+    X(FACE, face)
 
 enum {
 #define CROWDI_X_ENUM(NAME, name) CROWDI_CTL_##NAME,
@@ -27,6 +28,6 @@ enum {
 
 /* The order the tick runs the stages in (SPEC §1; kernels/stages.h's cvk_tick is the same
  * list): a new row's per-instance draws are made in this order too. */
-#define CROWDI_TICK_ORDER {CROWDI_CTL_BLINK, CROWDI_CTL_HARMONIC, CROWDI_CTL_LOOK, CROWDI_CTL_LIMBS}
+#define CROWDI_TICK_ORDER {CROWDI_CTL_BLINK, CROWDI_CTL_FACE, CROWDI_CTL_HARMONIC, CROWDI_CTL_LOOK, CROWDI_CTL_LIMBS}
 
 #endif

@@ -72,6 +72,16 @@ typedef enum crowdi_rule {
     X(BONE_WORLD, "bone_world", CROWDI_CTL_LIMBS, r->columns[r->col_world + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
       CROWDI_RULE_QUAT, false)                                                                                                  \
     X(BONE_LOCAL, "bone_local", CROWDI_CTL_LIMBS, r->columns[r->col_local + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
-      CROWDI_RULE_QUAT, false)
+      CROWDI_RULE_QUAT, false)                                                                                                  \
+    X(FACE_SCORES, "face_scores", CROWDI_CTL_FACE, r->columns[r->col_face + comp], CROWD_FACE_SCORE_COUNT, CROWDI_INDEX_NONE,   \
+      CROWDI_RULE_WEIGHT, true)                                                                                                 \
+    X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_ROT + comp], 4,                 \
+      CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                                                                                \
+    X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_PRESENCE], 1,                   \
+      CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                                                                              \
+    X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_WEIGHT], 1, CROWDI_INDEX_NONE,      \
+      CROWDI_RULE_WEIGHT, true)                                                                                                 \
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_CONTROL], 1, CROWDI_INDEX_NONE,   \
+      CROWDI_RULE_WEIGHT, true)
 
 #endif

@@ -25,6 +25,22 @@
 #define CROWDI_MAX_VALUE 1e18f     /* parameter min and max */
 #define CROWDI_MAX_SECONDS 1e6f    /* blink mean, deviation and timescale, look damping */
 
+/* Face tracking's settings (face.c), built from a crowd_face_desc. */
+typedef struct crowdi_face_mapping {
+    uint32_t source, param;
+    float gain, offset;
+    uint32_t curve;
+} crowdi_face_mapping;
+typedef struct crowdi_face {
+    uint32_t blend, mapping_count, target_count, used_count, smoothed_count, need_head;
+    float threshold, half_life, min_cutoff, beta, d_cutoff;
+    uint64_t smoothed_mask;
+    crowdi_face_mapping *mapping; /* as given, parameters as indices (snapshots) */
+    crowdi_face_entry *entries;   /* grouped by target */
+    crowdi_face_target *targets;
+    uint32_t used[CROWDI_FACE_SOURCES], smoothed[CROWDI_FACE_SOURCES];
+} crowdi_face;
+
 /* A rig: its settings (uniform across instances) and its table of columns. */
 typedef struct crowdi_rig {
     char *name;
@@ -45,6 +61,8 @@ typedef struct crowdi_rig {
     float blink_mean, blink_max_deviation, blink_timescale;
     uint32_t *blink_param;
     crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
+    crowdi_face face;  /* face tracking's settings (face.c) */
+    uint32_t col_face; /* its first column */
 
     /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
      * [0, running) run; rows [running, count) are paused and never touched by the tick. */

@@ -41,6 +41,17 @@ void *scene_alloc(scene *s, size_t count, size_t size) { return own(s, tool_call
 
 char *scene_strdup(scene *s, const char *str) { return own(s, tool_strdup(str)); }
 
+const face_track *scene_adopt_face(scene *s, face_track *track) {
+    face_track *copy = scene_alloc(s, 1, sizeof *copy);
+    if (!copy || !own(s, track->frames) || !own(s, track->path)) {
+        if (!copy) face_track_free(track);
+        return NULL; /* own() freed what it could not hold */
+    }
+    *copy = *track;
+    memset(track, 0, sizeof *track);
+    return copy;
+}
+
 const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip) {
     pose_clip **clips = scene_alloc(s, s->clip_count + 1, sizeof *clips);
     pose_clip *copy = scene_alloc(s, 1, sizeof *copy);
@@ -81,5 +92,7 @@ void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool lim
         .harmonic = harmonic ? &r->harmonic : NULL,
         .blink = blink ? &r->blink : NULL,
         .limbs = limbs ? &r->limbs : NULL,
+        .face = r->has_face ? &r->face : NULL,
     };
+    r->face.mapping = r->face_mapping;
 }

@@ -10,6 +10,7 @@
 
 #include "clip.h"
 #include "crowd.h"
+#include "face_track.h"
 
 typedef struct scene_rig {
     const char *name;
@@ -24,6 +25,9 @@ typedef struct scene_rig {
     crowd_blink_desc blink;
     const char *const *blink_parameters;
     crowd_limbs_desc limbs;
+    bool has_face;            /* face tracking (crowd.h section 11): face, its mapping below */
+    crowd_face_desc face;
+    const crowd_face_mapping_desc *face_mapping;
     const char *model3; /* the resolved path of the .model3.json, or NULL */
     crowd_rig_desc rig_desc; /* points at the fields above */
 } scene_rig;
@@ -63,6 +67,8 @@ typedef struct scene_group {
     const pose_clip *clip; /* NULL: no pose (owned by the scene) */
     scene_pose_offset pose_offset;
     bool pose_loop;
+    const face_track *face; /* NULL: no face track (owned by the scene); all instances play it in step */
+    bool face_loop;
     scene_place place; /* set: from the scene's "place" */
 } scene_group;
 
@@ -91,12 +97,15 @@ void *scene_alloc(scene *s, size_t count, size_t size);
 char *scene_strdup(scene *s, const char *str);
 /* Takes a loaded clip into the scene's ownership (the struct is copied; *clip is emptied). */
 const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip);
+/* The same for a face track. */
+const face_track *scene_adopt_face(scene *s, face_track *track);
 
 /* The rig called name, or -1. */
 int scene_rig_index(const scene *s, const char *name);
 /* The index of a parameter id in the rig, or -1. */
 int scene_parameter_index(const scene_rig *rig, const char *id);
-/* Fills rig_desc from the fields (call after changing which controllers are present). */
+/* Fills rig_desc from the fields (call after changing which controllers are present; face
+ * tracking follows has_face). */
 void scene_rig_link(scene_rig *rig, bool look, bool harmonic, bool blink, bool limbs);
 
 /* Reads a scene file (JSON, SPEC §7). TOOL_OK, or TOOL_BAD_INPUT with a message naming the

@@ -551,8 +551,111 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     return TOOL_OK;
 }
 
+/* A face source by MediaPipe's categoryName ("jawOpen") or "headYaw", "headPitch", "headRoll". */
+static int as_face_source(jctx *c, const json_t *v, crowd_face_source *out) {
+    if (!json_is_string(v)) return fail(c, "expected a source name (\"jawOpen\", \"headYaw\", ...), got %s", type_name(v));
+    for (int s = 0; s < CROWD_FACE_SOURCE_COUNT; s++)
+        if (strcmp(json_string_value(v), crowd_face_source_name((crowd_face_source)s)) == 0) {
+            *out = (crowd_face_source)s;
+            return TOOL_OK;
+        }
+    return fail(c, "\"%s\" is not a MediaPipe blend shape (\"_neutral\" .. \"noseSneerRight\") nor headYaw, headPitch, headRoll",
+                json_string_value(v));
+}
+
+/* "face": the mapping ("standard": crowd_face_standard_mapping bound to the parameters the rig
+ * declares and, with model3, the model names), blend, presence threshold, hand-off half-life,
+ * the sources to smooth and the One Euro settings. */
+static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
+    static const char *const keys[] = {"mapping", "blend", "presence_threshold", "handoff_half_life", "smoothed",
+                                       "one_euro", NULL};
+    static const char *const mkeys[] = {"source", "id", "gain", "offset", "curve", NULL};
+    static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
+    static const char *const curves[] = {"linear", "smoothstep"}; /* crowd_face_curve order */
+    TRY(check_object(c, jf, keys));
+    crowd_face_desc *f = &rig->face;
+    *f = crowd_face_defaults();
+    TRY(get_blend(c, jf, &f->blend));
+    TRY(get_float(c, jf, "presence_threshold", 0, false, 1, &f->presence_threshold));
+    TRY(get_float(c, jf, "handoff_half_life", 0, true, 3600, &f->handoff_half_life));
+    const json_t *euro;
+    TRY(get_object(c, jf, "one_euro", &euro));
+    if (euro) {
+        size_t o = push_key(c, "one_euro");
+        TRY(check_object(c, euro, euro_keys));
+        TRY(get_float(c, euro, "min_cutoff", 0, true, 1e6f, &f->min_cutoff));
+        TRY(get_float(c, euro, "beta", 0, false, 1e6f, &f->beta));
+        TRY(get_float(c, euro, "d_cutoff", 0, true, 1e6f, &f->d_cutoff));
+        pop(c, o);
+    }
+    const json_t *smoothed;
+    TRY(get_array(c, jf, "smoothed", &smoothed));
+    if (smoothed) {
+        size_t o = push_key(c, "smoothed");
+        for (size_t k = 0; k < json_array_size(smoothed); k++) {
+            size_t ok = push_index(c, k);
+            crowd_face_source s;
+            TRY(as_face_source(c, json_array_get(smoothed, k), &s));
+            f->smoothed_sources |= CROWD_FACE_SOURCE_BIT(s);
+            pop(c, ok);
+        }
+        pop(c, o);
+    }
+    const json_t *mapping = json_object_get(jf, "mapping");
+    size_t o = push_key(c, "mapping");
+    if (!mapping || (json_is_string(mapping) && strcmp(json_string_value(mapping), "standard") == 0)) {
+        crowd_face_mapping_desc *m = scene_alloc(c->s, CROWD_FACE_STANDARD_MAPPING_COUNT, sizeof *m);
+        if (!m) return TOOL_FAILED;
+        uint32_t n = CROWD_FACE_STANDARD_MAPPING_COUNT;
+        if (rig->model3) {
+            int st = face_bind_model3(rig->model3, m, &n);
+            if (st != TOOL_OK) return st;
+        } else {
+            memcpy(m, crowd_face_standard_mapping(), sizeof *m * n);
+        }
+        uint32_t kept = 0; /* the entries whose parameter the rig declares */
+        for (uint32_t k = 0; k < n; k++)
+            if (scene_parameter_index(rig, m[k].id) >= 0) m[kept++] = m[k];
+        rig->face_mapping = m;
+        f->mapping_count = kept;
+    } else if (json_is_array(mapping)) {
+        size_t n = json_array_size(mapping);
+        crowd_face_mapping_desc *m = scene_alloc(c->s, n ? n : 1, sizeof *m);
+        if (!m) return TOOL_FAILED;
+        for (size_t k = 0; k < n; k++) {
+            size_t ok = push_index(c, k);
+            const json_t *e = json_array_get(mapping, k);
+            if (!json_is_object(e)) return fail(c, "expected an object {source, id, gain, offset, curve}, got %s", type_name(e));
+            TRY(check_object(c, e, mkeys));
+            const json_t *src = json_object_get(e, "source");
+            size_t os = push_key(c, "source");
+            if (!src) return fail(c, "is required");
+            TRY(as_face_source(c, src, &m[k].source));
+            pop(c, os);
+            TRY(get_required_string(c, e, "id", &m[k].id));
+            size_t oi = push_key(c, "id");
+            TRY(check_param_id(c, rig, m[k].id));
+            pop(c, oi);
+            m[k].gain = 1.0f, m[k].offset = 0.0f;
+            TRY(get_float(c, e, "gain", -1e6f, false, 1e6f, &m[k].gain));
+            TRY(get_float(c, e, "offset", -1e6f, false, 1e6f, &m[k].offset));
+            int cv = -1;
+            TRY(get_enum(c, e, "curve", curves, 2, &cv));
+            m[k].curve = cv == 1 ? CROWD_FACE_CURVE_SMOOTHSTEP : CROWD_FACE_CURVE_LINEAR;
+            pop(c, ok);
+        }
+        rig->face_mapping = m;
+        f->mapping_count = (uint32_t)n;
+    } else {
+        return fail(c, "expected \"standard\" or an array of entries, got %s", type_name(mapping));
+    }
+    pop(c, o);
+    rig->has_face = true;
+    return TOOL_OK;
+}
+
 static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
-    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "model3", NULL};
+    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "face", "model3", NULL};
     TRY(check_object(c, jr, keys));
     const char *name = "hiyori", *model3 = NULL;
     TRY(get_string(c, jr, "name", &name));
@@ -570,7 +673,8 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
         pop(c, o);
     }
     TRY(read_parameters(c, jr, rig));
-    const json_t *look, *harmonic, *blink, *limbs;
+    const json_t *look, *harmonic, *blink, *limbs, *face;
+    TRY(get_object(c, jr, "face", &face));
     TRY(get_object(c, jr, "look", &look));
     TRY(get_object(c, jr, "harmonic", &harmonic));
     TRY(get_object(c, jr, "blink", &blink));
@@ -594,6 +698,11 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
     if (limbs) {
         o = push_key(c, "limbs");
         TRY(read_limbs(c, limbs, rig));
+        pop(c, o);
+    }
+    if (face) {
+        o = push_key(c, "face");
+        TRY(read_face(c, face, rig));
         pop(c, o);
     }
     scene_rig_link(rig, look != NULL, harmonic != NULL, blink != NULL, limbs != NULL);
@@ -670,6 +779,27 @@ static int read_pose(jctx *c, const json_t *jp, scene_group *g) {
     return TOOL_OK;
 }
 
+/* a group's "face": {"clip": track, "loop": true}: every instance plays the track in step */
+static int read_group_face(jctx *c, const json_t *jf, scene_group *g) {
+    static const char *const keys[] = {"clip", "loop", NULL};
+    TRY(check_object(c, jf, keys));
+    const char *name;
+    TRY(get_required_string(c, jf, "clip", &name));
+    g->face_loop = true;
+    TRY(get_bool(c, jf, "loop", &g->face_loop));
+    char *path = resolve(c, name);
+    if (!path) return TOOL_FAILED;
+    face_track t;
+    int st = face_track_load(path, &t);
+    if (st != TOOL_OK) {
+        size_t o = push_key(c, "clip");
+        fail(c, "\"%s\" is not a usable face track", name);
+        pop(c, o);
+        return st;
+    }
+    return (g->face = scene_adopt_face(c->s, &t)) ? TOOL_OK : TOOL_FAILED;
+}
+
 /* [a, b], two finite numbers (b > 0 and a > 0 with positive) */
 static int get_pair(jctx *c, const json_t *obj, const char *key, bool positive, float out[2]) {
     const json_t *v = json_object_get(obj, key);
@@ -707,7 +837,7 @@ static int read_place(jctx *c, const json_t *jp, scene_group *g) {
 }
 
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
-    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "place", NULL};
+    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place", NULL};
     static const char *const phases[] = {"zero", "random"};      /* crowd_harmonic_phase order */
     static const char *const starts[] = {"random", "cubism"};    /* crowd_blink_start order */
     TRY(check_object(c, jg, keys));
@@ -730,7 +860,8 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     k = -1;
     TRY(get_enum(c, jg, "blink_start", starts, 2, &k));
     g->blink_start = k >= 0 ? (crowd_blink_start)k : CROWD_BLINK_START_RANDOM;
-    const json_t *look, *pose, *place;
+    const json_t *look, *pose, *place, *face;
+    TRY(get_object(c, jg, "face", &face));
     TRY(get_object(c, jg, "look", &look));
     TRY(get_object(c, jg, "pose", &pose));
     TRY(get_object(c, jg, "place", &place));
@@ -750,6 +881,12 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
         o = push_key(c, "pose");
         if (!rig->rig_desc.limbs) return fail(c, "rig \"%s\" has no limbs", rig->name);
         TRY(read_pose(c, pose, g));
+        pop(c, o);
+    }
+    if (face) {
+        o = push_key(c, "face");
+        if (!rig->rig_desc.face) return fail(c, "rig \"%s\" has no face tracking", rig->name);
+        TRY(read_group_face(c, face, g));
         pop(c, o);
     }
     return TOOL_OK;

@@ -20,6 +20,7 @@
 #include "clip.h"
 #include "commands.h"
 #include "diag.h"
+#include "face_track.h"
 #include "landmark_json.h"
 #include "trace.h"
 #include "vmc.h"
@@ -28,18 +29,22 @@
 #define STREAM_NAME "-" /* standard input, in messages */
 
 static const char stream_usage[] =
-    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--local] [--strict] [--max-line-bytes N]\n"
+    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--params FILE] [--local] [--strict] [--max-line-bytes N]\n"
     "                    [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                    [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG]\n"
     "Reads landmark frames from standard input, one JSON line a frame (a MediaPipe Tasks pose landmarker\n"
     "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
-    "line arrives, with dt from the frames' times. Ends at the end of input.\n"
+    "line arrives, with dt from the frames' times. Ends at the end of input. A MediaPipe Tasks face\n"
+    "landmarker result (faceBlendshapes, facialTransformationMatrixes) drives a face instance instead: the\n"
+    "standard face mapping onto the standard Cubism parameters, with its own clock.\n"
     "  --vmc HOST:PORT  send each frame over VMC (OSC/UDP) to a receiver such as VSeeFace (port 39539)\n"
     "  --bones FILE     write the bone rotations (world, or local with --local) as\n"
     "                   frame,instance,bone,qx,qy,qz,qw, flushed every frame; \"-\" (the default\n"
     "                   without --vmc) is standard output\n"
+    "  --params FILE    write face frames' parameters as frame,instance,id,value (\"-\": standard output);\n"
+    "                   with --vmc they are also sent as blend shapes named by their parameter ids\n"
     "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
     "                   reported and skipped\n"
     "  --max-line-bytes N  the longest line read (default 1048576); a longer one is a bad line\n"
@@ -47,7 +52,7 @@ static const char stream_usage[] =
     "Exit status: 0 at the end of input, 2 bad usage (or with --strict bad input), 1 any other failure.\n";
 
 typedef struct stream_options {
-    const char *vmc, *bones;
+    const char *vmc, *bones, *params;
     bool local, strict;
     uint32_t max_line;
     crowd_limbs_desc limbs;
@@ -66,6 +71,9 @@ static int parse_args(int argc, char **argv, stream_options *o) {
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->bones = v;
+        } else if ((m = args_value(&a, "--params", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->params = v;
         } else if ((m = args_value(&a, "--max-line-bytes", &v)) != 0) {
             if (m < 0 || parse_u32(&a, "--max-line-bytes", v, 64, 1u << 30, &o->max_line) != TOOL_OK) return TOOL_BAD_INPUT;
         } else if ((m = args_flag(&a, "--local")) != 0) {
@@ -172,9 +180,28 @@ static void drop_last_row(pose_clip *c) {
     if (c->rest_rows > c->row_count) c->rest_rows = c->row_count;
 }
 
+/* The face instance's rig: the standard Cubism parameters the standard mapping drives. */
+static const crowd_parameter_desc face_params[] = {
+    {"ParamAngleX", -30, 30, 0, false},  {"ParamAngleY", -30, 30, 0, false},  {"ParamAngleZ", -30, 30, 0, false},
+    {"ParamEyeLOpen", 0, 1, 1, false},   {"ParamEyeROpen", 0, 1, 1, false},   {"ParamEyeBallX", -1, 1, 0, false},
+    {"ParamEyeBallY", -1, 1, 0, false},  {"ParamMouthOpenY", 0, 1, 0, false}, {"ParamMouthForm", -1, 1, 0, false},
+    {"ParamBrowLY", -1, 1, 0, false},    {"ParamBrowRY", -1, 1, 0, false}};
+#define FACE_PARAMS (sizeof face_params / sizeof face_params[0])
+
+typedef struct face_stream {
+    crowd_engine *engine;
+    crowd_instance inst;
+    trace_file out;
+    face_frame last;
+    bool have_t;
+    double t0, prev_t;
+    uint32_t frames;
+} face_stream;
+
 typedef struct stream_state {
     crowd_engine *engine;
     crowd_instance inst;
+    face_stream face;
     trace_file out;
     vmc_sender *vmc;
     uint32_t frames, bad_lines, dropped;
@@ -220,6 +247,63 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
     return TOOL_OK;
 }
 
+static int face_setup(face_stream *f, const stream_options *o) {
+    crowd_engine_desc desc = {0};
+    crowd_result res = crowd_engine_create(&desc, &f->engine);
+    if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
+    crowd_face_desc face = crowd_face_defaults();
+    crowd_rig_desc rd = {.name = "stream_face", .parameters = face_params, .parameter_count = FACE_PARAMS, .face = &face};
+    crowd_rig rig;
+    crowd_add_desc add = {.count = 1};
+    if ((res = crowd_rig_create(f->engine, &rd, &rig)) != CROWD_OK ||
+        (add.rig = rig, res = crowd_instances_add(f->engine, &add, &f->inst)) != CROWD_OK)
+        return tool_engine_error(TOOL_FAILED, f->engine, res, "stream: the face rig");
+    if (o->params) return trace_open(&f->out, o->params, TRACE_PARAMETER_HEADER);
+    return TOOL_OK;
+}
+
+/* A face frame: its scores, rotation and presence, one tick, then the parameters out. */
+static int face_line(stream_state *s, const stream_options *o, const char *line, size_t len, uint32_t number) {
+    face_stream *f = &s->face;
+    face_frame fr;
+    int st = face_track_line(STREAM_NAME, line, len, number, f->frames ? &f->last : NULL, &fr);
+    if (st != TOOL_OK) return st;
+    if (f->have_t && !(fr.t_s > f->prev_t)) {
+        s->dropped++;
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: time %.9g s %s the previous face frame's %.9g s: frame %s", STREAM_NAME,
+                        number, fr.t_s, fr.t_s == f->prev_t ? "repeats" : "comes before", f->prev_t,
+                        o->strict ? "refused" : "dropped");
+        return o->strict ? st : TOOL_OK;
+    }
+    double step = f->have_t ? fr.t_s - f->prev_t : 0.0;
+    if (step > 1.0) step = 1.0;
+    if (!f->have_t) f->t0 = fr.t_s;
+    f->have_t = true;
+    f->prev_t = fr.t_s;
+    f->last = fr;
+    crowd_result res;
+    if ((res = crowd_set(f->engine, f->inst, CROWD_FIELD_FACE_SCORES, 0, fr.scores)) != CROWD_OK ||
+        (res = crowd_set(f->engine, f->inst, CROWD_FIELD_FACE_ROTATION, 0, fr.rotation)) != CROWD_OK ||
+        (res = crowd_set(f->engine, f->inst, CROWD_FIELD_FACE_PRESENCE, 0, &fr.presence)) != CROWD_OK ||
+        (res = crowd_tick(f->engine, (float)step)) != CROWD_OK)
+        return tool_engine_error(TOOL_FAILED, f->engine, res, "stream: the face frame");
+    f->frames++;
+    float values[FACE_PARAMS];
+    if ((res = crowd_get_outputs(f->engine, f->inst, values, FACE_PARAMS)) != CROWD_OK)
+        return tool_engine_error(TOOL_FAILED, f->engine, res, "crowd_get_outputs");
+    if (s->vmc) {
+        const char *names[FACE_PARAMS];
+        for (size_t k = 0; k < FACE_PARAMS; k++) names[k] = face_params[k].id;
+        if ((st = vmc_send_blends(s->vmc, names, values, FACE_PARAMS, fr.t_s - f->t0)) != TOOL_OK) return st;
+    }
+    if (f->out.f) {
+        for (size_t k = 0; k < FACE_PARAMS; k++) trace_parameter(&f->out, f->frames, 0, face_params[k].id, values[k]);
+        if (fflush(f->out.f) != 0 || ferror(f->out.f))
+            return tool_error(TOOL_FAILED, "stream: cannot write the parameters to %s", o->params);
+    }
+    return TOOL_OK;
+}
+
 static int run_stream(stream_state *s, const stream_options *o) {
     line_reader r = {.fd = STDIN_FILENO, .cap = 64 * 1024, .max = o->max_line};
     if (!(r.buf = tool_malloc(r.cap))) return TOOL_FAILED;
@@ -247,6 +331,15 @@ static int run_stream(stream_state *s, const stream_options *o) {
             continue;
         }
         if (blank(line, len)) continue;
+        if (face_track_sniff(line, len)) {
+            st = face_line(s, o, line, len, line_number);
+            if (st == TOOL_BAD_INPUT && !o->strict) {
+                s->bad_lines++;
+                tool_error(TOOL_OK, "%s:%u: line skipped", STREAM_NAME, line_number);
+                st = TOOL_OK;
+            }
+            continue;
+        }
         st = landmark_json_line(&js, line, len, line_number, &window);
         if (st == TOOL_BAD_INPUT) {
             s->bad_lines++;
@@ -279,7 +372,7 @@ int cmd_stream(int argc, char **argv) {
     stream_options o = {.max_line = STREAM_DEFAULT_MAX_LINE, .limbs = crowd_limbs_defaults()};
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
-    if (!o.bones && !o.vmc) o.bones = "-";
+    if (!o.bones && !o.vmc && !o.params) o.bones = "-";
 
     stream_state s = {0};
     crowd_engine_desc desc = {0};
@@ -294,6 +387,7 @@ int cmd_stream(int argc, char **argv) {
         if ((res = crowd_instances_add(s.engine, &add, &s.inst)) != CROWD_OK)
             st = tool_engine_error(TOOL_FAILED, s.engine, res, "crowd_instances_add");
     }
+    if (st == TOOL_OK) st = face_setup(&s.face, &o);
     if (st == TOOL_OK && o.vmc) st = vmc_open(&s.vmc, "stream: --vmc", o.vmc, &o.limbs);
     if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);
     if (st == TOOL_OK && s.out.f && fflush(s.out.f) != 0) st = tool_error(TOOL_FAILED, "stream: cannot write the bones");
@@ -302,7 +396,10 @@ int cmd_stream(int argc, char **argv) {
         tool_error(TOOL_OK, "stream: %u frames solved, %u bad lines skipped, %u out-of-order frames dropped", s.frames,
                    s.bad_lines, s.dropped);
     if (st == TOOL_OK) st = trace_finish(&s.out);
+    if (st == TOOL_OK) st = trace_finish(&s.face.out);
     trace_abort(&s.out);
+    trace_abort(&s.face.out);
+    crowd_engine_destroy(s.face.engine);
     vmc_close(s.vmc);
     crowd_engine_destroy(s.engine);
     return st;

@@ -245,6 +245,37 @@ int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, 
     return st;
 }
 
+int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s) {
+    lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
+    if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
+    int bad = 0;
+    for (unsigned k = 0; !bad && k < count; k++) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message(names[k], values[k]));
+    if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
+    if (!bad) {
+        lo_message ok = lo_message_new();
+        if (ok && (lo_message_add_int32(ok, 1) || lo_message_add_int32(ok, 3) || lo_message_add_int32(ok, 0) ||
+                   lo_message_add_int32(ok, 1))) {
+            lo_message_free(ok);
+            ok = NULL;
+        }
+        bad = add(bundle, "/VMC/Ext/OK", ok);
+    }
+    if (!bad) {
+        lo_message t = lo_message_new();
+        if (t && lo_message_add_float(t, (float)t_s)) {
+            lo_message_free(t);
+            t = NULL;
+        }
+        bad = add(bundle, "/VMC/Ext/T", t);
+    }
+    int st = TOOL_OK;
+    if (bad) st = tool_error(TOOL_FAILED, "vmc: cannot build the OSC bundle (out of memory)");
+    else if (lo_send_bundle(s->address, bundle) < 0)
+        st = tool_error(TOOL_FAILED, "vmc: cannot send to %s: %s", s->where, lo_address_errstr(s->address));
+    lo_bundle_free_recursive(bundle);
+    return st;
+}
+
 void vmc_close(vmc_sender *s) {
     if (!s) return;
     if (s->address) lo_address_free(s->address);

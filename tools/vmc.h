@@ -72,6 +72,10 @@ int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const cr
 /* Sends one frame: the 15 world rotations (crowd_bone order, from CROWD_FIELD_BONE_WORLD), the
  * frame's time, and the eye opening (the blink controller's, or NULL: none). TOOL_OK or TOOL_FAILED. */
 int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening);
+/* Sends named blend-shape values (face tracking's parameters, named by their parameter ids):
+ * one bundle of /VMC/Ext/Blend/Val s NAME f VALUE per value, /VMC/Ext/Blend/Apply, /VMC/Ext/OK
+ * and /VMC/Ext/T. TOOL_OK or TOOL_FAILED. */
+int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s);
 /* The local rotations vmc_send would send for these world rotations (see above). */
 void vmc_convert(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4], float local[CROWD_BONE_COUNT][4]);
 void vmc_close(vmc_sender *s);

@@ -410,6 +410,26 @@ static void feed_pose(world *w, uint32_t g, double tau) {
     }
 }
 
+/* The group's face track frame in effect at tau, into every instance's face columns (zero-copy:
+ * the track reader has checked the rules the engine's fields state). */
+static void feed_face(world *w, uint32_t g, double tau) {
+    const scene_group *sg = &w->scene->groups[g];
+    const face_frame *f = &sg->face->frames[face_track_row_at(sg->face, tau, sg->face_loop)];
+    crowd_rig rig = w->rigs[sg->rig].rig;
+    float *scores[CROWD_FACE_SCORE_COUNT], *rot[4], *presence;
+    uint32_t count;
+    if (crowd_rig_columns(w->engine, rig, CROWD_FIELD_FACE_SCORES, 0, scores, &count) != CROWD_OK ||
+        crowd_rig_columns(w->engine, rig, CROWD_FIELD_FACE_ROTATION, 0, rot, &count) != CROWD_OK ||
+        crowd_rig_column(w->engine, rig, CROWD_FIELD_FACE_PRESENCE, 0, 0, &presence, &count) != CROWD_OK)
+        return; /* scene_json only lets rigs with face tracking play a track */
+    for (uint32_t i = w->group_first[g]; i < w->group_first[g + 1]; i++) {
+        uint32_t row = w->row[i];
+        for (uint32_t k = 0; k < CROWD_FACE_SCORE_COUNT; k++) scores[k][row] = f->scores[k];
+        for (uint32_t k = 0; k < 4; k++) rot[k][row] = f->rotation[k];
+        presence[row] = f->presence;
+    }
+}
+
 void world_prepare_frame(world *w, uint32_t k, float dt) {
     const scene *s = w->scene;
     double tau = (double)(k - 1) * (double)dt;
@@ -425,6 +445,7 @@ void world_prepare_frame(world *w, uint32_t k, float dt) {
             }
         }
         if (sg->clip) feed_pose(w, g, tau);
+        if (sg->face) feed_face(w, g, tau);
     }
 }
 

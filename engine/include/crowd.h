@@ -99,13 +99,14 @@
  *   1. Conventions: handles, results, defaults, ownership, threads
  *   2. Results and errors
  *   3. Engine: create, destroy, SIMD target
- *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs)
+ *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs, face)
  *   5. Instances: add, remove, pause, ids
  *   6. Per-instance inputs and state (single and bulk)
  *   7. Outputs: zero-copy columns and copies
  *   8. The tick, and the order controllers write parameters in
  *   9. Limbs: bone rotations from 33 pose landmarks
  *  10. Snapshots: the whole state as bytes
+ *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
@@ -466,6 +467,96 @@ typedef struct crowd_limbs_desc {
  * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
 CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
 
+/* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
+ * blend-shape scores and the head rotation — mapped onto parameters, order 500. */
+#define CROWD_FACE_SCORE_COUNT 52 /* blend shapes, in MediaPipe's order */
+typedef enum crowd_face_source {
+    /* the 52 blend-shape scores, in [0, 1], numbered as MediaPipe's face landmarker lists them */
+    CROWD_FACE_NEUTRAL = 0, CROWD_FACE_BROW_DOWN_LEFT, CROWD_FACE_BROW_DOWN_RIGHT, CROWD_FACE_BROW_INNER_UP,
+    CROWD_FACE_BROW_OUTER_UP_LEFT, CROWD_FACE_BROW_OUTER_UP_RIGHT, CROWD_FACE_CHEEK_PUFF,
+    CROWD_FACE_CHEEK_SQUINT_LEFT, CROWD_FACE_CHEEK_SQUINT_RIGHT, CROWD_FACE_EYE_BLINK_LEFT,
+    CROWD_FACE_EYE_BLINK_RIGHT, CROWD_FACE_EYE_LOOK_DOWN_LEFT, CROWD_FACE_EYE_LOOK_DOWN_RIGHT,
+    CROWD_FACE_EYE_LOOK_IN_LEFT, CROWD_FACE_EYE_LOOK_IN_RIGHT, CROWD_FACE_EYE_LOOK_OUT_LEFT,
+    CROWD_FACE_EYE_LOOK_OUT_RIGHT, CROWD_FACE_EYE_LOOK_UP_LEFT, CROWD_FACE_EYE_LOOK_UP_RIGHT,
+    CROWD_FACE_EYE_SQUINT_LEFT, CROWD_FACE_EYE_SQUINT_RIGHT, CROWD_FACE_EYE_WIDE_LEFT, CROWD_FACE_EYE_WIDE_RIGHT,
+    CROWD_FACE_JAW_FORWARD, CROWD_FACE_JAW_LEFT, CROWD_FACE_JAW_OPEN, CROWD_FACE_JAW_RIGHT, CROWD_FACE_MOUTH_CLOSE,
+    CROWD_FACE_MOUTH_DIMPLE_LEFT, CROWD_FACE_MOUTH_DIMPLE_RIGHT, CROWD_FACE_MOUTH_FROWN_LEFT,
+    CROWD_FACE_MOUTH_FROWN_RIGHT, CROWD_FACE_MOUTH_FUNNEL, CROWD_FACE_MOUTH_LEFT, CROWD_FACE_MOUTH_LOWER_DOWN_LEFT,
+    CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT, CROWD_FACE_MOUTH_PRESS_LEFT, CROWD_FACE_MOUTH_PRESS_RIGHT,
+    CROWD_FACE_MOUTH_PUCKER, CROWD_FACE_MOUTH_RIGHT, CROWD_FACE_MOUTH_ROLL_LOWER, CROWD_FACE_MOUTH_ROLL_UPPER,
+    CROWD_FACE_MOUTH_SHRUG_LOWER, CROWD_FACE_MOUTH_SHRUG_UPPER, CROWD_FACE_MOUTH_SMILE_LEFT,
+    CROWD_FACE_MOUTH_SMILE_RIGHT, CROWD_FACE_MOUTH_STRETCH_LEFT, CROWD_FACE_MOUTH_STRETCH_RIGHT,
+    CROWD_FACE_MOUTH_UPPER_UP_LEFT, CROWD_FACE_MOUTH_UPPER_UP_RIGHT, CROWD_FACE_NOSE_SNEER_LEFT,
+    CROWD_FACE_NOSE_SNEER_RIGHT,
+    /* the head's Euler angles in degrees, from CROWD_FIELD_FACE_ROTATION (section 11) */
+    CROWD_FACE_HEAD_YAW = CROWD_FACE_SCORE_COUNT, CROWD_FACE_HEAD_PITCH, CROWD_FACE_HEAD_ROLL,
+    CROWD_FACE_SOURCE_COUNT
+} crowd_face_source;
+/* The bit of a source in crowd_face_desc.smoothed_sources. */
+#define CROWD_FACE_SOURCE_BIT(source) (1ull << (unsigned)(source))
+
+typedef enum crowd_face_curve {
+    CROWD_FACE_CURVE_LINEAR = 0, /* c(s) = s */
+    CROWD_FACE_CURVE_SMOOTHSTEP, /* t = clamp(s, 0, 1); c(s) = (t*t)*(3 - 2*t): eases a score's ends */
+    CROWD_FACE_CURVE_COUNT
+} crowd_face_curve;
+
+/* One mapping entry: source -> parameter. Its value is offset + gain*c(source); the entries
+ * naming one parameter add up (in the order given, from the first entry's value), and the sum
+ * blends into the parameter once. */
+typedef struct crowd_face_mapping_desc {
+    crowd_face_source source;
+    const char *id;         /* a parameter of the rig */
+    float gain, offset;     /* within +-1e6 each */
+    crowd_face_curve curve; /* default linear */
+} crowd_face_mapping_desc;
+/* source -> id with gain 1, offset 0, linear. */
+CROWD_API crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, const char *id);
+
+#define CROWD_FACE_STANDARD_MAPPING_COUNT 20
+typedef struct crowd_face_desc {
+    const crowd_face_mapping_desc *mapping; /* at most CROWD_MAX_ENTRIES entries */
+    uint32_t mapping_count;
+    crowd_blend blend;          /* default override; a parameter that is also a blink parameter
+                                   always blends with override (the take-over, section 11) */
+    float presence_threshold;   /* in [0, 1]: the face drives while presence > this. Default 0.5 */
+    float handoff_half_life;    /* s, in (0, 3600]: control eases halfway between the face and the
+                                   automatic controllers in this time. Default 0.1 */
+    uint64_t smoothed_sources;  /* CROWD_FACE_SOURCE_BIT(s) for each source the One Euro filter
+                                   smooths (bits beyond CROWD_FACE_SOURCE_COUNT refused). Default 0 */
+    float min_cutoff, beta, d_cutoff; /* One Euro as the limbs run it (section 9): Hz in (0, 1e6];
+                                   [0, 1e6]; Hz in (0, 1e6]. Default 1, 0, 1 (a 1 Hz low pass on
+                                   each smoothed source until beta is tuned) */
+} crowd_face_desc;
+/* The standard mapping (CROWD_FACE_STANDARD_MAPPING_COUNT entries, for the standard Cubism
+ * parameter set; all linear):
+ *   headYaw -> ParamAngleX gain 1, headPitch -> ParamAngleY gain 1, headRoll -> ParamAngleZ
+ *     gain 1 (degrees; the Cubism angles span [-30, 30], the blend clamps);
+ *   eyeBlinkLeft -> ParamEyeLOpen, eyeBlinkRight -> ParamEyeROpen, gain -1 offset 1 (1 - score);
+ *   ParamEyeBallX = 0.5*eyeLookOutLeft - 0.5*eyeLookInLeft + 0.5*eyeLookInRight
+ *     - 0.5*eyeLookOutRight (+1: the eyes look toward the subject's left);
+ *   ParamEyeBallY = 0.5*eyeLookUpLeft + 0.5*eyeLookUpRight - 0.5*eyeLookDownLeft
+ *     - 0.5*eyeLookDownRight (+1: up);
+ *   jawOpen -> ParamMouthOpenY gain 1;
+ *   ParamMouthForm = 0.5*mouthSmileLeft + 0.5*mouthSmileRight;
+ *   ParamBrowLY = browInnerUp - browDownLeft, ParamBrowRY = browInnerUp - browDownRight.
+ * MediaPipe's Left/Right are the subject's; L/R parameters are the model's own left/right, so a
+ * model faces the viewer as a mirror image would not: swap the entries for a mirror view. */
+CROWD_API const crowd_face_mapping_desc *crowd_face_standard_mapping(void);
+/* The standard mapping, blend override, threshold 0.5, half-life 0.1 s, no smoothing, One Euro
+ * 1 / 0 / 1. A rig that lacks a standard parameter needs its own mapping (the tools bind the
+ * standard entries a model has: crowd's Live2D import). */
+CROWD_API crowd_face_desc crowd_face_defaults(void);
+/* MediaPipe's categoryName of a score ("_neutral", "browDownLeft", ... "noseSneerRight"), then
+ * "headYaw", "headPitch", "headRoll"; NULL for an unknown source. */
+CROWD_API const char *crowd_face_source_name(crowd_face_source source);
+/* The rotation of a facial transformation matrix (MediaPipe's facialTransformationMatrixes:
+ * 16 floats, column-major, the upper 3x3 a rotation times a uniform scale) as a unit
+ * quaternion with w >= 0, computed in double and rounded once. CROWD_ERR_NULL, CROWD_ERR_NOT_FINITE,
+ * CROWD_ERR_RANGE (columns of zero or unequal length beyond 1e-3 relative, not orthogonal
+ * beyond 1e-3, or a reflection). */
+CROWD_API crowd_result crowd_face_rotation_from_matrix(const float matrix[16], crowd_quat *out_rotation);
+
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
     const crowd_parameter_desc *parameters;
@@ -474,6 +565,7 @@ typedef struct crowd_rig_desc {
     const crowd_harmonic_desc *harmonic; /* NULL: no harmonic controller */
     const crowd_blink_desc *blink;       /* NULL: no blink controller */
     const crowd_limbs_desc *limbs;       /* NULL: no limbs */
+    const crowd_face_desc *face;         /* NULL: no face tracking (section 11) */
 } crowd_rig_desc;
 /* No name, no parameters, no controllers: the same as a zero-initialised desc. */
 CROWD_API crowd_rig_desc crowd_rig_defaults(void);
@@ -543,8 +635,8 @@ CROWD_API crowd_result crowd_instances_add(crowd_engine *engine, const crowd_add
                                  crowd_instance *out_handles);
 /* Removes instances; the last rows move into the holes (handles stay valid). All handles are
  * checked (and must be distinct) before anything is removed. Errors: CROWD_ERR_NULL (engine,
- * handles with a nonzero count), CROWD_ERR_HANDLE (a handle), CROWD_ERR_DUPLICATE_ID (a handle
- * repeats). */
+ * handles with a nonzero count), CROWD_ERR_HANDLE (a handle), CROWD_ERR_REPEATED_HANDLE (a
+ * handle repeats). */
 CROWD_API crowd_result crowd_instances_remove(crowd_engine *engine, const crowd_instance *handles,
                                     uint32_t count);
 /* Pauses (paused = true) or resumes instances. A paused instance keeps its state and outputs
@@ -610,6 +702,15 @@ typedef enum crowd_field {
     CROWD_FIELD_OUTPUT,            /* [1] output value of parameter `index` after the tick */
     CROWD_FIELD_BONE_WORLD,        /* [4] world rotation of bone `index` (crowd_bone), w >= 0 */
     CROWD_FIELD_BONE_LOCAL,        /* [4] rotation of bone `index` relative to its parent */
+    /* face tracking (section 11; after the others, so earlier values stay) */
+    CROWD_FIELD_FACE_SCORES,       /* [52] blend-shape scores in MediaPipe's order, each in [0, 1]
+                                      (default 0) */
+    CROWD_FIELD_FACE_ROTATION,     /* [4] head rotation, unit quaternion (default identity):
+                                      crowd_face_rotation_from_matrix of the tracker's matrix */
+    CROWD_FIELD_FACE_PRESENCE,     /* [1] in [0, 1]: how surely a face is tracked (default 0) */
+    CROWD_FIELD_FACE_WEIGHT,       /* [1] in [0, 1] (default 1) */
+    CROWD_FIELD_FACE_CONTROL,      /* [1] state in [0, 1]: how far the face has taken over (0 at
+                                      first) */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -623,8 +724,9 @@ CROWD_API const char *crowd_field_name(crowd_field field);
  * before anything is written. A handle may repeat; the last value wins. Errors: CROWD_ERR_NULL
  * (engine, handles or values with a nonzero count), CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE
  * (a handle), CROWD_ERR_NO_CONTROLLER (a handle's rig lacks the field's controller),
- * CROWD_ERR_RANGE (index beyond the rig's parameters or entries, a read-only output field, a
- * value outside the field's rule), CROWD_ERR_NOT_FINITE (a value). */
+ * CROWD_ERR_READ_ONLY (an output or other read-only field), CROWD_ERR_RANGE (index beyond the
+ * rig's parameters or entries, a value outside the field's rule), CROWD_ERR_NOT_FINITE (a
+ * value). */
 CROWD_API crowd_result crowd_instances_set(crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count,
                                  const float *values);
@@ -677,12 +779,12 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then blink (400), harmonic (600) and look (700)
- *    blend into out in that order. The numbers are each controller's order, as Cubism's
- *    update order numbers: a controller with a smaller number writes its parameters first, and
- *    a later one blends onto what it wrote. They leave room between them for controllers to
- *    come (a face controller will run at 500, between blink and harmonic). Limbs (section 9)
- *    write bones, not parameters, and run after all of them.
+ * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11),
+ *    harmonic (600) and look (700) blend into out in that order. The numbers are each
+ *    controller's order, as Cubism's update order numbers: a controller with a smaller number
+ *    writes its parameters first, and a later one blends onto what it wrote. They leave room
+ *    between them for controllers to come. Limbs (section 9) write bones, not parameters, and
+ *    run after all of them.
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
  * (threads > 1) it wakes the workers and returns when all slices are done. Errors:
@@ -813,6 +915,54 @@ CROWD_API crowd_result crowd_snapshot_load(crowd_engine *engine, const void *dat
  * engine. A host checks with it that a loaded snapshot holds the rigs it expects. Errors:
  * CROWD_ERR_NULL (engine, out_digest), CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
+
+
+/* ------------------------------------------------------------------------------------------
+ * 11. Face tracking (order 500: after blink, before harmonic and look; the numbers are
+ *     Cubism's update order, so a face drives what auto-blink wrote and breathing and gaze
+ *     still add on top). Per instance: the 52 scores (CROWD_FIELD_FACE_SCORES), the head
+ *     rotation (CROWD_FIELD_FACE_ROTATION), a presence (CROWD_FIELD_FACE_PRESENCE), written
+ *     in bulk with crowd_instances_set (checked) or zero-copy through crowd_rig_columns (not
+ *     checked: keep to the rules). Each tick, all float32, unfused, the same on every target:
+ *
+ *     Hand-off. k = exp2f(-(dt/handoff_half_life)) once a tick; per instance
+ *       goal = presence > presence_threshold ? 1 : 0
+ *       control = goal + (control - goal)*k, and control = goal once |control - goal| < 2^-10
+ *     The face blends with weight w = FACE_WEIGHT*control. So while a face is present control
+ *     rises to 1 and the face takes over; when presence drops it eases back to the automatic
+ *     controllers, halfway per half-life. A parameter that is also a blink parameter blends
+ *     with override whatever `blend` says, so at control 1 the face alone opens and closes the
+ *     eyes (a tracked face never blinks twice), and between, every eye value lies between the
+ *     blink's and the face's: out = B*(1 - w) + F*w, clamped.
+ *
+ *     Head pose. From the unit rotation q = (x, y, z, w), the matrix entries
+ *       R02 = 2(xz + wy), R22 = 1 - 2(xx + yy), R12 = 2(yz - wx), R10 = 2(xy + wz),
+ *       R11 = 1 - 2(xx + zz), R00 = 1 - 2(yy + zz), R20 = 2(xz - wy)
+ *     (each sum left to right) give R = Ry(yaw)*Rx(pitch)*Rz(roll) (roll applied first, as
+ *     Unity's Euler angles), camera space of MediaPipe's face geometry (+x image right, +y up,
+ *     +z toward the camera):
+ *       c = sqrt(R02*R02 + R22*R22);  pitch = atan2(-R12, c)
+ *       c >= 2^-10:  yaw = atan2(R02, R22),  roll = atan2(R10, R11)
+ *       c <  2^-10 (within 0.06 degrees of straight up or down, gimbal lock): roll = 0,
+ *                    yaw = atan2(-R20, R00) (the angles then rebuild the rotation within
+ *                    2c radians, at most 0.12 degrees)
+ *     in degrees (times 57.2957802f). Positive yaw turns the nose toward +x, positive pitch
+ *     tilts it down (toward -y), positive roll turns the top of the head toward -x. atan2 is
+ *     the engine's own (Cephes atanf's odd polynomial on [0, tan(pi/8)] after one reduction,
+ *     mul, add and div only). Against these formulas in double on the same quaternion, pitch
+ *     is within 1e-6 radians and yaw and roll within 1e-6 + 1e-6/c (tests/test_face.c checks
+ *     it on random and gimbal-near rotations; measured max 1e-6 rad where c > 0.1).
+ *
+ *     Smoothing. Each source in smoothed_sources goes through the One Euro filter of section 9
+ *     (MediaPipe's: derivative from the last raw value; dt = 0 keeps the filtered value; the
+ *     first tick passes the sample). Head angles are filtered as angles.
+ *
+ *     Mapping. Per entry v = offset + gain*c(source) (smoothed where asked); per parameter the
+ *     sum of its entries, blended with weight w by `blend` (override for blink parameters).
+ *
+ *     Branch-free across lanes, bit-identical on every target, split and thread count, part of
+ *     the snapshot (scores, rotation, presence, weight, control and the filter state).
+ * ---------------------------------------------------------------------------------------- */
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "face.h" /* face tracking's settings and columns (its plain C part) */
+
 #include "skeleton.h"
 
 /* Blend modes as the kernels see them (crowd_blend minus the DEFAULT choice). */
@@ -88,6 +90,8 @@ typedef struct crowdi_rig_view {
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     size_t limb_stride;
     float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
+
+    crowdi_face_view face; /* face tracking (kernels/face.h) */
 
     uint32_t *rkey;  /* per instance: the random key from seed and instance id */
     uint32_t *draws; /* per instance: draws used so far */

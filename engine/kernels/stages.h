@@ -207,6 +207,10 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
     }
 }
 
+/* ---- face tracking (order 500): kernels/face.h's stage, on the blends above ---- */
+#define CROWDI_FACE_WANT_STAGE
+#include "face.h"
+
 /* ---- harmonic sines (SPEC §3) ---- */
 /* Reduces T into [0, D], bounded by construction: up to CVK_WRAP_ROUNDS rounds of T - D,
  * exactly Cubism's `while T > D` (all a tick needs unless it covers more periods than that),
@@ -370,6 +374,7 @@ static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, 
         const size_t i1 = end - i0 < CVK_CHUNK ? end : i0 + CVK_CHUNK;
         cvk_base(v, dt, i0, i1);
         cvk_blink(v, dt, i0, i1);
+        cvk_face(v, dt, i0, i1);
         cvk_harmonic(v, dt, i0, i1);
         cvk_look(v, dt, i0, i1);
         cvk_limbs(v, dt, i0, i1);

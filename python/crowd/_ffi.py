@@ -110,7 +110,8 @@ class LimbsDesc(C.Structure):
 class RigDesc(C.Structure):
     _fields_ = [("name", cstr), ("parameters", P(ParameterDesc)), ("parameter_count", u32),
                 ("look", P(LookDesc)), ("harmonic", P(HarmonicDesc)), ("blink", P(BlinkDesc)),
-                ("limbs", P(LimbsDesc))]
+                ("limbs", P(LimbsDesc)),
+                ("face", C.c_void_p)]  # crowd_face_desc: not bound yet, always NULL
 
 
 class AddDesc(C.Structure):
