@@ -130,6 +130,7 @@ typedef struct cvk_limb_scratch {
     float look[CROWDI_BONES][6][CVK_LIMB_ROWS]; /* LookRotation's forward xyz and up xyz */
     float world[CROWDI_BONES][4][CVK_LIMB_ROWS]; /* fixed, normalised world rotation */
     float norm2[CROWDI_BONES][CVK_LIMB_ROWS];    /* its |q|^2 before normalising */
+    bool steady[CVK_LIMB_ROWS];                  /* per block (j / CV_W): see cvk_limb_inputs */
 } cvk_limb_scratch;
 
 /* per tick constants */
@@ -146,6 +147,12 @@ static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cv_v3 f
     cv_storeu(&s->look[bone][3][j], up.x);
     cv_storeu(&s->look[bone][4][j], up.y);
     cv_storeu(&s->look[bone][5][j], up.z);
+}
+
+static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cv_v3 forward) {
+    cv_storeu(&s->look[bone][0][j], forward.x);
+    cv_storeu(&s->look[bone][1][j], forward.y);
+    cv_storeu(&s->look[bone][2][j], forward.z);
 }
 
 /* An orthonormal basis: the columns of a rotation matrix. */
@@ -182,7 +189,7 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
 
 /* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
  * torso basis T; reads and writes the limb's side (kept in T's frame). */
-static inline cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
+static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
                                      const cvk_basis *T) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
@@ -242,8 +249,8 @@ static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cv_v3 
     cv_v3 upper_dir = cv_v3_normalized(cv_v3_sub(b, a));
     cv_v3 lower_dir = cv_v3_normalized(cv_v3_sub(c, b));
     if (v->limb_side_mode == CROWDI_SIDE_STABLE) { /* the side axis and the ups: cvk_limb_sides */
-        cvk_put_look(s, upper_bone, j, upper_dir, upper_dir);
-        cvk_put_look(s, upper_bone + 1, j, lower_dir, lower_dir);
+        cvk_put_forward(s, upper_bone, j, upper_dir);
+        cvk_put_forward(s, upper_bone + 1, j, lower_dir);
         return;
     }
     cv_v3 side = cv_v3_cross(upper_dir, lower_dir);
@@ -276,60 +283,57 @@ static inline void cvk_hand(cv_v3 wrist, cv_v3 index, cv_v3 pinky, cvk_limb_scra
     cvk_put_look(s, bone, j, dir, cv_v3_cross(dir, side));
 }
 
-/* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
- * LookRotation arguments out. */
-static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
-                                   size_t j) {
+/* Where pass 1 reads landmark k's engine-frame coordinates once the filter (if any) has run:
+ * the pose columns (y negated for the mediapipe frame), or the filter's output columns, which
+ * hold exactly the values the filter returned. Reading them again where each is used keeps no
+ * array of 69 vectors alive across the pass (it spilled to the stack and back). */
+typedef struct {
+    const float *base;  /* coordinate c of landmark k at base + k*kstride + c*st */
+    size_t kstride, st;
+    bool flip;          /* negate y (a constant where the geometry is expanded) */
+} cvk_landmarks;
+
+static inline cv_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
+    const float *col = L->base + (size_t)k * L->kstride + i;
+    const cv_f y = cv_loadu(col + L->st);
+    return (cv_v3){cv_loadu(col), L->flip ? cv_neg(y) : y, cv_loadu(col + 2 * L->st)};
+}
+
+/* Pass 1's geometry: each bone's LookRotation arguments from the landmarks L. */
+static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi_rig_view *v, size_t i,
+                                                                     cvk_limb_scratch *s, size_t j,
+                                                                     const cvk_landmarks L) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    cv_v3 lm[CROWDI_LANDMARKS];
-
-    cv_m first = cv_mfalse();
-    float *const filter_ready = v->limb_smoothing ? v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st : NULL;
-    if (v->limb_smoothing) first = cv_eq(cv_loadu(filter_ready + i), zero);
-    for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
-        int k = cvk_used_landmarks[u];
-        const float *col = v->limb_pose + (size_t)(4 * k) * st;
-        cv_f y = cv_loadu(col + st + i);
-        cv_f p[3] = {cv_loadu(col + i), v->limb_flip_y ? cv_neg(y) : y, cv_loadu(col + 2 * st + i)};
-        if (v->limb_smoothing) {
-            for (int c = 0; c < 3; c++) {
-                float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
-                float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                float *raw = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
-                if (t->dt > 0.0f) {
-                    p[c] = cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, raw, i, p[c], first);
-                } else { /* dt = 0 adds no information: the filtered value stands (a first
-                            sample is taken as it is) */
-                    cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
-                    cv_storeu(raw + i, cv_select(first, p[c], cv_loadu(raw + i)));
-                    cv_storeu(xhat + i, kept);
-                    p[c] = kept;
-                }
-            }
-        }
-        lm[k] = (cv_v3){p[0], p[1], p[2]};
-    }
-    if (v->limb_smoothing) cv_storeu(filter_ready + i, one);
-
-    cv_q root = cv_q_loadu_cols(v->limb_root, st, i);
-    cv_v3 right = cv_q_rotate(root, (cv_v3){one, zero, zero});
+    /* the root's right axis: only the root fallback reads it */
+    cv_v3 right = {zero, zero, zero};
+    if (v->limb_side_mode != CROWDI_SIDE_STABLE)
+        right = cv_q_rotate(cv_q_loadu_cols(v->limb_root, st, i), (cv_v3){one, zero, zero});
 
     /* crowd_bone order; landmark k of a bone as its kind in crowdi_bones orders them */
-#define LM(bone, k) lm[crowdi_bones[CROWD_BONE_##bone].landmarks[k]]
-    cv_v3 hip_mid = cv_v3_mid(LM(HIPS, 2), LM(HIPS, 3)), shoulder_mid = cv_v3_mid(LM(HIPS, 0), LM(HIPS, 1));
-    cv_v3 up = cv_v3_sub(shoulder_mid, hip_mid);
-    cv_v3 hips_right = cv_v3_sub(LM(HIPS, 3), LM(HIPS, 2)), chest_right = cv_v3_sub(LM(CHEST, 1), LM(CHEST, 0));
-    cvk_put_look(s, CROWD_BONE_HIPS, j, cv_v3_cross(hips_right, up), up);
-    cvk_put_look(s, CROWD_BONE_CHEST, j, cv_v3_cross(chest_right, up), up);
-    cv_v3 head_right = cv_v3_sub(LM(HEAD, 2), LM(HEAD, 1));
-    cv_v3 head_fwd = cv_v3_sub(LM(HEAD, 0), cv_v3_mid(LM(HEAD, 1), LM(HEAD, 2)));
-    cvk_put_look(s, CROWD_BONE_HEAD, j, head_fwd, cv_v3_cross(head_fwd, head_right));
+#define LM(bone, k) cvk_lm(&L, crowdi_bones[CROWD_BONE_##bone].landmarks[k], i)
+    {
+        const cv_v3 lsh = LM(HIPS, 0), rsh = LM(HIPS, 1), lhip = LM(HIPS, 2), rhip = LM(HIPS, 3);
+        cv_v3 hip_mid = cv_v3_mid(lhip, rhip), shoulder_mid = cv_v3_mid(lsh, rsh);
+        cv_v3 up = cv_v3_sub(shoulder_mid, hip_mid);
+        cv_v3 hips_right = cv_v3_sub(rhip, lhip), chest_right = cv_v3_sub(LM(CHEST, 1), LM(CHEST, 0));
+        cvk_put_look(s, CROWD_BONE_HIPS, j, cv_v3_cross(hips_right, up), up);
+        cvk_put_look(s, CROWD_BONE_CHEST, j, cv_v3_cross(chest_right, up), up);
+    }
+    {
+        const cv_v3 lear = LM(HEAD, 1), rear = LM(HEAD, 2);
+        cv_v3 head_right = cv_v3_sub(rear, lear);
+        cv_v3 head_fwd = cv_v3_sub(LM(HEAD, 0), cv_v3_mid(lear, rear));
+        cvk_put_look(s, CROWD_BONE_HEAD, j, head_fwd, cv_v3_cross(head_fwd, head_right));
+    }
 #define LIMB(limb, upper) \
     cvk_limb(v, i, CROWD_LIMB_##limb, LM(upper, 0), LM(upper, 1), LM(upper, 2), right, s, CROWD_BONE_##upper, j)
 #define HAND(bone) cvk_hand(LM(bone, 0), LM(bone, 1), LM(bone, 2), s, CROWD_BONE_##bone, j)
-#define FOOT(bone) \
-    cvk_put_look(s, CROWD_BONE_##bone, j, cv_v3_sub(LM(bone, 2), LM(bone, 1)), cv_v3_sub(LM(bone, 0), LM(bone, 1)))
+#define FOOT(bone)                                                                                          \
+    do {                                                                                                    \
+        const cv_v3 heel = LM(bone, 1);                                                                     \
+        cvk_put_look(s, CROWD_BONE_##bone, j, cv_v3_sub(LM(bone, 2), heel), cv_v3_sub(LM(bone, 0), heel)); \
+    } while (0)
     LIMB(LEFT_ARM, LEFT_UPPER_ARM);
     HAND(LEFT_HAND);
     LIMB(RIGHT_ARM, RIGHT_UPPER_ARM);
@@ -344,6 +348,59 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
 #undef FOOT
 }
 
+/* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
+ * LookRotation arguments out. */
+static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
+                                   size_t j) {
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    cvk_landmarks L = {v->limb_pose, 4 * st, st, v->limb_flip_y != 0};
+
+    if (v->limb_smoothing) {
+        float *const filter_ready = v->limb_filter + (size_t)(3 * 3 * CROWDI_LANDMARKS) * st;
+        const cv_m first = cv_eq(cv_loadu(filter_ready + i), zero);
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
+            int k = cvk_used_landmarks[u];
+            cv_v3 raw = cvk_lm(&L, k, i);
+            cv_f p[3] = {raw.x, raw.y, raw.z};
+            for (int c = 0; c < 3; c++) {
+                float *xhat = v->limb_filter + (size_t)(3 * k + c) * st;
+                float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                float *rawc = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
+                if (t->dt > 0.0f) {
+                    cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i, p[c], first);
+                } else { /* dt = 0 adds no information: the filtered value stands (a first
+                            sample is taken as it is) */
+                    cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
+                    cv_storeu(rawc + i, cv_select(first, p[c], cv_loadu(rawc + i)));
+                    cv_storeu(xhat + i, kept);
+                }
+            }
+        }
+        cv_storeu(filter_ready + i, one);
+        L = (cvk_landmarks){v->limb_filter, 3 * st, st, false}; /* the filtered values, already flipped */
+    }
+    /* is the block steady (every used landmark seen, every bone eased in)? Then pass 3 is
+     * the plain solve (cvk_limb_outputs) */
+    if (t->track) {
+        cv_m ok = cv_mtrue();
+        const float *vis = v->limb_pose + 3 * st + i;
+        const cv_f threshold = cv_set1(v->limb_visibility_threshold);
+#pragma GCC unroll 23
+        for (int u = 0; u < CVK_USED_LANDMARKS; u++)
+            ok = cv_mand(ok, cv_le(threshold, cv_loadu(vis + (size_t)(4 * cvk_used_landmarks[u]) * st)));
+        const float *track = v->limb_track + i;
+#pragma GCC unroll 15
+        for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(one, cv_loadu(track + (size_t)b * st)));
+        s->steady[j / CV_W] = cv_all(ok);
+    }
+    /* the geometry with the flip a constant (no instruction where there is none) */
+    if (L.flip)
+        cvk_limb_geometry(v, i, s, j, (cvk_landmarks){L.base, L.kstride, st, true});
+    else
+        cvk_limb_geometry(v, i, s, j, (cvk_landmarks){L.base, L.kstride, st, false});
+}
+
 static inline cv_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, size_t j) {
     return (cv_v3){cv_loadu(&s->look[bone][3 * part][j]), cv_loadu(&s->look[bone][3 * part + 1][j]),
                     cv_loadu(&s->look[bone][3 * part + 2][j])};
@@ -353,37 +410,101 @@ static inline cv_v3 cvk_get_look(const cvk_limb_scratch *s, int bone, int part, 
  * the directions pass 1 left and the torso rotations' LookRotation arguments, and the limbs'
  * ups. Not inlined: inside the stage it costs the other passes ~20% more instructions (the
  * compiler's inlining and register choices for the whole stage), even where it never runs. */
-__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
-    /* arms on the chest, then legs on the hips: one torso basis live at a time */
-    for (int torso = CROWD_BONE_CHEST; torso >= CROWD_BONE_HIPS; torso--) {
-        const cvk_basis T = cvk_look_basis(cvk_get_look(s, torso, 0, j), cvk_get_look(s, torso, 1, j));
-        for (int limb = 0; limb < CROWD_LIMB_COUNT; limb++) {
-            if (crowdi_limb_is_leg(limb) != (torso == CROWD_BONE_HIPS)) continue;
-            const int upper = crowdi_limb_upper[limb];
-            cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
-            cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, &T);
-            cvk_put_look(s, upper, j, d, cv_v3_cross(d, side));
-            cvk_put_look(s, upper + 1, j, ld, cv_v3_cross(ld, side));
-        }
-    }
+static inline void cvk_put_up(cvk_limb_scratch *s, int bone, size_t j, cv_v3 up) {
+    cv_storeu(&s->look[bone][3][j], up.x);
+    cv_storeu(&s->look[bone][4][j], up.y);
+    cv_storeu(&s->look[bone][5][j], up.z);
 }
 
-/* Pass 2: one bone's rotation on every row of the scratch; `form` is a constant at each call
- * (cvk_look_rotation_by). Renormalised after the fix: near LookRotation's degenerate
- * threshold the basis is not quite orthogonal. */
-static inline void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows, int b, int form) {
+/* One limb's side axis and its two bones' ups (their forwards are in the scratch already). */
+static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_rig_view *v, size_t i,
+                                                                      cvk_limb_scratch *s, size_t j, int limb,
+                                                                      const cvk_basis *T) {
+    const int upper = crowdi_limb_upper[limb];
+    cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
+    cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, T);
+    cvk_put_up(s, upper, j, cv_v3_cross(d, side));
+    cvk_put_up(s, upper + 1, j, cv_v3_cross(ld, side));
+}
+
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+    /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
+     * that every limb's columns and constants are known where they are used */
+    cvk_basis T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j));
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T);
+    T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j));
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T);
+}
+
+/* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
+ * each call (cvk_look_rotation_by, cvk_q_mul_fix), so the loop holds no branch. Renormalised
+ * after the fix: near LookRotation's degenerate threshold the basis is not quite orthogonal. */
+static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_rig_view *v, cvk_limb_scratch *s,
+                                                                         size_t rows, int b, int form, uint8_t kind) {
     for (size_t j = 0; j < rows; j += CV_W) {
         cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
         cv_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
         cv_f n2;
-        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], v->limb_fix_kind[b]),
-                                    &n2);
+        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], kind), &n2);
         cv_storeu(&s->world[b][0][j], w.x);
         cv_storeu(&s->world[b][1][j], w.y);
         cv_storeu(&s->world[b][2][j], w.z);
         cv_storeu(&s->world[b][3][j], w.w);
         cv_storeu(&s->norm2[b][j], n2);
     }
+}
+
+/* Not inlined, like the other passes: each gets its own register allocation. */
+__attribute__((noinline)) static void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows,
+                                                         int b) {
+    const int form = crowdi_bones[b].unit_forward ? CVK_LOOK_UNIT : CVK_LOOK_GENERAL;
+    switch (v->limb_fix_kind[b]) {
+    case CROWDI_FIX_IDENTITY:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_IDENTITY);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_IDENTITY);
+        break;
+    case CROWDI_FIX_X90:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_X90);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_X90);
+        break;
+    default:
+        if (form == CVK_LOOK_UNIT)
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_GENERAL);
+        else
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_GENERAL);
+        break;
+    }
+}
+
+/* inverse(a) * b for unit a, as cv_q_mul(cv_q_conj(a), b) gives it bit for bit: (-x)*y is
+ * exactly -(x*y) and s + -t exactly s - t, so the three negations fold into the signs of the
+ * sums (only a NaN's sign could differ, and a NaN never reaches an output: cvk_limb_outputs_by
+ * keeps the last output where |q|^2 is not sane). */
+static inline cv_q cvk_q_conj_mul(cv_q a, cv_q b) {
+    cv_q r;
+    r.x = cv_add(cv_sub(cv_sub(cv_mul(a.w, b.x), cv_mul(a.x, b.w)), cv_mul(a.y, b.z)), cv_mul(a.z, b.y));
+    r.y = cv_sub(cv_sub(cv_add(cv_mul(a.w, b.y), cv_mul(a.x, b.z)), cv_mul(a.y, b.w)), cv_mul(a.z, b.x));
+    r.z = cv_sub(cv_add(cv_sub(cv_mul(a.w, b.z), cv_mul(a.x, b.y)), cv_mul(a.y, b.x)), cv_mul(a.z, b.w));
+    r.w = cv_add(cv_add(cv_add(cv_mul(a.w, b.w), cv_mul(a.x, b.x)), cv_mul(a.y, b.y)), cv_mul(a.z, b.z));
+    return r;
+}
+
+/* cv_q_positive's bits with one select instead of four: flipping the sign bit where w < 0 is
+ * an xor with the sign bit chosen once (AVX-512 flips under a mask in one instruction). */
+static inline cv_q cvk_q_positive(cv_q q) {
+#if defined(CV_TARGET_AVX512)
+    return cv_q_positive(q);
+#else
+    const cv_i sign = cv_as_i(cv_select(cv_lt(q.w, cv_zero()), cv_set1(-0.0f), cv_zero()));
+    return (cv_q){cv_as_f(cv_ixor(cv_as_i(q.x), sign)), cv_as_f(cv_ixor(cv_as_i(q.y), sign)),
+                  cv_as_f(cv_ixor(cv_as_i(q.z), sign)), cv_as_f(cv_ixor(cv_as_i(q.w), sign))};
+#endif
 }
 
 /* Is landmark k of the block's rows at or above the visibility threshold? */
@@ -394,8 +515,9 @@ static inline cv_m cvk_landmark_seen(const crowdi_rig_view *v, int k, size_t i) 
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
  * and re-acquisition (SPEC 5.1) when `tracking`, the stores. `tracking` is a constant at each
  * call: without it every bone is the plain solve. */
-static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
-                                       const cvk_limb_scratch *s, size_t j, const bool tracking) {
+static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t,
+                                                                       size_t i, const cvk_limb_scratch *s, size_t j,
+                                                                       const bool tracking) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
@@ -410,12 +532,13 @@ static inline void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_
     const cv_f root_n2 = cv_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
     cv_q world[CROWDI_BONES];
+#pragma GCC unroll 15
     for (int b = 0; b < CROWDI_BONES; b++) {
         cv_q parent = crowdi_bones[b].parent < 0 ? root : world[crowdi_bones[b].parent];
         cv_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
                    cv_loadu(&s->world[b][3][j])};
         cv_f n2 = cv_loadu(&s->norm2[b][j]);
-        cv_q local = cv_q_positive(cv_q_mul(cv_q_conj(parent), w));
+        cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
         cv_m trusted = cv_mtrue();
         if (tracking) {
             if (some_unseen)
@@ -470,22 +593,17 @@ __attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig
     cvk_limb_outputs_by(v, t, i, s, j, true);
 }
 
-/* Is every bone of the block trusted and fully eased in (r = 1)? Then pass 3 is the plain
- * solve, as SPEC 5.1 makes it. */
-static inline bool cvk_limb_block_steady(const crowdi_rig_view *v, size_t i) {
-    const cv_f one = cv_set1(1.0f);
-    cv_m ok = cv_mtrue();
-    for (int u = 0; u < CVK_USED_LANDMARKS; u++) ok = cv_mand(ok, cvk_landmark_seen(v, cvk_used_landmarks[u], i));
-    for (int b = 0; b < CROWDI_BONES; b++) ok = cv_mand(ok, cv_eq(cv_loadu(v->limb_track + (size_t)b * v->limb_stride + i), one));
-    return cv_all(ok);
+__attribute__((noinline)) static void cvk_limb_outputs_plain(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+                                                             const cvk_limb_scratch *s, size_t j) {
+    cvk_limb_outputs_by(v, t, i, s, j, false);
 }
 
 static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
                                     const cvk_limb_scratch *s, size_t j) {
-    if (t->track && !cvk_limb_block_steady(v, i))
+    if (t->track && !s->steady[j / CV_W])
         cvk_limb_outputs_tracking(v, t, i, s, j);
     else
-        cvk_limb_outputs_by(v, t, i, s, j, false);
+        cvk_limb_outputs_plain(v, t, i, s, j);
 }
 
 /* The limb stage on rows [i0, i1) (whole blocks). */
@@ -507,11 +625,7 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_inputs(v, &t, r0 + j, &s, j);
         if (v->limb_side_mode == CROWDI_SIDE_STABLE)
             for (size_t j = 0; j < rows; j += CV_W) cvk_limb_sides(v, r0 + j, &s, j);
-        for (int b = 0; b < CROWDI_BONES; b++)
-            if (crowdi_bones[b].unit_forward)
-                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_UNIT);
-            else
-                cvk_limb_rotations(v, &s, rows, b, CVK_LOOK_GENERAL);
+        for (int b = 0; b < CROWDI_BONES; b++) cvk_limb_rotations(v, &s, rows, b);
         for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
     }
 }
