@@ -249,22 +249,6 @@ int face_track_load(const char *path, face_track *t) {
     return st;
 }
 
-uint32_t face_track_row_at(const face_track *t, double tau, bool loop) {
-    const double first = t->frames[0].t_s, last = t->frames[t->count - 1].t_s;
-    if (loop && t->count > 1) {
-        double period = (last - first) + (last - t->frames[t->count - 2].t_s);
-        if (period > 0) tau = fmod(tau, period);
-    }
-    /* the last frame with t_s - first <= tau */
-    uint32_t lo = 0, hi = t->count - 1;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo + 1) / 2;
-        if (t->frames[mid].t_s - first <= tau) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* ---- Live2D binding ---- */
 uint32_t face_bind_ids(const char *const *ids, uint32_t id_count, crowd_face_mapping_desc *out) {
     const crowd_face_mapping_desc *std = crowd_face_standard_mapping();
