@@ -235,8 +235,9 @@ typedef struct crowd_logger {
 typedef struct crowd_engine_desc {
     uint64_t seed;              /* keys every random draw (default 0) */
     uint32_t initial_capacity;  /* instances per rig reserved at rig creation (default 0) */
-    crowd_simd simd;            /* default AUTO; CROWD_SIMD=scalar|sse2|avx2|avx512 in the
-                                   environment overrides AUTO (not an explicit choice). For
+    crowd_simd simd;            /* default AUTO; CROWD_SIMD=scalar|sse2|avx2|avx512 (and
+                                   wasm128 in the WebAssembly build) in the environment
+                                   overrides AUTO (not an explicit choice). For
                                    testing, CROWD_SIMD_EMULATE_AVX512=1 lets a CPU without
                                    AVX-512 run the avx512 target as SIMDe emulates it on AVX2
                                    (the same bits, slowly) */

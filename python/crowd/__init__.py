@@ -90,6 +90,7 @@ class Simd(_enum.IntEnum):
     SSE2 = 2
     AVX2 = 3
     AVX512 = 4
+    WASM128 = 5  # the WebAssembly build only: never supported in a native process
 
 
 class Blend(_enum.IntEnum):

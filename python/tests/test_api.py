@@ -36,10 +36,11 @@ def face_rig(engine, **extra):
 def test_module_functions():
     assert crowd.result_text(0) == "ok"
     assert crowd.result_text(crowd.Result.ERR_RANGE) == "a value is outside its allowed range"
-    assert [crowd.simd_name(s) for s in crowd.Simd] == ["auto", "scalar", "sse2", "avx2", "avx512"]
+    assert [crowd.simd_name(s) for s in crowd.Simd] == ["auto", "scalar", "sse2", "avx2", "avx512", "wasm128"]
     assert crowd.simd_name(99) is None
-    assert [crowd.simd_width(s) for s in crowd.Simd] == [0, 1, 4, 8, 16]
+    assert [crowd.simd_width(s) for s in crowd.Simd] == [0, 1, 4, 8, 16, 4]
     assert crowd.simd_supported("scalar") and not crowd.simd_supported(99)
+    assert not crowd.simd_supported("wasm128")  # only the WebAssembly build has it
     widths = {Field.BASE: 1, Field.LOOK_TARGET: 3, Field.LOOK_CENTER: 3, Field.POSE: 132, Field.ROOT: 4,
               Field.BONE_WORLD: 4, Field.LOOK_VELOCITY: 3, Field.OUTPUT: 1}
     for f, w in widths.items():
