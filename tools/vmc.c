@@ -204,22 +204,9 @@ static lo_message blend_message(const char *name, float v) {
     return m;
 }
 
-int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening) {
-    float local[CROWD_BONE_COUNT][4];
-    vmc_convert(s, world, local);
-    lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
-    if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
-    static const float origin[3] = {0, 0, 0}, identity[4] = {0, 0, 0, 1};
-    int bad = add(bundle, "/VMC/Ext/Root/Pos", pose_message("root", origin, identity));
-    for (int b = 0; !bad && b < CROWD_BONE_COUNT; b++)
-        bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(bone_names[b], s->offset[b], local[b]));
-    if (!bad && eye_opening) {
-        float closed = 1.0f - *eye_opening; /* a timed blink may overshoot: VRM weights are in [0, 1] */
-        closed = closed < 0.0f ? 0.0f : closed > 1.0f ? 1.0f : closed;
-        bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_L", closed));
-        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_R", closed));
-        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
-    }
+/* Every bundle ends with OK (loaded, calibrated, tracking) and the time, then goes out and is
+ * freed; bad: a message before failed to build. */
+static int finish_bundle(vmc_sender *s, lo_bundle bundle, int bad, double t_s) {
     if (!bad) {
         lo_message ok = lo_message_new();
         if (ok && (lo_message_add_int32(ok, 1) || lo_message_add_int32(ok, 3) || lo_message_add_int32(ok, 0) ||
@@ -245,35 +232,32 @@ int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, 
     return st;
 }
 
+int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening) {
+    float local[CROWD_BONE_COUNT][4];
+    vmc_convert(s, world, local);
+    lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
+    if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
+    static const float origin[3] = {0, 0, 0}, identity[4] = {0, 0, 0, 1};
+    int bad = add(bundle, "/VMC/Ext/Root/Pos", pose_message("root", origin, identity));
+    for (int b = 0; !bad && b < CROWD_BONE_COUNT; b++)
+        bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(bone_names[b], s->offset[b], local[b]));
+    if (!bad && eye_opening) {
+        float closed = 1.0f - *eye_opening; /* a timed blink may overshoot: VRM weights are in [0, 1] */
+        closed = closed < 0.0f ? 0.0f : closed > 1.0f ? 1.0f : closed;
+        bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_L", closed));
+        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_R", closed));
+        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
+    }
+    return finish_bundle(s, bundle, bad, t_s);
+}
+
 int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s) {
     lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
     if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
     int bad = 0;
     for (unsigned k = 0; !bad && k < count; k++) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message(names[k], values[k]));
     if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
-    if (!bad) {
-        lo_message ok = lo_message_new();
-        if (ok && (lo_message_add_int32(ok, 1) || lo_message_add_int32(ok, 3) || lo_message_add_int32(ok, 0) ||
-                   lo_message_add_int32(ok, 1))) {
-            lo_message_free(ok);
-            ok = NULL;
-        }
-        bad = add(bundle, "/VMC/Ext/OK", ok);
-    }
-    if (!bad) {
-        lo_message t = lo_message_new();
-        if (t && lo_message_add_float(t, (float)t_s)) {
-            lo_message_free(t);
-            t = NULL;
-        }
-        bad = add(bundle, "/VMC/Ext/T", t);
-    }
-    int st = TOOL_OK;
-    if (bad) st = tool_error(TOOL_FAILED, "vmc: cannot build the OSC bundle (out of memory)");
-    else if (lo_send_bundle(s->address, bundle) < 0)
-        st = tool_error(TOOL_FAILED, "vmc: cannot send to %s: %s", s->where, lo_address_errstr(s->address));
-    lo_bundle_free_recursive(bundle);
-    return st;
+    return finish_bundle(s, bundle, bad, t_s);
 }
 
 void vmc_close(vmc_sender *s) {
