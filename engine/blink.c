@@ -65,6 +65,11 @@ static void blink_init_bits(const crowdi_rig *r, uint32_t *bits) {
     bits[r->col_blink + CROWDI_BLINK_WEIGHT] = crowdi_bits(1.0f);
 }
 
+static void blink_settings(const crowdi_rig *r, bool *uniform) {
+    uniform[r->col_blink + CROWDI_BLINK_MANUAL] = true;
+    uniform[r->col_blink + CROWDI_BLINK_WEIGHT] = true;
+}
+
 static void blink_point(crowdi_rig *r) {
     crowdi_rig_view *v = &r->view;
     v->blink_enabled = 1;
@@ -75,7 +80,10 @@ static void blink_point(crowdi_rig *r) {
     v->blink_max_deviation = r->blink_max_deviation;
     v->blink_timescale = r->blink_timescale;
     v->blink_param = r->blink_param;
-    for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) v->blink_col[c] = r->columns[r->col_blink + (uint32_t)c];
+    for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) {
+        v->blink_col[c] = crowdi_tick_column(r, r->col_blink + (uint32_t)c);
+        v->blink_value[c] = crowdi_start_value(r, r->col_blink + (uint32_t)c);
+    }
 }
 
 /* the first wait, the first draw of a row */
@@ -86,7 +94,7 @@ static void blink_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, c
         float u = crowdi_next_draw(r, row), dev = r->blink_max_deviation;
         clock = (r->blink_mean + u * (2.0f * dev)) - dev;
     }
-    r->view.blink_col[CROWDI_BLINK_CLOCK][row] = clock;
+    r->columns[r->col_blink + CROWDI_BLINK_CLOCK][row] = clock;
 }
 
 static void blink_write(crowdi_writer *w, const crowdi_rig *r) {
@@ -137,6 +145,7 @@ const crowdi_controller crowdi_controller_blink = {
     .free = blink_free,
     .layout = blink_layout,
     .init_bits = blink_init_bits,
+    .settings = blink_settings,
     .point = blink_point,
     .init_row = blink_init_row,
     .write = blink_write,

@@ -179,8 +179,12 @@ static crowd_result set_fields(crowd_engine *e, const char *fn, crowd_field f, u
     }
     for (uint32_t i = 0; i < count; i++) {
         const crowdi_slot *s = crowdi_slot_get(e, h[i]);
-        const crowdi_rig *r = e->rigs[s->rig];
-        for (uint32_t c = 0; c < w; c++) field_column(r, f, index, c)[s->row] = values[i * w + c];
+        crowdi_rig *r = e->rigs[s->rig];
+        for (uint32_t c = 0; c < w; c++) {
+            float *col = field_column(r, f, index, c);
+            col[s->row] = values[i * w + c];
+            crowdi_column_written(r, col, &values[i * w + c], 1, 1);
+        }
     }
     return CROWD_OK;
 }
@@ -248,8 +252,9 @@ crowd_result crowd_blink_now(crowd_engine *e, const crowd_instance *h, uint32_t 
             return res;
     for (uint32_t i = 0; i < count; i++) {
         const crowdi_slot *s = crowdi_slot_get(e, h[i]);
-        float *const *blink = e->rigs[s->rig]->view.blink_col;
-        if (blink[CROWDI_BLINK_PHASE][s->row] == 0.0f) blink[CROWDI_BLINK_CLOCK][s->row] = 0.0f;
+        const crowdi_rig *r = e->rigs[s->rig];
+        float *phase = r->columns[r->col_blink + CROWDI_BLINK_PHASE], *clock = r->columns[r->col_blink + CROWDI_BLINK_CLOCK];
+        if (phase[s->row] == 0.0f) clock[s->row] = 0.0f;
     }
     return CROWD_OK;
 }
@@ -259,7 +264,7 @@ crowd_result crowd_rig_column(crowd_engine *e, crowd_rig rig, crowd_field f, uin
                               float **out_values, uint32_t *out_count) {
     if (!e) return CROWD_ERR_NULL;
     const char *fn = "crowd_rig_column";
-    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    crowdi_rig *r = crowdi_rig_get(e, rig);
     CROWDI_CHECK(e, r, CROWD_ERR_HANDLE, "%s: rig is not a rig of this engine", fn);
     CROWDI_CHECK(e, out_values && out_count, CROWD_ERR_NULL, "%s: out_values or out_count is NULL", fn);
     CROWDI_CHECK(e, (unsigned)f < CROWD_FIELD_COUNT, CROWD_ERR_BAD_ENUM, "%s: field (%d) is not a crowd_field", fn, (int)f);
@@ -269,6 +274,7 @@ crowd_result crowd_rig_column(crowd_engine *e, crowd_rig rig, crowd_field f, uin
                  fn, component, field_info[f].name, field_info[f].width);
     *out_values = field_column(r, f, index, component);
     *out_count = r->count;
+    crowdi_column_varies(r, *out_values); /* the caller may write through it */
     return CROWD_OK;
 }
 
@@ -278,8 +284,11 @@ crowd_result crowd_rig_columns(crowd_engine *e, crowd_rig rig, crowd_field f, ui
     float *first;
     crowd_result res = crowd_rig_column(e, rig, f, index, 0, out_columns ? &first : NULL, out_count);
     if (res != CROWD_OK) return res;
-    const crowdi_rig *r = crowdi_rig_get(e, rig);
-    for (uint32_t c = 0; c < field_info[f].width; c++) out_columns[c] = field_column(r, f, index, c);
+    crowdi_rig *r = crowdi_rig_get(e, rig);
+    for (uint32_t c = 0; c < field_info[f].width; c++) {
+        out_columns[c] = field_column(r, f, index, c);
+        crowdi_column_varies(r, out_columns[c]);
+    }
     return CROWD_OK;
 }
 

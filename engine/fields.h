@@ -33,37 +33,37 @@ typedef enum crowdi_rule {
 /* X(FIELD, name, controller, column, width, indices, rule, writable) */
 #define CROWD_FIELD_LIST(X)                                                                                                     \
     X(BASE, "base", CROWDI_CTL_NONE, r->columns[r->col_base + index], 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_FINITE, true)      \
-    X(LOOK_TARGET, "look_target", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_TARGET_X + comp], 3, CROWDI_INDEX_NONE,         \
+    X(LOOK_TARGET, "look_target", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_TARGET_X + comp], 3, CROWDI_INDEX_NONE,         \
       CROWDI_RULE_COORD, true)                                                                                                  \
-    X(LOOK_ACTIVE, "look_active", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_ACTIVE], 1, CROWDI_INDEX_NONE,                  \
+    X(LOOK_ACTIVE, "look_active", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_ACTIVE], 1, CROWDI_INDEX_NONE,                  \
       CROWDI_RULE_SWITCH, true)                                                                                                 \
-    X(LOOK_CENTER, "look_center", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_CENTER_X + comp], 3, CROWDI_INDEX_NONE,         \
+    X(LOOK_CENTER, "look_center", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_CENTER_X + comp], 3, CROWDI_INDEX_NONE,         \
       CROWDI_RULE_COORD, true)                                                                                                  \
-    X(LOOK_DAMPING, "look_damping", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_DAMPING], 1, CROWDI_INDEX_NONE,               \
+    X(LOOK_DAMPING, "look_damping", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_DAMPING], 1, CROWDI_INDEX_NONE,               \
       CROWDI_RULE_SECONDS, true)                                                                                                \
-    X(LOOK_WEIGHT, "look_weight", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_WEIGHT], 1, CROWDI_INDEX_NONE,                  \
+    X(LOOK_WEIGHT, "look_weight", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_WEIGHT], 1, CROWDI_INDEX_NONE,                  \
       CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(HARMONIC_WEIGHT, "harmonic_weight", CROWDI_CTL_HARMONIC, r->view.harm_weight, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT,   \
+    X(HARMONIC_WEIGHT, "harmonic_weight", CROWDI_CTL_HARMONIC, r->columns[r->col_harm_weight], 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT,   \
       true)                                                                                                                     \
-    X(BLINK_WEIGHT, "blink_weight", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_WEIGHT], 1, CROWDI_INDEX_NONE,             \
+    X(BLINK_WEIGHT, "blink_weight", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_WEIGHT], 1, CROWDI_INDEX_NONE,             \
       CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(BLINK_MANUAL, "blink_manual", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_MANUAL], 1, CROWDI_INDEX_NONE,             \
+    X(BLINK_MANUAL, "blink_manual", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_MANUAL], 1, CROWDI_INDEX_NONE,             \
       CROWDI_RULE_MANUAL, true)                                                                                                 \
     X(HARMONIC_PHASE, "harmonic_phase", CROWDI_CTL_HARMONIC, r->harm_T_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                   \
       CROWDI_RULE_PHASE, true)                                                                                                  \
     X(HARMONIC_RANGE, "harmonic_range", CROWDI_CTL_HARMONIC, r->harm_NR_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                  \
       CROWDI_RULE_FRACTION, true)                                                                                               \
-    X(LOOK_POSITION, "look_position", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_POS_X + comp], 3, CROWDI_INDEX_NONE,        \
+    X(LOOK_POSITION, "look_position", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_POS_X + comp], 3, CROWDI_INDEX_NONE,        \
       CROWDI_RULE_LOOK_POS, true)                                                                                               \
-    X(LOOK_VELOCITY, "look_velocity", CROWDI_CTL_LOOK, r->view.look_col[CROWDI_LOOK_VEL_X + comp], 3, CROWDI_INDEX_NONE,        \
+    X(LOOK_VELOCITY, "look_velocity", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_VEL_X + comp], 3, CROWDI_INDEX_NONE,        \
       CROWDI_RULE_LOOK_VEL, true)                                                                                               \
-    X(BLINK_OPENING, "blink_opening", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_OPENING], 1, CROWDI_INDEX_NONE,          \
+    X(BLINK_OPENING, "blink_opening", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_OPENING], 1, CROWDI_INDEX_NONE,          \
       CROWDI_RULE_AT_MOST_ONE, true)                                                                                            \
-    X(BLINK_PHASE, "blink_phase", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_PHASE], 1, CROWDI_INDEX_NONE,                \
+    X(BLINK_PHASE, "blink_phase", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_PHASE], 1, CROWDI_INDEX_NONE,                \
       CROWDI_RULE_BLINK_PHASE, true)                                                                                            \
-    X(BLINK_CLOCK, "blink_clock", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_CLOCK], 1, CROWDI_INDEX_NONE,                \
+    X(BLINK_CLOCK, "blink_clock", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_CLOCK], 1, CROWDI_INDEX_NONE,                \
       CROWDI_RULE_FINITE, true)                                                                                                 \
-    X(BLINK_LAST, "blink_last", CROWDI_CTL_BLINK, r->view.blink_col[CROWDI_BLINK_LAST], 1, CROWDI_INDEX_NONE,                   \
+    X(BLINK_LAST, "blink_last", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_LAST], 1, CROWDI_INDEX_NONE,                   \
       CROWDI_RULE_FINITE, true)                                                                                                 \
     X(POSE, "pose", CROWDI_CTL_LIMBS, r->columns[r->col_pose + comp], 4 * CROWD_LANDMARK_COUNT, CROWDI_INDEX_NONE,              \
       CROWDI_RULE_POSE, true)                                                                                                   \

@@ -100,6 +100,9 @@ static void harmonic_init_bits(const crowdi_rig *r, uint32_t *bits) {
     bits[r->col_harm_weight] = crowdi_bits(1.0f);
 }
 
+/* the weight (the ranges are written back by the tick) */
+static void harmonic_settings(const crowdi_rig *r, bool *uniform) { uniform[r->col_harm_weight] = true; }
+
 static void harmonic_point(crowdi_rig *r) {
     crowdi_rig_view *v = &r->view;
     for (uint32_t h = 0; h < r->harm_count; h++) {
@@ -113,7 +116,8 @@ static void harmonic_point(crowdi_rig *r) {
     v->timescales = r->timescales;
     v->harm_T = r->harm_T_ptrs;
     v->harm_NR = r->harm_NR_ptrs;
-    v->harm_weight = r->columns[r->col_harm_weight];
+    v->harm_weight = crowdi_tick_column(r, r->col_harm_weight);
+    v->harm_weight_value = crowdi_start_value(r, r->col_harm_weight);
 }
 
 /* one phase per entry, drawn after the blink wait */
@@ -186,6 +190,7 @@ const crowdi_controller crowdi_controller_harmonic = {
     .free = harmonic_free,
     .layout = harmonic_layout,
     .init_bits = harmonic_init_bits,
+    .settings = harmonic_settings,
     .point = harmonic_point,
     .init_row = harmonic_init_row,
     .write = harmonic_write,

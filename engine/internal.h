@@ -70,6 +70,11 @@ typedef struct crowdi_rig {
     void *block;
     uint32_t *init_bits;     /* [column_count] value a new row starts with */
     float **columns;         /* [column_count] */
+    /* [column_count] a setting column (one the tick only reads) in which every row still holds
+     * its start value: the tick takes that one value from the view instead of reading the
+     * column, so settings nobody wrote cost no memory traffic. Cleared for good by the first
+     * write of another value and by handing the column out (crowdi_column_varies). */
+    bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
     uint32_t col_base, col_out, col_look, col_harm_T, col_harm_NR, col_harm_weight, col_blink,
         col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter, col_track, col_src;
@@ -189,6 +194,9 @@ typedef struct crowdi_controller {
      * with, and the view's pointers into them */
     uint32_t (*layout)(crowdi_rig *r, uint32_t first);
     void (*init_bits)(const crowdi_rig *r, uint32_t *bits);
+    /* which of its columns are settings the tick only reads and no row starts with a draw
+     * (marked uniform[c] = true: the tick reads them only once some row differs) */
+    void (*settings)(const crowdi_rig *r, bool *uniform);
     void (*point)(crowdi_rig *r);
     /* a new row's per-instance start (draws in controller order), after init_bits */
     void (*init_row)(const crowd_engine *e, crowdi_rig *r, uint32_t row, const crowd_add_desc *d);
@@ -214,6 +222,21 @@ static const crowdi_controller *const crowdi_controllers[CROWDI_CONTROLLER_COUNT
 crowd_result crowdi_check_rows(const crowd_engine *engine, const char *fn, const crowdi_rig *rig);
 
 /* storage */
+/* A column as the tick reads it: NULL while it is uniform (the view then holds its value,
+ * crowdi_start_value). Controllers' point hooks set their view pointers through this. */
+static inline float *crowdi_tick_column(const crowdi_rig *r, uint32_t c) { return r->uniform[c] ? NULL : r->columns[c]; }
+static inline float crowdi_start_value(const crowdi_rig *r, uint32_t c) {
+    float f;
+    memcpy(&f, &r->init_bits[c], sizeof f);
+    return f;
+}
+/* The column (a pointer into the rig's block) may hold other values than its start value from
+ * now on: the tick reads it. */
+void crowdi_column_varies(crowdi_rig *rig, const float *column);
+/* The same, unless every one of `count` values has the column's start bits. */
+void crowdi_column_written(crowdi_rig *rig, const float *column, const float *values, size_t count, size_t stride);
+/* After rows were loaded: columns whose rows all hold the start value are uniform again. */
+void crowdi_rig_find_uniform(crowdi_rig *rig);
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);
 crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *rig, uint32_t capacity);
 void crowdi_rig_free(crowd_engine *engine, crowdi_rig *rig);

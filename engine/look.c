@@ -69,8 +69,16 @@ static void look_init_bits(const crowdi_rig *r, uint32_t *bits) {
     bits[r->col_look + CROWDI_LOOK_WEIGHT] = crowdi_bits(1.0f);
 }
 
+/* target, centre, active, damping and weight: the tick only reads them */
+static void look_settings(const crowdi_rig *r, bool *uniform) {
+    for (int c = CROWDI_LOOK_TARGET_X; c <= CROWDI_LOOK_WEIGHT; c++) uniform[r->col_look + (uint32_t)c] = true;
+}
+
 static void look_point(crowdi_rig *r) {
-    for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) r->view.look_col[c] = r->columns[r->col_look + (uint32_t)c];
+    for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) {
+        r->view.look_col[c] = crowdi_tick_column(r, r->col_look + (uint32_t)c);
+        r->view.look_value[c] = crowdi_start_value(r, r->col_look + (uint32_t)c);
+    }
 }
 
 static void look_write(crowdi_writer *w, const crowdi_rig *r) {
@@ -126,6 +134,7 @@ const crowdi_controller crowdi_controller_look = {
     .free = look_free,
     .layout = look_layout,
     .init_bits = look_init_bits,
+    .settings = look_settings,
     .point = look_point,
     .write = look_write,
     .read = look_read,

@@ -221,6 +221,7 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
     r->running = active;
+    crowdi_rig_find_uniform(r); /* settings every row holds at their start value stay unread */
     /* outputs: no field rule covers them, finite is their rule */
     for (uint32_t c = r->col_out; c < r->col_out + r->param_count; c++) {
         const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];

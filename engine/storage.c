@@ -9,12 +9,13 @@
 static void refresh_view(crowdi_rig *r) {
     crowdi_rig_view *v = &r->view;
     for (uint32_t p = 0; p < r->param_count; p++) {
-        r->base_ptrs[p] = r->columns[r->col_base + p];
+        r->base_ptrs[p] = crowdi_tick_column(r, r->col_base + p);
         r->out_ptrs[p] = r->columns[r->col_out + p];
     }
     v->param_count = r->param_count;
     v->params = r->params;
     v->base = r->base_ptrs;
+    v->base_value = r->param_default;
     v->out = r->out_ptrs;
     v->rkey = (uint32_t *)(void *)r->columns[r->col_rkey];
     v->draws = (uint32_t *)(void *)r->columns[r->col_draws];
@@ -35,17 +36,23 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
 
     r->init_bits = crowdi_alloc(engine, sizeof *r->init_bits * n);
     r->columns = crowdi_alloc(engine, sizeof *r->columns * n);
+    r->uniform = crowdi_alloc(engine, sizeof *r->uniform * n);
     r->base_ptrs = crowdi_alloc(engine, sizeof(float *) * P);
     r->out_ptrs = crowdi_alloc(engine, sizeof(float *) * P);
-    if (!r->init_bits || !r->columns || !r->base_ptrs || !r->out_ptrs) return CROWD_ERR_OUT_OF_MEMORY;
+    if (!r->init_bits || !r->columns || !r->uniform || !r->base_ptrs || !r->out_ptrs) return CROWD_ERR_OUT_OF_MEMORY;
     memset(r->init_bits, 0, sizeof *r->init_bits * n);
     memset(r->columns, 0, sizeof *r->columns * n);
+    memset(r->uniform, 0, sizeof *r->uniform * n);
     for (uint32_t p = 0; p < P; p++) {
         r->init_bits[r->col_base + p] = crowdi_bits(r->param_default[p]);
         r->init_bits[r->col_out + p] = crowdi_bits(r->param_default[p]);
+        r->uniform[r->col_base + p] = true; /* base values: set by callers, only read by the tick */
     }
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
-        if (r->has[c]) crowdi_controllers[c]->init_bits(r, r->init_bits);
+        if (r->has[c]) {
+            crowdi_controllers[c]->init_bits(r, r->init_bits);
+            if (crowdi_controllers[c]->settings) crowdi_controllers[c]->settings(r, r->uniform);
+        }
     refresh_view(r);
     return CROWD_OK;
 }
@@ -83,6 +90,43 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
     return CROWD_OK;
 }
 
+/* Which column of the block a pointer into it is (columns are capacity * 4 bytes apart). */
+static uint32_t column_of(const crowdi_rig *r, const float *column) {
+    return (uint32_t)((size_t)((const char *)column - (const char *)r->block) / ((size_t)r->capacity * 4));
+}
+
+void crowdi_column_varies(crowdi_rig *r, const float *column) {
+    if (!column || !r->block) return; /* no rows yet: nothing can have been written */
+    uint32_t c = column_of(r, column);
+    if (c >= r->column_count || !r->uniform[c]) return;
+    r->uniform[c] = false;
+    refresh_view(r);
+}
+
+void crowdi_column_written(crowdi_rig *r, const float *column, const float *values, size_t count, size_t stride) {
+    if (!column || !r->block) return;
+    uint32_t c = column_of(r, column);
+    if (c >= r->column_count || !r->uniform[c]) return;
+    for (size_t k = 0; k < count; k++)
+        if (crowdi_bits(values[k * stride]) != r->init_bits[c]) {
+            crowdi_column_varies(r, column);
+            return;
+        }
+}
+
+void crowdi_rig_find_uniform(crowdi_rig *r) {
+    for (uint32_t c = 0; c < r->column_count; c++) {
+        if (!r->uniform[c]) continue;
+        const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
+        for (uint32_t row = 0; row < r->count; row++)
+            if (u[row] != r->init_bits[c]) {
+                r->uniform[c] = false;
+                break;
+            }
+    }
+    refresh_view(r);
+}
+
 void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
     if (!r) return;
     if (r->param_ids)
@@ -90,7 +134,7 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if (r->has[c]) crowdi_controllers[c]->free(engine, r);
     void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->block,
-                     r->init_bits, r->columns, r->handles, r->base_ptrs, r->out_ptrs};
+                     r->init_bits, r->columns, r->uniform, r->handles, r->base_ptrs, r->out_ptrs};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
     crowdi_free(engine, r);
 }

@@ -1,4 +1,5 @@
 #include "engine_suite.h"
+#include "internal.h"
 
 
 enum { DET_N = 1000, DET_TICKS = 300 };
@@ -27,6 +28,126 @@ static void test_determinism(void **state) {
     if (h_target != h_split) FAILF("per-tick output hash differs with range splits");
     if (h_target != h_rerun) FAILF("per-tick output hash differs on rerun");
     snap_free(&target), snap_free(&scalar), snap_free(&split), snap_free(&rerun);
+}
+
+
+/* ------------------------------------------------------------------------------------------
+ * 3b. Settings nobody wrote are read once per rig (crowdi_rig.uniform): the same bits as
+ *     columns read row by row
+ * ---------------------------------------------------------------------------------------- */
+/* The setting fields (the tick only reads them), with their component counts. */
+static const struct { crowd_field f; uint32_t w; } setting_fields[] = {
+    {CROWD_FIELD_LOOK_TARGET, 3}, {CROWD_FIELD_LOOK_ACTIVE, 1}, {CROWD_FIELD_LOOK_CENTER, 3},
+    {CROWD_FIELD_LOOK_DAMPING, 1}, {CROWD_FIELD_LOOK_WEIGHT, 1}, {CROWD_FIELD_HARMONIC_WEIGHT, 1},
+    {CROWD_FIELD_BLINK_MANUAL, 1}, {CROWD_FIELD_BLINK_WEIGHT, 1},
+};
+enum { SETTING_FIELDS = sizeof setting_fields / sizeof setting_fields[0], UNI_N = 45 };
+
+/* How many of the rig's columns the tick takes as one value. */
+static uint32_t uniform_columns(const crowd_engine *e, crowd_rig rig) {
+    const crowdi_rig *r = crowdi_rig_get(e, rig);
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < r->column_count; c++) n += r->uniform[c];
+    return n;
+}
+
+/* Hands every setting column of the rig out, so that the tick reads them all row by row. */
+static void vary_all(crowd_engine *e, crowd_rig rig) {
+    float *col;
+    uint32_t count;
+    for (uint32_t p = 0; p < WORLD_P; p++) OK(e, crowd_rig_column(e, rig, CROWD_FIELD_BASE, p, 0, &col, &count));
+    for (int k = 0; k < SETTING_FIELDS; k++)
+        for (uint32_t c = 0; c < setting_fields[k].w; c++)
+            OK(e, crowd_rig_column(e, rig, setting_fields[k].f, 0, c, &col, &count));
+}
+
+static void uni_world(world *w, crowd_simd simd) {
+    memset(w, 0, sizeof *w);
+    w->e = crowd_test_engine_on(91, simd);
+    w->r.s = 4242;
+    world_rigs(w);
+    for (int k = 0; k < 2; k++) {
+        w->n[k] = UNI_N;
+        w->h[k] = calloc(UNI_N, sizeof *w->h[k]);
+        assert_non_null(w->h[k]);
+        add_into(w->e, w->rig[k], 20, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_RANDOM, w->h[k]);
+        add_into(w->e, w->rig[k], UNI_N - 20, CROWD_BLINK_START_CUBISM, CROWD_HARMONIC_PHASE_ZERO, w->h[k] + 20);
+    }
+}
+
+static void uni_compare(world *a, world *b, const char *what) {
+    snapshot sa = {0}, sb = {0};
+    world_snapshot(a, &sa);
+    world_snapshot(b, &sb);
+    snap_expect_equal(&sa, &sb, what);
+    snap_free(&sa), snap_free(&sb);
+}
+
+static void test_uniform_settings(void **state) {
+    (void)state;
+    world a, b; /* a: settings as the rig left them; b: the same values, every column handed out */
+    uni_world(&a, crowd_test_simd);
+    uni_world(&b, crowd_test_simd);
+    const uint32_t settings = WORLD_P + 12; /* base values, then target 3, active, centre 3, damping,
+                                               weight, harmonic weight, blink manual and weight */
+    for (int k = 0; k < 2; k++) {
+        if (uniform_columns(a.e, a.rig[k]) != settings)
+            FAILF("rig %d: %u columns read as one value at the start, want %u", k, uniform_columns(a.e, a.rig[k]), settings);
+        vary_all(b.e, b.rig[k]);
+        if (uniform_columns(b.e, b.rig[k]) != 0) FAILF("rig %d: a handed-out column is still read as one value", k);
+    }
+    for (int step = 0; step < 400; step++) {
+        float dt = world_dt(&a);
+        /* phase 2: writes of the value a column already holds keep it uniform; then one
+         * instance gets other settings, which from then on the tick must read row by row */
+        if (step == 150)
+            for (int k = 0; k < 2; k++) {
+                const crowd_instance h = a.h[k][7];
+                set1(a.e, h, CROWD_FIELD_LOOK_WEIGHT, 0, 1.0f);
+                set1(a.e, h, CROWD_FIELD_BLINK_MANUAL, 0, -1.0f);
+                if (uniform_columns(a.e, a.rig[k]) != settings) FAILF("rig %d: writing the start value made a column vary", k);
+            }
+        if (step == 200)
+            for (int k = 0; k < 2; k++)
+                for (world *w = &a; w; w = w == &a ? &b : NULL) {
+                    const crowd_instance h = w->h[k][7], h2 = w->h[k][UNI_N - 1];
+                    set1(w->e, h, CROWD_FIELD_BASE, 1, 12.5f);
+                    set1(w->e, h, CROWD_FIELD_LOOK_WEIGHT, 0, 0.25f);
+                    set1(w->e, h2, CROWD_FIELD_BLINK_WEIGHT, 0, 0.5f);
+                    set1(w->e, h2, CROWD_FIELD_HARMONIC_WEIGHT, 0, 0.75f);
+                    OK(w->e, crowd_set_look_target(w->e, h, 1.0f, -0.5f, 2.0f, true));
+                }
+        OK(a.e, crowd_tick(a.e, dt));
+        OK(b.e, crowd_tick(b.e, dt));
+        if (step % 50 == 49 || step == 200) uni_compare(&a, &b, "uniform settings vs columns read row by row");
+    }
+    /* five written fields: base[1], look weight, blink weight, harmonic weight, and target 3 + active */
+    for (int k = 0; k < 2; k++)
+        if (uniform_columns(a.e, a.rig[k]) != settings - 8)
+            FAILF("rig %d: %u uniform columns after the writes, want %u", k, uniform_columns(a.e, a.rig[k]), settings - 8);
+
+    /* a snapshot keeps which columns are read as one value, and the run goes on the same */
+    size_t size = 0;
+    OK(a.e, crowd_snapshot_size(a.e, &size));
+    void *blob = malloc(size);
+    assert_non_null(blob);
+    OK(a.e, crowd_snapshot_save(a.e, blob, size, &size));
+    world c = a;
+    c.e = crowd_test_engine_on(91, crowd_test_simd);
+    OK(c.e, crowd_snapshot_load(c.e, blob, size));
+    free(blob);
+    for (int k = 0; k < 2; k++)
+        if (uniform_columns(c.e, c.rig[k]) != uniform_columns(a.e, a.rig[k]))
+            FAILF("rig %d: %u uniform columns after loading, %u before", k, uniform_columns(c.e, c.rig[k]),
+                  uniform_columns(a.e, a.rig[k]));
+    for (int step = 0; step < 60; step++) {
+        OK(a.e, crowd_tick(a.e, DT60));
+        OK(c.e, crowd_tick(c.e, DT60));
+    }
+    uni_compare(&a, &c, "loaded snapshot vs the run it was saved from");
+    crowd_engine_destroy(c.e);
+    world_free(&a);
+    world_free(&b);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -124,6 +245,7 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest determinism[] = {
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_uniform_settings),
         cmocka_unit_test(test_tick_allocates_nothing),
         cmocka_unit_test(test_allocation_failures),
     };

@@ -759,7 +759,13 @@ CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instanc
 /* The column of one component of a field: rows 0..count-1 in storage order. Reading any field
  * and writing a writable one between ticks is zero-copy (e.g. CROWD_FIELD_BASE from the host's
  * own animation, CROWD_FIELD_POSE from a pose tracker). What is written here is not checked:
- * keep it within the field's rules. component < crowd_field_width(field). Errors:
+ * keep it within the field's rules. component < crowd_field_width(field).
+ * Settings the tick only reads (base values, look target, centre, active, damping and weight,
+ * harmonic weight, blink manual and weight) cost the tick nothing while every instance of the
+ * rig still holds its start value: it reads the one value, not the column. A setting column is
+ * read row by row from the first crowd_instances_set of another value on, and from the moment
+ * it is handed out here (the caller may write through it): fetch setting columns only to write
+ * them, read them with crowd_instances_get. Results are the same bits either way. Errors:
  * CROWD_ERR_NULL (engine, out_values, out_count), CROWD_ERR_HANDLE (rig), CROWD_ERR_BAD_ENUM
  * (field), CROWD_ERR_NO_CONTROLLER (the rig lacks the field's controller), CROWD_ERR_RANGE
  * (index or component). */

@@ -53,28 +53,35 @@ typedef struct crowdi_harm_entry {
     float duration;
 } crowdi_harm_entry;
 
+/* Setting columns (base values; gaze target, centre, active, damping and weight; harmonic and
+ * blink weights, manual blink) are NULL here while every row holds the same value, which is
+ * then in the matching *_value: the kernels read one value instead of a column (cvk_col). */
 typedef struct crowdi_rig_view {
     uint32_t param_count;
     const crowdi_param *params;
-    float *const *base; /* [param_count] columns */
+    float *const *base; /* [param_count] columns, NULL while uniform */
+    const float *base_value; /* [param_count] */
     float *const *out;
 
     uint32_t look_enabled, look_blend, look_count;
     float look_max_speed;
     const crowdi_look_entry *look;
     float *look_col[CROWDI_LOOK_NCOLS];
+    float look_value[CROWDI_LOOK_NCOLS];
 
     uint32_t harm_enabled, harm_blend, harm_count;
     const crowdi_harm_entry *harm;
     const float *timescales;
     float *const *harm_T;  /* [harm_count] columns */
     float *const *harm_NR; /* [harm_count] columns */
-    float *harm_weight;
+    float *harm_weight; /* NULL while uniform */
+    float harm_weight_value;
 
     uint32_t blink_enabled, blink_blend, blink_model, blink_count;
     float blink_mean, blink_max_deviation, blink_timescale;
     const uint32_t *blink_param;
     float *blink_col[CROWDI_BLINK_NCOLS];
+    float blink_value[CROWDI_BLINK_NCOLS];
     /* limbs: column groups of stride rows each. pose: 4 per landmark (x, y, z, visibility);
      * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous: the last bent
      * side; stable: the side in the torso's frame); filter: 99 filtered coordinates, 99

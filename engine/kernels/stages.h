@@ -51,6 +51,10 @@ static inline cv_f cvk_wrap(cv_f x, const crowdi_param *p) {
     return cv_loadu(lanes);
 }
 
+/* A setting column's rows [i, i + CV_W): the column, or its one value while every row holds
+ * it (the column is NULL then; kernel_table.h). */
+static inline cv_f cvk_col(const float *col, float value, size_t i) { return col ? cv_loadu(col + i) : cv_set1(value); }
+
 /* ---- blends of SPEC §1 ---- */
 /* P blended with value v at weight w, before C(x) */
 static inline cv_f cvk_mix(uint32_t mode, cv_f P, cv_f v, cv_f w) {
@@ -68,35 +72,42 @@ static inline void cvk_blend(float *col, size_t i, cv_f v, cv_f w, uint32_t mode
     cv_storeu(col + i, x);
 }
 
-/* Blends src[i] (times factor when scaled) with weight[i] into dst over rows [i0, i1). The
- * settings are copied to locals first: stores to float columns could otherwise alias them and
- * force reloads on every row. */
+/* Blends src[i] (times factor when scaled) with the weight column (or, NULL, weight_value on
+ * every row) into dst over rows [i0, i1). The settings are copied to locals first: stores to
+ * float columns could otherwise alias them and force reloads on every row. */
 static inline void cvk_blend_rows(float *dst, const float *src, int scaled, float factor, const float *weight,
-                                  uint32_t mode, const crowdi_param *param, size_t i0, size_t i1) {
+                                  float weight_value, uint32_t mode, const crowdi_param *param, size_t i0, size_t i1) {
     const crowdi_param p = *param;
-    const cv_f f = cv_set1(factor), lo = cv_set1(p.min), hi = cv_set1(p.max);
+    const cv_f f = cv_set1(factor), lo = cv_set1(p.min), hi = cv_set1(p.max), wv = cv_set1(weight_value);
     if (p.repeat || !scaled) { /* wrapping parameters and blink's unscaled value: the general form */
         for (size_t i = i0; i < i1; i += CV_W) {
             cv_f val = cv_loadu(src + i);
             if (scaled) val = cv_mul(val, f);
-            cvk_blend(dst, i, val, cv_loadu(weight + i), mode, &p);
+            cvk_blend(dst, i, val, weight ? cv_loadu(weight + i) : wv, mode, &p);
         }
         return;
     }
-    /* the common case, one loop per mode (a constant after inlining) so that nothing but
-     * arithmetic runs per row */
-#define CVK_BLEND_LOOP(MODE)                                                                \
-    for (size_t i = i0; i < i1; i += CV_W) {                                                \
-        cv_f x = cvk_mix((MODE), cv_loadu(dst + i), cv_mul(cv_loadu(src + i), f), cv_loadu(weight + i)); \
-        cv_storeu(dst + i, cv_min(hi, cv_max(lo, x)));                                      \
+    /* the common case, one loop per mode and weight kind (constants after inlining) so that
+     * nothing but arithmetic runs per row */
+#define CVK_BLEND_LOOP(MODE, W)                                                                         \
+    for (size_t i = i0; i < i1; i += CV_W) {                                                            \
+        cv_f x = cvk_mix((MODE), cv_loadu(dst + i), cv_mul(cv_loadu(src + i), f), (W));               \
+        cv_storeu(dst + i, cv_min(hi, cv_max(lo, x)));                                                  \
     }
-    if (mode == CROWDI_BLEND_OVERRIDE) {
-        CVK_BLEND_LOOP(CROWDI_BLEND_OVERRIDE)
-    } else if (mode == CROWDI_BLEND_ADDITIVE) {
-        CVK_BLEND_LOOP(CROWDI_BLEND_ADDITIVE)
+#define CVK_BLEND_MODES(W)                                                                              \
+    if (mode == CROWDI_BLEND_OVERRIDE) {                                                                \
+        CVK_BLEND_LOOP(CROWDI_BLEND_OVERRIDE, W)                                                        \
+    } else if (mode == CROWDI_BLEND_ADDITIVE) {                                                         \
+        CVK_BLEND_LOOP(CROWDI_BLEND_ADDITIVE, W)                                                        \
+    } else {                                                                                            \
+        CVK_BLEND_LOOP(CROWDI_BLEND_MULTIPLY, W)                                                        \
+    }
+    if (weight) {
+        CVK_BLEND_MODES(cv_loadu(weight + i))
     } else {
-        CVK_BLEND_LOOP(CROWDI_BLEND_MULTIPLY)
+        CVK_BLEND_MODES(wv)
     }
+#undef CVK_BLEND_MODES
 #undef CVK_BLEND_LOOP
 }
 
@@ -193,7 +204,7 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
     if (!v->blink_enabled) return;
     float *const *c = v->blink_col;
     for (size_t i = i0; i < i1; i += CV_W) {
-        cv_f manual = cv_loadu(c[CROWDI_BLINK_MANUAL] + i);
+        cv_f manual = cvk_col(c[CROWDI_BLINK_MANUAL], v->blink_value[CROWDI_BLINK_MANUAL], i);
         cv_m is_manual = cv_ge(manual, cv_zero());
         cv_m run = cv_mnot(is_manual);
         cv_f eye = v->blink_model == CROWDI_BLINK_SINE ? cvk_blink_sine(v, dt, i, run)
@@ -202,7 +213,8 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
     }
     for (uint32_t k = 0; k < v->blink_count; k++) {
         uint32_t p = v->blink_param[k];
-        cvk_blend_rows(v->out[p], c[CROWDI_BLINK_OPENING], 0, 1.0f, c[CROWDI_BLINK_WEIGHT], v->blink_blend,
+        cvk_blend_rows(v->out[p], c[CROWDI_BLINK_OPENING], 0, 1.0f, c[CROWDI_BLINK_WEIGHT],
+                       v->blink_value[CROWDI_BLINK_WEIGHT], v->blink_blend,
                        &v->params[p], i0, i1);
     }
 }
@@ -240,7 +252,7 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
     const float r2_left = (origin0 - min) / 2.0f, r2_right = (max - origin0) / 2.0f;
     const float nr_left = (r2_left * 2.0f) / VR, nr_right = (r2_right * 2.0f) / VR;
     float *T_col = v->harm_T[h], *NR_col = v->harm_NR[h], *out = v->out[e.param];
-    const float *w_col = v->harm_weight;
+    const float *w_col = v->harm_weight, w_value = v->harm_weight_value;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_f T = cvk_wrap_period(cv_add(cv_loadu(T_col + i), cv_set1(step)), e.duration);
         cv_f NR = cv_loadu(NR_col + i);
@@ -270,7 +282,7 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
         cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));
         cv_storeu(T_col + i, T);
         cv_storeu(NR_col + i, NR);
-        cvk_blend(out, i, value, cv_loadu(w_col + i), v->harm_blend, &p);
+        cvk_blend(out, i, value, cvk_col(w_col, w_value, i), v->harm_blend, &p);
     }
 }
 
@@ -281,15 +293,26 @@ static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i0, s
 }
 
 /* ---- gaze (SPEC §2): Unity's Vector3.SmoothDamp with its freeze ---- */
-static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) {
+/* The gaze settings a block reads (target, centre, active, damping), copied to locals by
+ * cvk_look: stores to float columns could otherwise alias the view's values. `fixed`: centre
+ * and damping are one value for the whole rig (the usual case), held in registers. */
+typedef struct cvk_look_in {
+    const float *col[CROWDI_LOOK_NCOLS];
+    float value[CROWDI_LOOK_NCOLS];
+} cvk_look_in;
+
+static inline __attribute__((always_inline)) void cvk_look_state(const crowdi_rig_view *v, const cvk_look_in *in, bool fixed,
+                                                                float dt, size_t i) {
     float *const *c = v->look_col;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), vdt = cv_set1(dt);
     cv_f pos[3], vel[3], goal[3];
-    cv_m active = cv_gt(cv_loadu(c[CROWDI_LOOK_ACTIVE] + i), zero);
+    cv_m active = cv_gt(cvk_col(in->col[CROWDI_LOOK_ACTIVE], in->value[CROWDI_LOOK_ACTIVE], i), zero);
     for (int a = 0; a < 3; a++) {
         pos[a] = cv_loadu(c[CROWDI_LOOK_POS_X + a] + i);
         vel[a] = cv_loadu(c[CROWDI_LOOK_VEL_X + a] + i);
-        cv_f t = cv_sub(cv_loadu(c[CROWDI_LOOK_TARGET_X + a] + i), cv_loadu(c[CROWDI_LOOK_CENTER_X + a] + i));
+        const int tc = CROWDI_LOOK_TARGET_X + a, cc = CROWDI_LOOK_CENTER_X + a;
+        cv_f center = fixed ? cv_set1(in->value[cc]) : cvk_col(in->col[cc], in->value[cc], i);
+        cv_f t = cv_sub(cvk_col(in->col[tc], in->value[tc], i), center);
         goal[a] = cv_select(active, t, zero);
     }
     cv_f d[3];
@@ -298,7 +321,8 @@ static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) 
     cv_m update = cv_ge(dist2, cv_set1(1e-5f * 1e-5f));
 
     if (cv_any(update)) {
-        cv_f st = cv_max(cv_set1(0.0001f), cv_loadu(c[CROWDI_LOOK_DAMPING] + i));
+        const int dc = CROWDI_LOOK_DAMPING;
+        cv_f st = cv_max(cv_set1(0.0001f), fixed ? cv_set1(in->value[dc]) : cvk_col(in->col[dc], in->value[dc], i));
         cv_f omega = cv_div(cv_set1(2.0f), st);
         cv_f x = cv_mul(omega, vdt);
         cv_f e = cv_div(one, cv_add(cv_add(cv_add(one, x), cv_mul(cv_mul(cv_set1(0.48f), x), x)),
@@ -343,11 +367,19 @@ static inline void cvk_look_state(const crowdi_rig_view *v, float dt, size_t i) 
 /* The look stage: the gaze state of rows [i0, i1), then its blend into every look parameter. */
 static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
     if (!v->look_enabled) return;
-    for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, dt, i);
+    cvk_look_in in;
+    for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) in.col[c] = v->look_col[c], in.value[c] = v->look_value[c];
+    if (!in.col[CROWDI_LOOK_CENTER_X] && !in.col[CROWDI_LOOK_CENTER_Y] && !in.col[CROWDI_LOOK_CENTER_Z] &&
+        !in.col[CROWDI_LOOK_DAMPING]) {
+        for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, &in, true, dt, i);
+    } else {
+        for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, &in, false, dt, i);
+    }
     for (uint32_t k = 0; k < v->look_count; k++) {
         const crowdi_look_entry e = v->look[k];
         cvk_blend_rows(v->out[e.param], v->look_col[CROWDI_LOOK_POS_X + e.axis], 1, e.factor,
-                       v->look_col[CROWDI_LOOK_WEIGHT], v->look_blend, &v->params[e.param], i0, i1);
+                       v->look_col[CROWDI_LOOK_WEIGHT], v->look_value[CROWDI_LOOK_WEIGHT], v->look_blend,
+                       &v->params[e.param], i0, i1);
     }
 }
 
@@ -357,7 +389,12 @@ static inline void cvk_base(const crowdi_rig_view *v, float dt, size_t i0, size_
     for (uint32_t p = 0; p < v->param_count; p++) {
         const float *base = v->base[p];
         float *out = v->out[p];
-        for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
+        if (base) {
+            for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, cv_loadu(base + i));
+        } else { /* nobody wrote a base value of this parameter: it is the rig's default */
+            const cv_f value = cv_set1(v->base_value[p]);
+            for (size_t i = i0; i < i1; i += CV_W) cv_storeu(out + i, value);
+        }
     }
 }
 
