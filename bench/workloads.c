@@ -17,17 +17,6 @@ const char *bench_workload_name(bench_workload w) {
     return (unsigned)w < BENCH_WORKLOAD_COUNT ? workload_names[w] : NULL;
 }
 
-/* The column counts of workloads.h, per part. */
-enum {
-    LOOK_READ = 9, LOOK_RW = 6,   /* target 3, center 3, active, damping, weight; pos 3, vel 3 */
-    HARM_READ = 1, HARM_RW_PER = 2, /* weight; T and NR per entry */
-    BLINK_READ = 2, BLINK_RW = 4, /* manual, weight; clock, phase, last, opening */
-    LIMB_READ = 23 * 4 + 4,       /* used landmarks, root */
-    LIMB_WRITE = 15 * 4 * 2,      /* world and local of 15 bones */
-    LIMB_FILTER = 23 * 3 * 3 + 1, /* One Euro: filtered value, derivative, last raw value of each
-                                     used coordinate; the "has a first sample" flag */
-};
-
 /* which controllers each workload's rig has */
 static bool has_look(bench_workload w) { return w == BENCH_FACE || w == BENCH_GAZE || w == BENCH_BODY; }
 static bool has_harm(bench_workload w) { return w == BENCH_FACE || w == BENCH_HARMONIC || w == BENCH_BODY; }
@@ -35,18 +24,62 @@ static bool has_blink(bench_workload w) { return w == BENCH_FACE || w == BENCH_B
 bool bench_has_limbs(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_BODY || w == BENCH_LIMBS_SMOOTHED; }
 static bool limbs_only(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_LIMBS_SMOOTHED; }
 
+/* The hand count of workloads.h, part by part. */
+enum { R = 1, W = 2, RW = 3 };
+static void add_part(bench_traffic_part *parts, uint32_t *k, const char *name, uint32_t count, int access) {
+    parts[(*k)++] = (bench_traffic_part){name, count, (access & R) != 0, (access & W) != 0};
+}
+
+uint32_t bench_workload_parts(bench_workload w, bench_traffic_part parts[BENCH_TRAFFIC_MAX_PARTS]) {
+    const uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : limbs_only(w) ? 0 : 12;
+    const uint32_t H = 5;
+    uint32_t k = 0;
+    if (P) add_part(parts, &k, "base", P, R), add_part(parts, &k, "out", P, W);
+    if (has_look(w)) {
+        add_part(parts, &k, "look.target", 3, R);
+        add_part(parts, &k, "look.center", 3, R);
+        add_part(parts, &k, "look.active", 1, R);
+        add_part(parts, &k, "look.damping", 1, R);
+        add_part(parts, &k, "look.weight", 1, R);
+        add_part(parts, &k, "look.pos", 3, RW);
+        add_part(parts, &k, "look.vel", 3, RW);
+    }
+    if (has_harm(w)) {
+        add_part(parts, &k, "harmonic.weight", 1, R);
+        add_part(parts, &k, "harmonic.T", H, RW);
+        add_part(parts, &k, "harmonic.NR", H, RW);
+    }
+    if (has_blink(w)) {
+        add_part(parts, &k, "blink.manual", 1, R);
+        add_part(parts, &k, "blink.weight", 1, R);
+        add_part(parts, &k, "blink.clock", 1, RW);
+        add_part(parts, &k, "blink.phase", 1, RW);
+        add_part(parts, &k, "blink.last", 1, RW);
+        add_part(parts, &k, "blink.opening", 1, RW);
+    }
+    if (bench_has_limbs(w)) {
+        add_part(parts, &k, "limbs.pose", 23 * 4, R); /* the used landmarks */
+        add_part(parts, &k, "limbs.root", 4, R);
+        add_part(parts, &k, "limbs.track", 15, R);    /* the steady check: every bone eased in */
+        add_part(parts, &k, "limbs.side", 4 * 3, RW); /* the stable fallback's side axis per limb */
+        add_part(parts, &k, "limbs.world", 15 * 4, W);
+        add_part(parts, &k, "limbs.local", 15 * 4, W);
+    }
+    if (w == BENCH_LIMBS_SMOOTHED) /* One Euro: value, derivative, last raw value of each used coordinate; the
+                                      "has a first sample" flag */
+        add_part(parts, &k, "limbs.filter", 23 * 3 * 3 + 1, RW);
+    return k;
+}
+
 bench_traffic bench_workload_traffic(bench_workload w) {
-    bool look = has_look(w), harm = has_harm(w), blink = has_blink(w), limbs = bench_has_limbs(w);
-    uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : limbs_only(w) ? 0 : 12;
-    uint32_t H = 5;
-    bench_traffic t = {P, P, 2 * P};
-    if (look) t.read_floats += LOOK_READ + LOOK_RW, t.write_floats += LOOK_RW, t.columns += LOOK_READ + LOOK_RW;
-    if (harm)
-        t.read_floats += HARM_READ + HARM_RW_PER * H, t.write_floats += HARM_RW_PER * H,
-            t.columns += HARM_READ + HARM_RW_PER * H;
-    if (blink) t.read_floats += BLINK_READ + BLINK_RW, t.write_floats += BLINK_RW, t.columns += BLINK_READ + BLINK_RW;
-    if (limbs) t.read_floats += LIMB_READ, t.write_floats += LIMB_WRITE, t.columns += LIMB_READ + LIMB_WRITE;
-    if (w == BENCH_LIMBS_SMOOTHED) t.read_floats += LIMB_FILTER, t.write_floats += LIMB_FILTER, t.columns += LIMB_FILTER;
+    bench_traffic_part parts[BENCH_TRAFFIC_MAX_PARTS];
+    const uint32_t count = bench_workload_parts(w, parts);
+    bench_traffic t = {0, 0, 0};
+    for (uint32_t k = 0; k < count; k++) {
+        t.read_floats += parts[k].read ? parts[k].count : 0;
+        t.write_floats += parts[k].write ? parts[k].count : 0;
+        t.columns += parts[k].count;
+    }
     return t;
 }
 

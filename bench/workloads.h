@@ -4,9 +4,11 @@
  * Workloads: the 12-parameter face rig (the fused tick: gaze, harmonic and blink), one rig per
  * stage that enables only that controller, and the full body (face + 15 bones).
  *
- * Bytes per instance per tick (bench_workload_traffic): the columns the stage really loads and
- * stores, read from engine/kernels/stages.h and limbs.h, 4 bytes each; a column that is read
- * and written counts twice. The blends' reloads of `out` right after the copy (L1 hits) and
+ * Bytes per instance per tick (bench_workload_traffic, part by part bench_workload_parts): the
+ * columns the tick loads and stores, 4 bytes each; a column that is read and written counts
+ * twice. bench/traffic.sh measures them (valgrind lackey's trace of one AVX2 tick, the words of
+ * the column block loaded and stored) and a test holds this count to it. Loads of a word the
+ * tick stored first (the blends' reloads of `out` after the copy: cache hits) and
  * write-allocate traffic are not counted, as STREAM does not count them either.
  *   all rigs   base P read, out P written                                        8P
  *   gaze       target 3, center 3, active, damping, weight read; pos 3 and
@@ -14,13 +16,24 @@
  *   harmonic   weight read; T and NR of each of the H entries read and
  *              written                                                 4*(1 + 4H)
  *   blink      manual, weight read; clock, phase, last, opening read and
- *              written (phase and last are stored only by a block in which a lane
- *              is blinking; counted always)                            4*(2 + 8) = 40
- *   limbs      23 used landmarks x, y, z, visibility and the root read;
- *              15 bones x (world, local) x 4 written          4*(92 + 4 + 120) = 864
+ *              written                                                 4*(2 + 8) = 40
+ *   limbs      23 used landmarks x, y, z, visibility, the root and the 15 bones'
+ *              tracking state (the steady check) read; the 4 limbs' side axes
+ *              (3 each, the stable fallback) read and written; 15 bones x
+ *              (world, local) x 4 written                4*(92 + 4 + 15 + 24 + 120) = 1020
+ *   smoothing  One Euro's value, derivative and last raw value of the 69 used
+ *              coordinates and its first-sample flag read and written  4*2*208 = 1664
  * face (P 12, H 5) 96 + 84 + 84 + 40 = 304; gaze (P 6) 132; harmonic (P 5, H 5) 124;
- * blink (P 2) 56; blend (P 12, no controller: the copy) 96; limbs (P 0) 864; body 1168.
- * The rare draw of a new blink wait (2 more columns) is left out.
+ * blink (P 2) 56; blend (P 12, no controller: the copy) 96; limbs (P 0) 1020; body 1324;
+ * limbs_smoothed 2684.
+ * The measured tick's conditions: every instance mid-blink, gaze targets fresh (every lane
+ * moves), every landmark seen and every bone eased in (the crowd_limbs_defaults rig). What the
+ * count leaves out depends on the data: the sine blink stores phase and last only in a block
+ * where a lane blinks (in a steady crowd, 300 ticks on, about half the 8-lane blocks: face
+ * 300 B rather than 304; none blinking: 296), the draw of a new wait when a blink ends (2 more
+ * columns), and a bone that is unseen or easing in (its source rotation read and written, its
+ * last local rotation read, its tracking state written: 13 more floats; limbs 1800 B when no
+ * bone is eased in).
  *
  * Freshness. A tick's columns must not sit in L2 from the previous iteration: each row ticks
  * a ring of `copies` identical rigs (engine) or crowds (per-object) of n instances, one per
@@ -66,6 +79,17 @@ typedef struct bench_traffic {
     uint32_t columns;                   /* distinct columns touched: the working set */
 } bench_traffic;
 bench_traffic bench_workload_traffic(bench_workload w);
+/* The same, part by part: `count` columns of one field that the tick loads (read: before it
+ * stores them) and stores (write) for every instance. Names are bench/traffic.c's ("look.pos",
+ * "limbs.pose"), which measures them. */
+typedef struct bench_traffic_part {
+    const char *name;
+    uint32_t count;
+    bool read, write;
+} bench_traffic_part;
+#define BENCH_TRAFFIC_MAX_PARTS 32
+/* Fills parts, returns how many. */
+uint32_t bench_workload_parts(bench_workload w, bench_traffic_part parts[BENCH_TRAFFIC_MAX_PARTS]);
 /* 4 * (read_floats + write_floats) */
 double bench_bytes_per_instance(bench_workload w);
 /* Does the workload solve limbs (and so need a pose clip)? */
