@@ -104,10 +104,11 @@ static void name_columns(const crowdi_rig *r, const char **names) {
     if (r->has[CROWDI_CTL_FACE]) name_range(names, r->col_face, r->column_count - r->col_face, "face"); /* laid out last */
 }
 
-/* The layout as internal.h reads it against the public column pointers: 0 when they agree. */
+/* The layout as internal.h reads it against the public column pointers: 0 when they agree.
+ * Only fields that are no settings: handing a setting column out makes the tick read it. */
 static int check_layout(const bench_ring *ring, const crowdi_rig *r) {
     static const struct { crowd_field field; const char *name; } fields[] = {
-        {CROWD_FIELD_BASE, "base"}, {CROWD_FIELD_OUTPUT, "out"}, {CROWD_FIELD_LOOK_POSITION, "look.pos"},
+        {CROWD_FIELD_OUTPUT, "out"}, {CROWD_FIELD_LOOK_POSITION, "look.pos"},
         {CROWD_FIELD_BLINK_CLOCK, "blink.clock"}, {CROWD_FIELD_HARMONIC_PHASE, "harmonic.T"},
         {CROWD_FIELD_POSE, "limbs.pose"}, {CROWD_FIELD_BONE_WORLD, "limbs.world"}, {CROWD_FIELD_BONE_LOCAL, "limbs.local"}};
     const char **names = malloc(sizeof *names * r->column_count);

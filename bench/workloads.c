@@ -25,7 +25,7 @@ bool bench_has_limbs(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_B
 static bool limbs_only(bench_workload w) { return w == BENCH_LIMBS || w == BENCH_LIMBS_SMOOTHED; }
 
 /* The hand count of workloads.h, part by part. */
-enum { R = 1, W = 2, RW = 3 };
+enum { ONE = 0, R = 1, W = 2, RW = 3 }; /* ONE: a setting no instance changed, read once per rig */
 static void add_part(bench_traffic_part *parts, uint32_t *k, const char *name, uint32_t count, int access) {
     parts[(*k)++] = (bench_traffic_part){name, count, (access & R) != 0, (access & W) != 0};
 }
@@ -34,24 +34,24 @@ uint32_t bench_workload_parts(bench_workload w, bench_traffic_part parts[BENCH_T
     const uint32_t P = w == BENCH_GAZE ? 6 : w == BENCH_HARMONIC ? 5 : w == BENCH_BLINK ? 2 : limbs_only(w) ? 0 : 12;
     const uint32_t H = 5;
     uint32_t k = 0;
-    if (P) add_part(parts, &k, "base", P, R), add_part(parts, &k, "out", P, W);
+    if (P) add_part(parts, &k, "base", P, ONE), add_part(parts, &k, "out", P, W);
     if (has_look(w)) {
-        add_part(parts, &k, "look.target", 3, R);
-        add_part(parts, &k, "look.center", 3, R);
+        add_part(parts, &k, "look.target", 3, R); /* written per instance, as active is */
+        add_part(parts, &k, "look.center", 3, ONE);
         add_part(parts, &k, "look.active", 1, R);
-        add_part(parts, &k, "look.damping", 1, R);
-        add_part(parts, &k, "look.weight", 1, R);
+        add_part(parts, &k, "look.damping", 1, ONE);
+        add_part(parts, &k, "look.weight", 1, ONE);
         add_part(parts, &k, "look.pos", 3, RW);
         add_part(parts, &k, "look.vel", 3, RW);
     }
     if (has_harm(w)) {
-        add_part(parts, &k, "harmonic.weight", 1, R);
+        add_part(parts, &k, "harmonic.weight", 1, ONE);
         add_part(parts, &k, "harmonic.T", H, RW);
         add_part(parts, &k, "harmonic.NR", H, RW);
     }
     if (has_blink(w)) {
-        add_part(parts, &k, "blink.manual", 1, R);
-        add_part(parts, &k, "blink.weight", 1, R);
+        add_part(parts, &k, "blink.manual", 1, ONE);
+        add_part(parts, &k, "blink.weight", 1, ONE);
         add_part(parts, &k, "blink.clock", 1, RW);
         add_part(parts, &k, "blink.phase", 1, RW);
         add_part(parts, &k, "blink.last", 1, RW);
@@ -78,7 +78,7 @@ bench_traffic bench_workload_traffic(bench_workload w) {
     for (uint32_t k = 0; k < count; k++) {
         t.read_floats += parts[k].read ? parts[k].count : 0;
         t.write_floats += parts[k].write ? parts[k].count : 0;
-        t.columns += parts[k].count;
+        t.columns += parts[k].read || parts[k].write ? parts[k].count : 0;
     }
     return t;
 }
