@@ -32,6 +32,14 @@ static float *field_column(const crowdi_rig *r, crowd_field f, uint32_t index, u
     }
 }
 
+/* Is the field stored for a rig with its controller? All are, but the bone rotations the
+ * rig's limbs outputs leave out. */
+static bool field_stored(const crowdi_rig *r, crowd_field f) {
+    if (f == CROWD_FIELD_BONE_WORLD) return crowdi_limbs_world(r);
+    if (f == CROWD_FIELD_BONE_LOCAL) return crowdi_limbs_local_readable(r);
+    return true;
+}
+
 /* Does the field exist for this rig and index? */
 static crowd_result check_field(const crowd_engine *e, const char *fn, const crowdi_rig *r,
                                 crowd_field f, uint32_t index) {
@@ -39,6 +47,8 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
     const int ctl = field_info[f].controller;
     CROWDI_CHECK(e, ctl == CROWDI_CTL_NONE || r->has[ctl], CROWD_ERR_NO_CONTROLLER, "%s: field %s: rig \"%s\" has no %s",
                  fn, field_info[f].name, r->name, ctl == CROWDI_CTL_NONE ? "" : crowdi_controllers[ctl]->name);
+    CROWDI_CHECK(e, field_stored(r, f), CROWD_ERR_NOT_STORED, "%s: field %s: rig \"%s\" stores %s rotations only (limbs outputs)",
+                 fn, field_info[f].name, r->name, f == CROWD_FIELD_BONE_WORLD ? "local" : "world");
     switch (field_info[f].indices) {
     case CROWDI_INDEX_PARAMETER:
         CROWDI_CHECK(e, index < r->param_count, CROWD_ERR_RANGE, "%s: index (%u) is not a parameter of rig \"%s\" (%u parameters)",
@@ -134,7 +144,7 @@ crowd_result crowdi_check_rows(const crowd_engine *e, const char *fn, const crow
     for (int fi = 0; fi < CROWD_FIELD_COUNT; fi++) {
         const crowd_field f = (crowd_field)fi;
         const int ctl = field_info[f].controller;
-        if (ctl != CROWDI_CTL_NONE && !r->has[ctl]) continue;
+        if ((ctl != CROWDI_CTL_NONE && !r->has[ctl]) || !field_stored(r, f)) continue;
         const uint32_t indices = index_count(r, f);
         if (field_info[f].writable)
             for (uint32_t index = 0; index < indices; index++)

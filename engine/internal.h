@@ -138,6 +138,17 @@ crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, co
  * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
 static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
 static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
+/* Which bone rotations a limbs rig stores (crowd_limbs_desc.outputs): world and local are
+ * readable unless outputs leaves them out; the local columns are kept, unreadable, for outputs
+ * world too where bones can be untrusted, as the previous local rotation an untrusted bone
+ * eases from (SPEC 5.1's prev). */
+static inline bool crowdi_limbs_world(const crowdi_rig *r) { return r->limbs_desc.outputs != CROWD_LIMB_OUTPUTS_LOCAL; }
+static inline bool crowdi_limbs_local_readable(const crowdi_rig *r) {
+    return r->limbs_desc.outputs != CROWD_LIMB_OUTPUTS_WORLD;
+}
+static inline bool crowdi_limbs_local_kept(const crowdi_rig *r) {
+    return crowdi_limbs_local_readable(r) || crowdi_limbs_track(&r->view);
+}
 
 /* the tick (tick.c): slice `slice` of `slices` of every rig's running rows */
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
@@ -172,6 +183,7 @@ typedef struct crowdi_loading {
     uint32_t rig;            /* its index in the snapshot, for messages */
     uint32_t param_count;
     const char *const *ids;  /* its parameter ids */
+    uint32_t version;        /* the snapshot's format version (2 or 3) */
 } crowdi_loading;
 static inline const char *crowdi_loading_id(const crowdi_loading *ld, uint32_t p) {
     return p < ld->param_count ? ld->ids[p] : ""; /* an index out of range fails validation */

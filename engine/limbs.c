@@ -21,7 +21,7 @@ crowd_limbs_desc crowd_limbs_defaults(void) {
         .fallback = CROWD_FALLBACK_STABLE, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
         .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.3f,
         .bend_min = 10.0f, .bend_full = 45.0f, .smoothing = false,
-        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f};
+        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f, .outputs = CROWD_LIMB_OUTPUTS_BOTH};
 }
 
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
@@ -172,6 +172,8 @@ static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *d
     CROWDI_RIG_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
     CROWDI_RIG_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
     CROWDI_RIG_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
+    CROWDI_RIG_CHECK((unsigned)d->outputs < CROWD_LIMB_OUTPUTS_COUNT, CROWD_ERR_BAD_ENUM,
+                     "desc->limbs->outputs (%d) is not a crowd_limb_outputs", (int)d->outputs);
     for (int l = 0; l < CROWD_LIMB_COUNT; l++)
         CROWDI_RIG_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
                    "desc->limbs->fallback_sign[%d] (%g) must be +1 or -1", l, (double)d->fallback_sign[l]);
@@ -368,14 +370,15 @@ static void limbs_free(crowd_engine *engine, crowdi_rig *r) {
     crowdi_free(engine, (void *)r->limbs_desc.bind_rotations);
 }
 
-/* groups of columns the kernel walks by stride: each group contiguous */
+/* groups of columns the kernel walks by stride: each group contiguous; the bone rotations
+ * the rig's outputs leave out have none */
 static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
     const crowdi_rig_view *v = &r->view;
     uint32_t n = first;
     r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
     r->col_root = n, n += 4;
-    r->col_world = n, n += 4 * CROWDI_BONES;
-    r->col_local = n, n += 4 * CROWDI_BONES;
+    if (crowdi_limbs_world(r)) r->col_world = n, n += 4 * CROWDI_BONES;
+    if (crowdi_limbs_local_kept(r)) r->col_local = n, n += 4 * CROWDI_BONES;
     if (crowdi_limbs_have_side(v)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
     if (v->limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
     if (crowdi_limbs_track(v)) {
@@ -391,8 +394,8 @@ static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
     bits[r->col_root + 3] = crowdi_bits(1.0f);
     for (uint32_t b = 0; b < CROWDI_BONES; b++) {
         for (uint32_t c = 0; c < 4; c++) {
-            bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
-            bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+            if (crowdi_limbs_world(r)) bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
+            if (crowdi_limbs_local_kept(r)) bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
             if (crowdi_limbs_track(v)) bits[r->col_src + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
         }
         if (crowdi_limbs_track(v)) bits[r->col_track + b] = crowdi_bits(1.0f);
@@ -404,8 +407,9 @@ static void limbs_point(crowdi_rig *r) {
     v->limb_stride = r->capacity;
     v->limb_pose = r->columns[r->col_pose];
     v->limb_root = r->columns[r->col_root];
-    v->limb_world = r->columns[r->col_world];
-    v->limb_local = r->columns[r->col_local];
+    /* NULL: the tick neither stores nor reads that kind (kernels/limbs.h) */
+    v->limb_world = crowdi_limbs_world(r) ? r->columns[r->col_world] : NULL;
+    v->limb_local = crowdi_limbs_local_kept(r) ? r->columns[r->col_local] : NULL;
     v->limb_side = crowdi_limbs_have_side(v) ? r->columns[r->col_side] : NULL;
     v->limb_track = crowdi_limbs_track(v) ? r->columns[r->col_track] : NULL;
     v->limb_src = crowdi_limbs_track(v) ? r->columns[r->col_src] : NULL;
@@ -423,7 +427,9 @@ static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
     crowdi_w_f32(w, d->reacquire_half_life);
     crowdi_w_f32(w, d->bend_min);
     crowdi_w_f32(w, d->bend_full);
-    crowdi_w_u32(w, d->smoothing ? 1u : 0u);
+    /* one word: smoothing in bit 0 (all it held in version 2), outputs in bits 1-2 (0 for
+     * both: such a rig's bytes, and so its settings digest, are version 2's) */
+    crowdi_w_u32(w, (d->smoothing ? 1u : 0u) | (uint32_t)d->outputs << 1);
     crowdi_w_f32(w, d->min_cutoff);
     crowdi_w_f32(w, d->beta);
     crowdi_w_f32(w, d->d_cutoff);
@@ -456,7 +462,14 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
     limbs->reacquire_half_life = crowdi_r_f32(rd);
     limbs->bend_min = crowdi_r_f32(rd);
     limbs->bend_full = crowdi_r_f32(rd);
-    limbs->smoothing = crowdi_r_u32(rd) != 0;
+    const uint32_t flags = crowdi_r_u32(rd);
+    if (ld->version >= 3) {
+        limbs->smoothing = (flags & 1u) != 0;
+        limbs->outputs = (crowd_limb_outputs)(flags >> 1); /* validation refuses a value beyond the enum */
+    } else { /* version 2: the word is smoothing, read as version 2 read it; outputs both */
+        limbs->smoothing = flags != 0;
+        limbs->outputs = CROWD_LIMB_OUTPUTS_BOTH;
+    }
     limbs->min_cutoff = crowdi_r_f32(rd);
     limbs->beta = crowdi_r_f32(rd);
     limbs->d_cutoff = crowdi_r_f32(rd);
@@ -480,11 +493,21 @@ static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
     do { if (!(cond)) return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: " __VA_ARGS__); } while (0)
 
 /* Loaded rows: the columns no field rule covers. Sides and One Euro state finite; the tick
- * multiplies sides by unit vectors, eases from src and reads r: sides at most unit (2 allows
- * rounding), src unit, r -1 or in [0, 1]. */
+ * multiplies sides by unit vectors, eases from src and prev and reads r: sides at most unit (2
+ * allows rounding), src unit, r -1 or in [0, 1], and the local rotations that outputs world
+ * keeps unreadable (prev) unit, as crowd_instances_set's rule for rotations has it. */
 static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
     const crowdi_rig_view *v = &r->view;
     const bool side = crowdi_limbs_have_side(v), track = crowdi_limbs_track(v);
+    const bool hidden_local = crowdi_limbs_local_kept(r) && !crowdi_limbs_local_readable(r);
+    for (uint32_t row = 0; hidden_local && row < r->count; row++)
+        for (uint32_t b = 0; b < CROWDI_BONES; b++) {
+            float q[4], n2;
+            for (uint32_t c = 0; c < 4; c++) q[c] = r->columns[r->col_local + 4 * b + c][row];
+            n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+            ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's held local rotation of row %u is not unit",
+                       k, crowd_bone_name((crowd_bone)b), row);
+        }
     const uint32_t spans[2][2] = {{r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
                                   {r->col_filter, v->limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
     for (int sp = 0; sp < 2; sp++)

@@ -9,7 +9,8 @@
 #include "serial.h"
 
 #define SNAP_MAGIC "CROWDSNP"
-#define SNAP_VERSION 2u
+#define SNAP_VERSION 3u
+#define SNAP_OLDEST 2u /* version 2: the limbs settings had no outputs (crowd.h, section 10) */
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
 /* The payload checksum: FNV-1a 64 over little-endian 64-bit words in four interleaved lanes
@@ -148,7 +149,7 @@ static char *crowdi_r_str(crowdi_reader *r, crowd_engine *scratch) {
 }
 
 /* Reads one rig's settings into a desc and creates it in tmp (validation included). */
-static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, uint32_t k) {
+static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, uint32_t k, uint32_t version) {
     crowd_result res = CROWD_OK;
     /* scratch owned here, freed at done */
     char *name = NULL, **ids = NULL;
@@ -177,7 +178,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, crowdi_reader *
     uint32_t has = crowdi_r_u32(rd);
     LOAD_CHECK(!rd->bad && has < (1u << CROWDI_CONTROLLER_COUNT), "rigs[%u]: controller flags are corrupt", k);
     crowd_rig_desc desc = {.name = name, .parameters = params, .parameter_count = P};
-    const crowdi_loading ld = {k, P, (const char *const *)ids};
+    const crowdi_loading ld = {k, P, (const char *const *)ids, version};
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if ((has >> c & 1) && (res = crowdi_controllers[c]->read(e, tmp, rd, &ld, &desc, &scratch[c])) != CROWD_OK) goto done;
     LOAD_CHECK(!rd->bad && name, "rigs[%u] is truncated", k);
@@ -252,7 +253,8 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     uint64_t payload = crowdi_r_u64(&hd);
     uint64_t sum = crowdi_r_u64(&hd);
     LOAD_CHECK(!hd.bad, "truncated header (%zu bytes)", size);
-    LOAD_CHECK(version == SNAP_VERSION, "format version %u, this library reads version %u", version, SNAP_VERSION);
+    LOAD_CHECK(version >= SNAP_OLDEST && version <= SNAP_VERSION, "format version %u, this library reads versions %u to %u",
+               version, SNAP_OLDEST, SNAP_VERSION);
     LOAD_CHECK(flags == 0, "unknown flags 0x%x (this library writes and reads 0)", flags);
     LOAD_CHECK(payload == size - SNAP_HEADER, "the header says %llu bytes of payload, the blob has %zu (truncated or oversized)",
                (unsigned long long)payload, size - SNAP_HEADER);
@@ -271,7 +273,7 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     LOAD_CHECK(!rd.bad && tag && tag <= 0xffffu, "engine header is corrupt");
     LOAD_CHECK(rigs <= CROWDI_MAX_RIGS && rigs <= rd.n - rd.off, "rig count %u is corrupt", rigs);
     for (uint32_t k = 0; k < rigs; k++) {
-        if ((res = read_rig(e, tmp, &rd, k)) != CROWD_OK) goto done;
+        if ((res = read_rig(e, tmp, &rd, k, version)) != CROWD_OK) goto done;
         if ((res = read_rows(e, tmp, &rd, k)) != CROWD_OK) goto done;
     }
     uint32_t slots = crowdi_r_u32(&rd);

@@ -21,6 +21,10 @@
  *                unseen hips and legs easing to rest, exact steady tracking, re-acquisition
  *   determinism  1000+ instances with random, degenerate and low-visibility poses: the same
  *                bytes as the scalar target and as random crowd_tick_range splits
+ *   outputs      crowd_limbs_desc.outputs: world and local only store both's bits over long
+ *                runs (dropouts, re-acquisition, degenerate poses; a pool, range splits), the
+ *                storage they save, refused reads of the kind not kept, bad values, values
+ *                beyond the rules through the columns, snapshots (round trip, version 2)
  *
  * Expected values are computed in double from the float landmarks the engine receives (the
  * engine works in float32, so tolerances are 1e-6 for the SPEC's printed numbers and 1e-5 for
@@ -279,6 +283,78 @@ static inline void random_bent_pose(rng *r, float *pose, qd *root_out) {
         lm_put(pose, 31 + side, v_add(an, q_rot(fr, (v3){0, -0.08, 0.15})));
     }
     *root_out = body;
+}
+
+/* A random pose for the determinism and outputs crowds: bent, with 0..3 degeneracies and
+ * random visibilities. */
+static inline void det_pose(rng *r, float *pose) {
+    qd root;
+    random_bent_pose(r, pose, &root);
+    int n = rng_chance(r, 0.5) ? (int)rng_below(r, 4) : 0;
+    for (int i = 0; i < n; i++) {
+        int l = (int)rng_below(r, CROWD_LIMB_COUNT);
+        int a = limb_joints[l][0], b = limb_joints[l][1], c = limb_joints[l][2];
+        v3 pa = lm_get(pose, a, false), pb = lm_get(pose, b, false);
+        switch (rng_below(r, 12)) {
+        case 0: lm_put(pose, b, pa); break;                                   /* zero upper bone */
+        case 1: lm_put(pose, c, pb); break;                                   /* zero lower bone */
+        case 2: lm_put(pose, c, v_add(pb, v_scale(v_sub(pb, pa), 0.9))); break; /* straight */
+        case 3: { /* bent right at the straight threshold, |side|^2 = 1e-4 * (1 +- 1e-2 .. 1e-7) */
+            v3 u = v_norm0(v_sub(pb, pa));
+            double rel = pow(10.0, -rng_range(r, 2, 7)) * (rng_chance(r, 0.5) ? 1 : -1);
+            v3 d = v_at_angle(r, u, asin(0.01 * sqrt(1 + rel)));
+            lm_put(pose, c, v_add(pb, v_scale(d, 0.3)));
+            break;
+        }
+        case 10: { /* an upper bone right at the zero-length threshold, |b - a| = 1e-5 * (1 +- tiny) */
+            double rel = pow(10.0, -rng_range(r, 2, 7)) * (rng_chance(r, 0.5) ? 1 : -1);
+            lm_put(pose, b, v_add(pa, v_scale(v_random_unit(r), 1e-5 * (1 + rel))));
+            break;
+        }
+        case 4: { /* foot forward parallel to up */
+            int h = (int)rng_below(r, 2);
+            v3 heel = lm_get(pose, 29 + h, false), toe = lm_get(pose, 31 + h, false);
+            lm_put(pose, 27 + h, v_add(heel, v_scale(v_sub(toe, heel), rng_range(r, -1, 1))));
+            break;
+        }
+        case 5: lm_put(pose, 0, v_mid(lm_get(pose, 7, false), lm_get(pose, 8, false))); break; /* zero head forward */
+        case 6: lm_put(pose, 24, lm_get(pose, 23, false)); break;                                /* no hip right */
+        case 7: { /* everything on one point */
+            v3 p = lm_get(pose, 0, false);
+            for (int k = 0; k < NL; k++) lm_put(pose, k, p);
+            break;
+        }
+        case 8: { /* limb along the root's right and straight (a T-pose arm) */
+            v3 x = {rng_chance(r, 0.5) ? 1 : -1, 0, 0};
+            lm_put(pose, b, v_add(pa, v_scale(x, 0.25)));
+            lm_put(pose, c, v_add(pa, v_scale(x, 0.5)));
+            break;
+        }
+        case 11: { /* the largest coordinates crowd_set accepts (1e6 .. 1e9): no overflow, no NaN */
+            double m = 1e-30;
+            for (int k = 0; k < POSE_FLOATS; k++)
+                if (k % 4 != 3) m = fmax(m, fabs(pose[k]));
+            double scale = pow(10.0, rng_range(r, 6, 9)) / m; /* the largest coordinate 1e6 .. 1e9 */
+            for (int k = 0; k < NL; k++) lm_put(pose, k, v_scale(lm_get(pose, k, false), scale));
+            break;
+        }
+        case 9:
+        default: { /* foot forward (0,0,-1) exactly */
+            int h = (int)rng_below(r, 2);
+            v3 heel = lm_get(pose, 29 + h, false);
+            lm_put(pose, 31 + h, v_add(heel, (v3){0, 0, -0.2}));
+            lm_put(pose, 27 + h, v_add(heel, (v3){0, 0, rng_chance(r, 0.5) ? 0.1 : -0.1}));
+            break;
+        }
+        }
+    }
+    if (rng_chance(r, 0.3)) {
+        const float special[] = {0.0f, 0.5f, 0.49999997f, 0.50000006f, 1.0f};
+        for (int k = 0; k < NL; k++) {
+            float v = rng_chance(r, 0.5) ? special[rng_below(r, 5)] : (float)rng_unit(r);
+            pose[4 * k + 3] = v;
+        }
+    }
 }
 
 /* ------------------------------------------------------------------------------------------

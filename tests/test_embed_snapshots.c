@@ -196,7 +196,7 @@ static void snapshot_api(void **state) {
     assert_non_null(strstr(crowd_last_error(e), "crowd_snapshot_save"));
     OK(e, crowd_snapshot_save(e, buf, n, NULL));
     assert_memory_equal(buf, "CROWDSNP", 8);
-    assert_int_equal(rd32(buf + 8), 2);
+    assert_int_equal(rd32(buf + 8), 3);
     assert_int_equal(rd32(buf + 12), 0);
     assert_int_equal(rd64(buf + 16), n - 32);
     EXPECT(NULL, crowd_snapshot_load(NULL, buf, n), CROWD_ERR_NULL);
@@ -400,6 +400,9 @@ static void snapshot_rejects(void **state) {
     for (size_t k = 0; k < 32; k++)
         for (int m = 0; m < 2; m++) {
             unsigned char mask = m ? 0xff : 0x01;
+            /* version 3 ^ 1 is version 2, which loads too (its limbs rigs as outputs both; the
+             * limbs_outputs suite loads a real one) */
+            if (k == 8 && mask == 0x01) continue;
             c.p[k] ^= mask;
             snprintf(what, sizeof what, "header byte %zu ^ 0x%02x", k, mask);
             expect_rejected(t, c.p, c.n, what, NULL);
@@ -419,7 +422,7 @@ static void snapshot_rejects(void **state) {
     c.p[good.n - 1] ^= 0x80;
 
     /* foreign versions, the checksum intact */
-    const uint32_t versions[] = {0, 1, 3, 0x100, 0x01000001u, 0xffffffffu};
+    const uint32_t versions[] = {0, 1, 4, 0x100, 0x01000001u, 0xffffffffu};
     for (size_t k = 0; k < sizeof versions / sizeof versions[0]; k++) {
         wr32(c.p + 8, versions[k]);
         snprintf(what, sizeof what, "version %u", versions[k]);

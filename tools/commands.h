@@ -22,6 +22,9 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs);
 /* The check across those flags (--bend-min below --bend-full), for `command`: TOOL_OK or
  * TOOL_BAD_INPUT with the message printed. */
 int pose_limb_check(const char *command, const crowd_limbs_desc *limbs);
+/* What an output (`flag`, e.g. "--bvh") needs of --outputs: TOOL_OK when the rig stores `kind`
+ * (CROWD_FIELD_BONE_WORLD or CROWD_FIELD_BONE_LOCAL), else TOOL_BAD_INPUT, printed. */
+int pose_outputs_check(const char *command, const crowd_limbs_desc *limbs, const char *flag, crowd_field kind);
 
 /* Options shared by run and render: the scene, its overrides and how to tick it. */
 typedef struct scene_options {

@@ -546,6 +546,8 @@ int cmd_run_mpi(int argc, char **argv) {
     int saved = quiet_stderr();
     int st = parse(argc, argv, &m);
     if (st == TOOL_OK) st = scene_options_load(&m.o, &s);
+    if (st == TOOL_OK && m.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
+        st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     restore_stderr(saved);
 
     int provided = 0;

@@ -18,8 +18,8 @@ static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
-    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--local] [--bones FILE]\n"
-    "                  [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
+    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
+    "                  [--local] [--bones FILE] [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
     "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
     "first row), and writes its bone rotations\n"
@@ -30,6 +30,8 @@ static const char pose_usage[] =
     "  --vmc HOST:PORT  also send each solved frame over VMC (OSC/UDP) to a receiver such as VSeeFace\n"
     "               (port 39539; README.md); then too the trace is written only when --bones names a file\n"
     "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
+    "  --outputs    the rotations the rig stores (default both): world only suits the world trace and\n"
+    "               --vmc, local only --local and --bvh; asking for the other kind is refused\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 
 /* The limb settings' flags, shared with crowd stream (commands.h). */
@@ -40,11 +42,20 @@ int pose_limb_check(const char *command, const crowd_limbs_desc *limbs) {
     return TOOL_OK;
 }
 
+int pose_outputs_check(const char *command, const crowd_limbs_desc *limbs, const char *flag, crowd_field kind) {
+    const crowd_limb_outputs only = kind == CROWD_FIELD_BONE_WORLD ? CROWD_LIMB_OUTPUTS_WORLD : CROWD_LIMB_OUTPUTS_LOCAL;
+    if (limbs->outputs == CROWD_LIMB_OUTPUTS_BOTH || limbs->outputs == only) return TOOL_OK;
+    const char *want = kind == CROWD_FIELD_BONE_WORLD ? "world" : "local", *kept = kind == CROWD_FIELD_BONE_WORLD ? "local" : "world";
+    return tool_error(TOOL_BAD_INPUT, "%s: %s needs %s rotations, but --outputs %s stores %s rotations only", command, flag,
+                      want, kept, kept);
+}
+
 int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
     static const char *const frames[] = {"mediapipe_world", "engine"};
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
     static const char *const fallbacks[] = {"stable", "root", "previous"}; /* crowd_limb_fallback order */
     static const char *const smoothings[] = {"off", "one_euro"};
+    static const char *const outputs[] = {"both", "world", "local"}; /* crowd_limb_outputs order */
     const char *v;
     int m, k = 0, st = TOOL_OK;
     if ((m = args_value(a, "--frame", &v)) != 0) {
@@ -78,6 +89,9 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
     } else if ((m = args_value(a, "--smoothing", &v)) != 0) {
         if (m < 0 || (st = parse_choice(a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return -1;
         limbs->smoothing = k == 1;
+    } else if ((m = args_value(a, "--outputs", &v)) != 0) {
+        if (m < 0 || (st = parse_choice(a, "--outputs", v, outputs, 3, &k)) != TOOL_OK) return -1;
+        limbs->outputs = (crowd_limb_outputs)k;
     } else {
         return 0;
     }
@@ -179,6 +193,11 @@ int cmd_pose(int argc, char **argv) {
     int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if (!bones_path && !bvh_path && !vmc_target) bones_path = "-";
+    if (bones_path && (st = pose_outputs_check("pose", &limbs, local ? "--local" : "the bones trace without --local",
+                                               local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
+        return st;
+    if (bvh_path && (st = pose_outputs_check("pose", &limbs, "--bvh", CROWD_FIELD_BONE_LOCAL)) != TOOL_OK) return st;
+    if (vmc_target && (st = pose_outputs_check("pose", &limbs, "--vmc", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
     if (bones_path && bvh_path && strcmp(bones_path, bvh_path) == 0)
         return tool_error(TOOL_BAD_INPUT, "pose: --bones and --bvh name the same file %s", bvh_path);
 

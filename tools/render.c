@@ -488,6 +488,9 @@ int cmd_render(int argc, char **argv) {
         return tool_error(TOOL_BAD_INPUT, "render: --out and --gif name the same file %s", ro.gif);
     scene s;
     int st = scene_options_load(&o, &s);
+    /* the drawing turns bones by their world rotations */
+    if (st == TOOL_OK && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
+        st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "render");
     if (st == TOOL_OK) {
         size_t n = 0;
         tool_named_file files[3 + 64];

@@ -173,6 +173,7 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
     const scene_rig *sr = &s->rigs[w->rig_of[k]];
     if (!w->rigs[w->rig_of[k]].limbs)
         return tool_error(TOOL_BAD_INPUT, "run: --bvh: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    if (!scene_rig_stores(sr, CROWD_FIELD_BONE_LOCAL)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_LOCAL, "run: --bvh");
     const pose_clip *clip = NULL;
     for (uint32_t g = 0; g < s->group_count; g++)
         if (k >= w->group_first[g] && k < w->group_first[g + 1]) clip = s->groups[g].clip;
@@ -192,6 +193,7 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *
     const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
     if (!w->rigs[w->rig_of[k]].limbs)
         return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
     *blink = sr->rig_desc.blink != NULL;
     return vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
 }
@@ -268,6 +270,8 @@ int cmd_run(int argc, char **argv) {
     scene s;
     st = scene_options_load(&o, &s);
     if (st == TOOL_OK) st = check_aliases(&f, &s, &o);
+    if (st == TOOL_OK && f.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
+        st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     if (st != TOOL_OK) {
         scene_free(&s);
         return st;

@@ -79,6 +79,26 @@ int scene_parameter_index(const scene_rig *rig, const char *id) {
     return -1;
 }
 
+bool scene_rig_stores(const scene_rig *rig, crowd_field kind) {
+    if (!rig->rig_desc.limbs) return false;
+    return rig->limbs.outputs == CROWD_LIMB_OUTPUTS_BOTH ||
+           rig->limbs.outputs == (kind == CROWD_FIELD_BONE_WORLD ? CROWD_LIMB_OUTPUTS_WORLD : CROWD_LIMB_OUTPUTS_LOCAL);
+}
+
+int scene_rig_without(const scene *s, crowd_field kind) {
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_rig *r = &s->rigs[s->groups[g].rig];
+        if (s->groups[g].count && r->rig_desc.limbs && !scene_rig_stores(r, kind)) return (int)s->groups[g].rig;
+    }
+    return -1;
+}
+
+int scene_rig_lacks(const scene_rig *rig, crowd_field kind, const char *what) {
+    const char *want = kind == CROWD_FIELD_BONE_WORLD ? "world" : "local", *kept = kind == CROWD_FIELD_BONE_WORLD ? "local" : "world";
+    return tool_error(TOOL_BAD_INPUT, "%s needs %s rotations, but rig \"%s\" stores %s rotations only (its limbs \"outputs\": "
+                      "\"%s\")", what, want, rig->name, kept, kept);
+}
+
 void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool limbs) {
     r->look.parameters = r->look_parameters;
     r->harmonic.parameters = r->harmonic_parameters;

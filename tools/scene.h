@@ -104,6 +104,14 @@ const face_track *scene_adopt_face(scene *s, face_track *track);
 int scene_rig_index(const scene *s, const char *name);
 /* The index of a parameter id in the rig, or -1. */
 int scene_parameter_index(const scene_rig *rig, const char *id);
+/* Bone rotations of one kind (CROWD_FIELD_BONE_WORLD or CROWD_FIELD_BONE_LOCAL) for the tools
+ * that need them: does a rig with limbs store them (its limbs "outputs" may leave one kind
+ * out)? The first rig with limbs and instances that does not, or -1. And a message for a tool
+ * that needs them: "<what> needs <kind> rotations, but rig "x" stores <other> rotations only
+ * (its limbs "outputs": "<other>")" with TOOL_BAD_INPUT. */
+bool scene_rig_stores(const scene_rig *rig, crowd_field kind);
+int scene_rig_without(const scene *s, crowd_field kind);
+int scene_rig_lacks(const scene_rig *rig, crowd_field kind, const char *what);
 /* Fills rig_desc from the fields (call after changing which controllers are present; face
  * tracking follows has_face). */
 void scene_rig_link(scene_rig *rig, bool look, bool harmonic, bool blink, bool limbs);

@@ -506,12 +506,13 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
 
 static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", "one_euro",
-                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", NULL};
+                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "outputs", NULL};
     static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
     static const char *const frames[] = {"mediapipe_world", "engine"};       /* crowd_pose_frame order */
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};     /* crowd_axis_fix order */
     static const char *const fallbacks[] = {"stable", "root", "previous"};   /* crowd_limb_fallback order */
     static const char *const smoothings[] = {"off", "one_euro"};
+    static const char *const outputs[] = {"both", "world", "local"};      /* crowd_limb_outputs order */
     TRY(check_object(c, jl, keys));
     crowd_limbs_desc *l = &rig->limbs;
     *l = crowd_limbs_defaults();
@@ -542,6 +543,9 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     TRY(get_float(c, jl, "reacquire_half_life", 0, true, 3600, &l->reacquire_half_life));
     TRY(get_float(c, jl, "bend_min", 0, false, 90, &l->bend_min));
     TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
+    k = -1;
+    TRY(get_enum(c, jl, "outputs", outputs, 3, &k));
+    if (k >= 0) l->outputs = (crowd_limb_outputs)k;
     if (!(l->bend_min < l->bend_full)) {
         size_t o = push_key(c, "bend_min");
         int st = fail(c, "%.9g must be below bend_full (%.9g)", (double)l->bend_min, (double)l->bend_full);

@@ -14,7 +14,7 @@ void simulate_write_traces(const world *w, trace_file *parameters, trace_file *b
         if (parameters)
             for (uint32_t p = 0; p < sr->parameter_count; p++)
                 trace_parameter(parameters, k, w->first + i, sr->parameters[p].id, wr->out[p][row]);
-        if (bones && wr->limbs)
+        if (bones && wr->limbs && !wr->local_only) /* (callers refuse a local-only rig: scene_rig_without) */
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
                 float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
                               wr->bone_world[b][3][row]};

@@ -33,7 +33,7 @@ static const char stream_usage[] =
     "                    [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                    [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
-    "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG]\n"
+    "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
     "Reads landmark frames from standard input, one JSON line a frame (a MediaPipe Tasks pose landmarker\n"
     "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
     "line arrives, with dt from the frames' times. Ends at the end of input. A MediaPipe Tasks face\n"
@@ -227,7 +227,7 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
         return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_tick");
     s->frames++;
     float world[CROWD_BONE_COUNT][4];
-    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+    for (uint32_t b = 0; (s->vmc || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
     if (s->vmc) {
@@ -373,6 +373,10 @@ int cmd_stream(int argc, char **argv) {
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if (!o.bones && !o.vmc && !o.params) o.bones = "-";
+    if (o.bones && (st = pose_outputs_check("stream", &o.limbs, o.local ? "--local" : "the bones trace without --local",
+                                            o.local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
+        return st;
+    if (o.vmc && (st = pose_outputs_check("stream", &o.limbs, "--vmc", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
 
     stream_state s = {0};
     crowd_engine_desc desc = {0};

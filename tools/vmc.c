@@ -76,6 +76,7 @@ static int solve_bind(vmc_sender *s, const crowd_limbs_desc *limbs) {
     if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
     crowd_limbs_desc bind = *limbs;
     bind.frame = CROWD_FRAME_ENGINE;
+    bind.outputs = CROWD_LIMB_OUTPUTS_BOTH; /* this T-pose's world rotations, whatever the rig stores */
     crowd_rig_desc rd = {.name = "vmc_tpose", .limbs = &bind};
     crowd_rig rig;
     crowd_instance inst;

@@ -43,11 +43,14 @@ static int fetch_columns(world *w, uint32_t r) {
             return engine_failed(w, res, "crowd_rig_column (look_active)");
     }
     if (wr->limbs) {
+        /* the kind the rig stores: world, or local for outputs local */
+        const crowd_field kind = wr->local_only ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
         for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
             for (uint32_t c = 0; c < 4; c++)
-                if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_BONE_WORLD, b, c, &wr->bone_world[b][c],
-                                            &count)) != CROWD_OK)
-                    return engine_failed(w, res, "crowd_rig_column (bone_world)");
+                if ((res = crowd_rig_column(w->engine, wr->rig, kind, b, c,
+                                            wr->local_only ? &wr->bone_local[b][c] : &wr->bone_world[b][c], &count)) !=
+                    CROWD_OK)
+                    return engine_failed(w, res, "crowd_rig_column (bones)");
         for (uint32_t c = 0; c < CLIP_FLOATS; c++)
             if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_POSE, 0, c, &wr->pose[c], &count)) != CROWD_OK)
                 return engine_failed(w, res, "crowd_rig_column (pose)");
@@ -243,6 +246,7 @@ int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threa
         res = crowd_rig_create(w->engine, &sr->rig_desc, &w->rigs[r].rig);
         if (res != CROWD_OK) return rejected(w, res, "rigs[%u] (\"%s\")", sr->name, r);
         w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
+        w->rigs[r].local_only = w->rigs[r].limbs && !scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD);
         if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
     }
     int st = check_memory(w, count);
@@ -456,7 +460,8 @@ uint64_t world_instance_digest(const world *w, uint32_t i) {
     for (uint32_t p = 0; p < P; p++) h = fnv1a64_float(h, wr->out[p][row]);
     if (wr->limbs)
         for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
-            for (uint32_t c = 0; c < 4; c++) h = fnv1a64_float(h, wr->bone_world[b][c][row]);
+            for (uint32_t c = 0; c < 4; c++)
+                h = fnv1a64_float(h, (wr->local_only ? wr->bone_local : wr->bone_world)[b][c][row]);
     return h;
 }
 

@@ -20,8 +20,10 @@ typedef struct world_rig {
     crowd_rig rig;
     uint32_t rows;
     bool limbs;
+    bool local_only;                          /* limbs "outputs": "local": no world rotations */
     float **out;                              /* [parameter_count] output columns */
-    float *bone_world[CROWD_BONE_COUNT][4];   /* limbs only */
+    float *bone_world[CROWD_BONE_COUNT][4];   /* limbs only, but for local_only */
+    float *bone_local[CROWD_BONE_COUNT][4];   /* local_only rigs only (for the checksum) */
     float *pose[CLIP_FLOATS];                 /* limbs only */
     float *look_target[3], *look_active;      /* look only */
 } world_rig;
@@ -85,7 +87,7 @@ int world_trim(world *w, uint32_t first, uint32_t count);
 /* The checksum (tools/README.md, "The run checksum"): instance i's digest d_i is FNV-1a 64
  * over the bytes (little-endian IEEE binary32) of its output parameters (the rig's parameter
  * order), then for rigs with limbs its 15 bone world rotations (x, y, z, w in crowd_bone
- * order); the checksum of instances 0 .. N-1 is the polynomial sum over i of
+ * order; local rotations for a rig whose limbs "outputs" is "local"); the checksum of instances 0 .. N-1 is the polynomial sum over i of
  * d_i * CHECKSUM_BASE^(N-1-i) mod 2^64 (checksum.h), which combines from the parts of
  * consecutive ranges in order. */
 uint64_t world_instance_digest(const world *w, uint32_t i);

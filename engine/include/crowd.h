@@ -190,7 +190,8 @@ extern "C" {
     X(CROWD_ERR_BAD_SNAPSHOT, "the snapshot is truncated, corrupted, oversized or of another version") \
     X(CROWD_ERR_THREAD, "the system could not start a thread")                                \
     X(CROWD_ERR_READ_ONLY, "the field is read only")                                          \
-    X(CROWD_ERR_REPEATED_HANDLE, "a handle appears more than once in the call")
+    X(CROWD_ERR_REPEATED_HANDLE, "a handle appears more than once in the call")              \
+    X(CROWD_ERR_NOT_STORED, "the rig does not store that field (its limbs outputs setting)")
 
 typedef enum crowd_result {
 #define CROWD_X_ENUM(code, text) code,
@@ -433,6 +434,32 @@ typedef enum crowd_bone {
     CROWD_BONE_COUNT
 } crowd_bone;
 
+/* Which bone rotations a limbs rig stores each tick (crowd_limbs_desc.outputs). A rig that asks
+ * for one kind does not store the other kind's 15 x 4 columns, nor write them each tick: up to
+ * 240 bytes per instance and tick less to move through memory (crowd_rig_bytes_per_instance
+ * shows the storage). What is stored is bit for bit what a rig with both stores from the same
+ * input (within the field rules; see local), on every target, split and thread count. */
+typedef enum crowd_limb_outputs {
+    CROWD_LIMB_OUTPUTS_BOTH = 0, /* the default: world and local (CROWD_FIELD_BONE_WORLD, _LOCAL) */
+    CROWD_LIMB_OUTPUTS_WORLD,    /* world rotations only (renderers that place bones in model
+                                    space). The local rotations are also the state an untrusted
+                                    bone eases from (section 9), so with visibility_threshold > 0
+                                    the rig still keeps them, unreadable, and saves nothing; at
+                                    threshold 0 it keeps no local column */
+    CROWD_LIMB_OUTPUTS_LOCAL,    /* local rotations only (BVH export, joint-by-joint
+                                    retargeting), at any threshold: the world rotations are
+                                    only the tick's own intermediate values. Except that where the unchecked
+                                    columns hold values outside the field rules (a non-unit
+                                    root, landmarks beyond +-1e9 or NaN written through
+                                    crowd_rig_column), a bone that cannot be solved holds its
+                                    last local rotation, as with both, and its children hang
+                                    from parent * that local (the hips' children from it alone
+                                    when the root is not unit; with both: from its last world,
+                                    which this rig does not keep), so they can differ there. Never
+                                    a NaN either way */
+    CROWD_LIMB_OUTPUTS_COUNT
+} crowd_limb_outputs;
+
 #define CROWD_LANDMARK_COUNT 33
 /* A unit quaternion (x, y, z, w), Hamilton product, A*B applies B first. */
 typedef struct crowd_quat { float x, y, z, w; } crowd_quat;
@@ -464,9 +491,17 @@ typedef struct crowd_limbs_desc {
     float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6];
                                     checked whether smoothing is on or not. Default 0.1, 40, 1
                                     (MediaPipe's world landmarks) */
+    crowd_limb_outputs outputs;  /* which bone rotations are stored: both (the default, and what
+                                    a zero value means), world or local only. The kind not stored
+                                    is refused by crowd_get, crowd_instances_get, crowd_rig_column
+                                    and crowd_rig_columns with CROWD_ERR_NOT_STORED and a message
+                                    naming the field and the rig (crowd_get: field bone_local:
+                                    rig "x" stores world rotations only (limbs outputs)).
+                                    crowd_rig_rest_pose gives both whatever this is */
 } crowd_limbs_desc;
 /* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
- * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
+ * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1,
+ * outputs both. */
 CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
 
 /* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
@@ -576,7 +611,8 @@ CROWD_API crowd_rig_desc crowd_rig_defaults(void);
  * (desc, out_rig, a parameter or entry id, an array with a nonzero count, custom_fix,
  * bind_landmarks or bind_rotations its axis_fix needs), CROWD_ERR_CAPACITY (CROWD_MAX_RIGS
  * rigs exist, a count above CROWD_MAX_PARAMETERS, CROWD_MAX_ENTRIES or CROWD_MAX_CHANNELS),
- * CROWD_ERR_BAD_ENUM (a blend, axis, direction, blink model, frame, axis_fix or fallback),
+ * CROWD_ERR_BAD_ENUM (a blend, axis, direction, blink model, frame, axis_fix, fallback or
+ * outputs),
  * CROWD_ERR_NOT_FINITE (any number), CROWD_ERR_RANGE (a number outside its field's rule, an
  * empty id, a channel index beyond channel_count, a non-unit quaternion, a degenerate bind
  * pose), CROWD_ERR_DUPLICATE_ID (two parameters share an id), CROWD_ERR_UNKNOWN_ID (a look,
@@ -702,8 +738,10 @@ typedef enum crowd_field {
     CROWD_FIELD_ROOT,              /* [4] root rotation, unit quaternion (default identity) */
     /* outputs (read only) */
     CROWD_FIELD_OUTPUT,            /* [1] output value of parameter `index` after the tick */
-    CROWD_FIELD_BONE_WORLD,        /* [4] world rotation of bone `index` (crowd_bone), w >= 0 */
-    CROWD_FIELD_BONE_LOCAL,        /* [4] rotation of bone `index` relative to its parent */
+    CROWD_FIELD_BONE_WORLD,        /* [4] world rotation of bone `index` (crowd_bone), w >= 0
+                                      (not stored with limbs outputs local) */
+    CROWD_FIELD_BONE_LOCAL,        /* [4] rotation of bone `index` relative to its parent (not
+                                      stored with limbs outputs world) */
     /* face tracking (section 11; after the others, so earlier values stay) */
     CROWD_FIELD_FACE_SCORES,       /* [52] blend-shape scores in MediaPipe's order, each in [0, 1]
                                       (default 0) */
@@ -734,8 +772,8 @@ CROWD_API crowd_result crowd_instances_set(crowd_engine *engine, crowd_field fie
                                  const float *values);
 /* Reads the field of each handle into values (count*width floats); nothing is written on
  * error. Errors: CROWD_ERR_NULL (engine, handles or values with a nonzero count),
- * CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER, CROWD_ERR_RANGE
- * (index). */
+ * CROWD_ERR_BAD_ENUM (field), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER, CROWD_ERR_NOT_STORED
+ * (a bone rotation its rig's limbs outputs leave out), CROWD_ERR_RANGE (index). */
 CROWD_API crowd_result crowd_instances_get(const crowd_engine *engine, crowd_field field, uint32_t index,
                                  const crowd_instance *handles, uint32_t count, float *values);
 
@@ -767,8 +805,8 @@ CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instanc
  * it is handed out here (the caller may write through it): fetch setting columns only to write
  * them, read them with crowd_instances_get. Results are the same bits either way. Errors:
  * CROWD_ERR_NULL (engine, out_values, out_count), CROWD_ERR_HANDLE (rig), CROWD_ERR_BAD_ENUM
- * (field), CROWD_ERR_NO_CONTROLLER (the rig lacks the field's controller), CROWD_ERR_RANGE
- * (index or component). */
+ * (field), CROWD_ERR_NO_CONTROLLER (the rig lacks the field's controller), CROWD_ERR_NOT_STORED
+ * (a bone rotation the rig's limbs outputs leave out), CROWD_ERR_RANGE (index or component). */
 CROWD_API crowd_result crowd_rig_column(crowd_engine *engine, crowd_rig rig, crowd_field field, uint32_t index,
                               uint32_t component, float **out_values, uint32_t *out_count);
 /* Every component's column at once: out_columns receives crowd_field_width(field) pointers
@@ -815,7 +853,8 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *    from the instance's 33 landmarks (CROWD_FIELD_POSE) and root (CROWD_FIELD_ROOT):
  *    limbs by cross products and LookRotation, torso and head from hips, shoulders, ears and
  *    nose, then the axis fix; world and local rotations are written to CROWD_FIELD_BONE_WORLD
- *    and CROWD_FIELD_BONE_LOCAL. Names of bones for files: crowd_bone_name().
+ *    and CROWD_FIELD_BONE_LOCAL (or only the kind crowd_limbs_desc.outputs asks for). Names
+ *    of bones for files: crowd_bone_name().
  *
  *    Real tracker input (SPEC 5.1). Every rig has a rest pose: calibrated rigs their bind
  *    rotations, the others the solve of the canonical rest landmarks below with the rig's fix.
@@ -892,7 +931,7 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 2), every number little-endian:
+ *     Format (version 3), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
@@ -903,6 +942,10 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *               u32 slot count, u32 first free slot, then per slot u64 instance id,
  *               u32 generation (0: a retired slot, free and never reused), u32 rig
  *               (0xffffffff: free), u32 row, u32 next free slot.
+ *     Version 2 (before crowd_limbs_desc.outputs) loads too, its limbs rigs with outputs both:
+ *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
+ *     version 3, so a rig with outputs both is saved in the same bytes as before (its settings
+ *     digest is unchanged too).
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).

@@ -140,6 +140,11 @@ typedef struct cvk_limb_tick {
     bool track;        /* bones can be untrusted (threshold > 0) */
 } cvk_limb_tick;
 
+/* Which bone rotation columns the view has (crowd_limbs_desc.outputs): both, world only (no
+ * tracking: with it the local rotations are kept as the ease state, so such a rig is BOTH
+ * here) or local only. A constant at each call of cvk_limb_outputs_by. */
+enum { CVK_KEEP_BOTH, CVK_KEEP_WORLD, CVK_KEEP_LOCAL };
+
 static inline void cvk_put_look(cvk_limb_scratch *s, int bone, size_t j, cv_v3 forward, cv_v3 up) {
     cv_storeu(&s->look[bone][0][j], forward.x);
     cv_storeu(&s->look[bone][1][j], forward.y);
@@ -513,11 +518,15 @@ static inline cv_m cvk_landmark_seen(const crowdi_rig_view *v, int k, size_t i) 
 }
 
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
- * and re-acquisition (SPEC 5.1) when `tracking`, the stores. `tracking` is a constant at each
- * call: without it every bone is the plain solve. */
+ * and re-acquisition (SPEC 5.1) when `tracking`, the stores of the columns `kept` names.
+ * `tracking` and `kept` are constants at each call: without tracking every bone is the plain
+ * solve; tracking needs the local columns (prev), so it comes with BOTH or LOCAL only. Every
+ * value computed is the same whatever is kept: only the stores differ, and the one read of a
+ * column not kept (the last world of a bone that cannot be solved, LOCAL) is replaced. */
 static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t,
                                                                        size_t i, const cvk_limb_scratch *s, size_t j,
-                                                                       const bool tracking) {
+                                                                       const bool tracking, const int kept) {
+    const bool keep_world = kept != CVK_KEEP_LOCAL, keep_local = kept != CVK_KEEP_WORLD;
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
@@ -577,33 +586,58 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
         cv_m sane = cv_mor(cv_mnot(trusted), cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
         if (crowdi_bones[b].parent < 0) sane = cv_mand(sane, root_unit);
         if (!cv_all(sane)) {
-            w = cv_q_select(sane, w, cv_q_loadu_cols(v->limb_world + (size_t)(4 * b) * st, st, i));
-            local = cv_q_select(sane, local, cv_q_loadu_cols(v->limb_local + (size_t)(4 * b) * st, st, i));
+            cv_q held = local;
+            if (keep_local) held = cv_q_loadu_cols(v->limb_local + (size_t)(4 * b) * st, st, i);
+            if (keep_world) {
+                w = cv_q_select(sane, w, cv_q_loadu_cols(v->limb_world + (size_t)(4 * b) * st, st, i));
+            } else {
+                /* no last world kept (LOCAL): the children hang from parent * held local, the
+                 * hips' from the held local alone when the root is not unit (crowd.h: outside
+                 * the field rules only, since accepted input always solves) */
+                cv_q p = parent;
+                if (crowdi_bones[b].parent < 0) p = cv_q_select(root_unit, root, (cv_q){zero, zero, zero, one});
+                w = cv_q_select(sane, w, cv_q_canonical(cv_q_mul(p, held)));
+            }
+            local = cv_q_select(sane, local, held);
         }
         world[b] = w;
-        cv_q_storeu_cols(v->limb_world + (size_t)(4 * b) * st, st, i, w);
-        cv_q_storeu_cols(v->limb_local + (size_t)(4 * b) * st, st, i, local);
+        if (keep_world) cv_q_storeu_cols(v->limb_world + (size_t)(4 * b) * st, st, i, w);
+        if (keep_local) cv_q_storeu_cols(v->limb_local + (size_t)(4 * b) * st, st, i, local);
     }
 }
 
-/* The tracking form, for blocks where some bone is untrusted or easing in (not inlined: its
- * code would cost the plain form's registers). */
+/* The tracking form, for blocks where some bone is untrusted or easing in, and the plain one,
+ * each expanded for the columns the view has (not inlined: the tracking code would cost the
+ * plain form's registers, and the choice the stage's other passes theirs). */
 __attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
                                                                 const cvk_limb_scratch *s, size_t j) {
-    cvk_limb_outputs_by(v, t, i, s, j, true);
+    if (!v->limb_world)
+        cvk_limb_outputs_by(v, t, i, s, j, true, CVK_KEEP_LOCAL);
+    else /* tracking keeps the local columns: world only is both here */
+        cvk_limb_outputs_by(v, t, i, s, j, true, CVK_KEEP_BOTH);
 }
 
 __attribute__((noinline)) static void cvk_limb_outputs_plain(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
                                                              const cvk_limb_scratch *s, size_t j) {
-    cvk_limb_outputs_by(v, t, i, s, j, false);
+    cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_BOTH);
+}
+
+__attribute__((noinline)) static void cvk_limb_outputs_plain_one(const crowdi_rig_view *v, const cvk_limb_tick *t,
+                                                                 size_t i, const cvk_limb_scratch *s, size_t j) {
+    if (!v->limb_world)
+        cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_LOCAL);
+    else
+        cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_WORLD);
 }
 
 static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
-                                    const cvk_limb_scratch *s, size_t j) {
+                                    const cvk_limb_scratch *s, size_t j, bool both) {
     if (t->track && !s->steady[j / CV_W])
         cvk_limb_outputs_tracking(v, t, i, s, j);
-    else
+    else if (both)
         cvk_limb_outputs_plain(v, t, i, s, j);
+    else /* one kind of rotation kept */
+        cvk_limb_outputs_plain_one(v, t, i, s, j);
 }
 
 /* The limb stage on rows [i0, i1) (whole blocks). */
@@ -619,6 +653,7 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         t.k_in = exp2f(-(dt / v->limb_reacquire_half_life));
         t.k_out = exp2f(-(dt / v->limb_hold_half_life));
     }
+    const bool both = v->limb_world && v->limb_local; /* both kinds of rotation kept */
     cvk_limb_scratch s;
     for (size_t r0 = i0; r0 < i1; r0 += CVK_LIMB_ROWS) {
         const size_t rows = i1 - r0 < CVK_LIMB_ROWS ? i1 - r0 : CVK_LIMB_ROWS;
@@ -626,7 +661,7 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
         if (v->limb_side_mode == CROWDI_SIDE_STABLE)
             for (size_t j = 0; j < rows; j += CV_W) cvk_limb_sides(v, r0 + j, &s, j);
         for (int b = 0; b < CROWDI_BONES; b++) cvk_limb_rotations(v, &s, rows, b);
-        for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j);
+        for (size_t j = 0; j < rows; j += CV_W) cvk_limb_outputs(v, &t, r0 + j, &s, j, both);
     }
 }
 

@@ -42,11 +42,11 @@ from . import _ffi
 __all__ = [
     "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError",
     "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "RigDesc",
-    "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "Limb",
+    "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "LimbOutputs", "Limb",
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
     "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
-    "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+    "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
@@ -82,6 +82,7 @@ class Result(_enum.IntEnum):
     ERR_THREAD = 14
     ERR_READ_ONLY = 15
     ERR_REPEATED_HANDLE = 16
+    ERR_NOT_STORED = 17
 
 
 class Simd(_enum.IntEnum):
@@ -133,6 +134,13 @@ class Fallback(_enum.IntEnum):
     STABLE = 0
     ROOT = 1
     PREVIOUS = 2
+
+
+class LimbOutputs(_enum.IntEnum):
+    """crowd_limb_outputs: which bone rotations a limbs rig stores."""
+    BOTH = 0
+    WORLD = 1
+    LOCAL = 2
 
 
 class Limb(_enum.IntEnum):
@@ -303,6 +311,11 @@ class RepeatedHandleError(Error, ValueError):
     code = Result.ERR_REPEATED_HANDLE
 
 
+class NotStoredError(Error, LookupError):
+    """The rig's limbs outputs leave that bone rotation out (Limbs.outputs)."""
+    code = Result.ERR_NOT_STORED
+
+
 class ClosedError(Error):
     """The engine was closed: its memory is gone, and so is every view on it."""
 
@@ -315,7 +328,7 @@ class StaleViewError(Error):
 _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
                                DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
                                UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError,
-                               ReadOnlyError, RepeatedHandleError)}
+                               ReadOnlyError, RepeatedHandleError, NotStoredError)}
 
 
 def _error(code, message):
@@ -454,6 +467,7 @@ class Limbs:
     min_cutoff: float = _LIMBS.min_cutoff
     beta: float = _LIMBS.beta
     d_cutoff: float = _LIMBS.d_cutoff
+    outputs: object = LimbOutputs(_LIMBS.outputs)
 
 
 @_dc.dataclass
@@ -581,6 +595,7 @@ def _marshal_rig(desc: RigDesc):
                      "min_cutoff", "beta", "d_cutoff"):
             setattr(ls, name, getattr(lm, name))
         ls.smoothing = bool(lm.smoothing)
+        ls.outputs = _enum_value(LimbOutputs, lm.outputs)
         keep.append(ls)
         rd.limbs = _C.pointer(ls)
     return rd, keep

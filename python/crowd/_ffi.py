@@ -104,7 +104,7 @@ class LimbsDesc(C.Structure):
                 ("bind_rotations", P(Quat)), ("fallback", i32), ("fallback_sign", f32 * LIMBS),
                 ("visibility_threshold", f32), ("hold_half_life", f32), ("reacquire_half_life", f32),
                 ("bend_min", f32), ("bend_full", f32), ("smoothing", b8), ("min_cutoff", f32),
-                ("beta", f32), ("d_cutoff", f32)]
+                ("beta", f32), ("d_cutoff", f32), ("outputs", i32)]
 
 
 class RigDesc(C.Structure):
@@ -182,6 +182,7 @@ LOADER_SIGNATURES = {
     "crowd_loaders_scene_dt": (f32, [vp]),
     "crowd_loaders_scene_seed": (u64, [vp]),
     "crowd_loaders_scene_override": (None, [vp, i32, u32, i32, f32, i32, u64]),
+    "crowd_loaders_scene_check_bones": (i32, [vp]),
     "crowd_loaders_world_create": (i32, [vp, i32, u32, P(vp)]),
     "crowd_loaders_world_destroy": (None, [vp]),
     "crowd_loaders_world_engine": (vp, [vp]),

@@ -99,6 +99,10 @@ def run(argv):
     try:
         L.crowd_loaders_scene_override(scene, a.frames is not None, a.frames or 0, a.dt is not None,
                                        a.dt or 0.0, a.seed is not None, a.seed or 0)
+        if a.bones:
+            st = L.crowd_loaders_scene_check_bones(scene)
+            if st:
+                return st
         st = L.crowd_loaders_world_create(scene, SIMD_CHOICES.index(a.simd), a.threads, C.byref(world))
         if st:
             return st
@@ -213,11 +217,18 @@ def pose(argv):
     p.add_argument("--reacquire-half-life", type=_ranged(float, 0.0, 3600.0, True), default=d.reacquire_half_life)
     p.add_argument("--bend-min", type=_ranged(float, 0.0, 90.0), default=d.bend_min)
     p.add_argument("--bend-full", type=_ranged(float, 0.0, 90.0), default=d.bend_full)
+    p.add_argument("--outputs", choices=("both", "world", "local"), default="both")
     p.add_argument("--local", action="store_true")
     p.add_argument("--bones", default="-")
     a = p.parse_args(argv)
     if not a.bend_min < a.bend_full:
         sys.stderr.write(f"crowd: pose: --bend-min ({a.bend_min:g}) must be below --bend-full ({a.bend_full:g})\n")
+        return BAD_INPUT
+    want = "local" if a.local else "world"
+    if a.outputs not in ("both", want):
+        flag = "--local" if a.local else "the bones trace without --local"
+        sys.stderr.write(f"crowd: pose: {flag} needs {want} rotations, but --outputs {a.outputs} stores "
+                         f"{a.outputs} rotations only\n")
         return BAD_INPUT
 
     L = loaders()
@@ -234,7 +245,8 @@ def pose(argv):
         limbs = Limbs(frame=a.frame, axis_fix=a.axis_fix, fallback=a.fallback,
                       visibility_threshold=a.visibility_threshold, smoothing=a.smoothing == "one_euro",
                       min_cutoff=a.min_cutoff, beta=a.beta, d_cutoff=a.d_cutoff, hold_half_life=a.hold_half_life,
-                      reacquire_half_life=a.reacquire_half_life, bend_min=a.bend_min, bend_full=a.bend_full)
+                      reacquire_half_life=a.reacquire_half_life, bend_min=a.bend_min, bend_full=a.bend_full,
+                      outputs=a.outputs)
         with Engine() as engine:
             try:
                 rig = engine.rig(name="pose", limbs=limbs)

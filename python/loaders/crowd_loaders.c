@@ -60,6 +60,13 @@ EXPORT void crowd_loaders_scene_override(scene *s, int has_frames, uint32_t fram
     if (has_seed) s->seed = seed;
 }
 
+/* `crowd run --bones` writes world rotations: TOOL_BAD_INPUT, printed, when a rig with
+ * instances stores local ones only (its limbs "outputs"). */
+EXPORT int crowd_loaders_scene_check_bones(const scene *s) {
+    int r = scene_rig_without(s, CROWD_FIELD_BONE_WORLD);
+    return r < 0 ? TOOL_OK : scene_rig_lacks(&s->rigs[r], CROWD_FIELD_BONE_WORLD, "run: --bones");
+}
+
 /* The world borrows the scene: free the world first. */
 EXPORT int crowd_loaders_world_create(const scene *s, int simd, uint32_t threads, world **out) {
     *out = NULL;

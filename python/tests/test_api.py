@@ -80,6 +80,7 @@ def test_defaults_are_the_headers():
     assert (lm.bend_min, lm.bend_full) == (10, 45)
     assert (lm.min_cutoff, lm.beta, lm.d_cutoff) == (pytest.approx(0.1), 40, 1)
     assert tuple(lm.fallback_sign) == (-1, -1, 1, 1)  # arms -1, legs +1
+    assert lm.outputs == crowd.LimbOutputs.BOTH == 0
 
 
 def test_defaults_make_the_same_rig_as_explicit_values():

@@ -131,6 +131,28 @@ def test_pose_same_trace_as_crowd_pose(cli, tmp_path):
     assert p.returncode == 0 and out.read_text().startswith("frame,instance,bone,qx,qy,qz,qw\n")
 
 
+def test_pose_and_run_outputs_as_crowd(cli, tmp_path):
+    clip = clip_csv(str(tmp_path / "clip.csv"))
+    for flags, status in ((["--outputs", "local", "--local"], 0), (["--outputs", "world"], 0),
+                          (["--outputs", "local"], 2), (["--outputs", "world", "--local"], 2)):
+        c = subprocess.run([cli, "pose", clip, *flags], capture_output=True, text=True)
+        p = run_python(["-m", "crowd", "pose", clip, *flags])
+        assert c.returncode == p.returncode == status, p.stderr
+        assert p.stdout == c.stdout and p.stderr == c.stderr
+    scene = tmp_path / "local.json"
+    scene.write_text('{"frames": 3, "rigs": [{"name": "b", "limbs": {"outputs": "local"}}], '
+                     '"groups": [{"rig": "b", "count": 2}]}')
+    c = subprocess.run([cli, "run", str(scene), "--bones", str(tmp_path / "c.csv"), "--quiet"], capture_output=True,
+                       text=True)
+    p = run_python(["-m", "crowd", "run", str(scene), "--bones", str(tmp_path / "p.csv")])
+    assert c.returncode == p.returncode == 2 and p.stderr == c.stderr and "local rotations only" in p.stderr
+    c = subprocess.run([cli, "run", str(scene), "--quiet"], capture_output=True, text=True)
+    p = run_python(["-m", "crowd", "run", str(scene)])
+    assert c.returncode == p.returncode == 0
+    assert [l for l in summary(c.stdout) if l.startswith("checksum")] == \
+           [l for l in summary(p.stdout) if l.startswith("checksum")]
+
+
 def test_pose_bad_input(cli, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("frame,t_s\n0,0\n")

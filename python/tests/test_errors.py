@@ -116,6 +116,23 @@ def test_bad_enum(engine, face):
         engine.get_one(h[0], "no_such_field")
 
 
+def test_not_stored(engine):
+    r = engine.rig(name="w", limbs=crowd.Limbs(outputs="world"))
+    h = r.add(1)
+    engine.tick(0.1)
+    world = engine.get_one(h[0], Field.BONE_WORLD, 2)
+    with raises(crowd.NotStoredError, Result.ERR_NOT_STORED, "bone_local", 'rig "w"', "world rotations only"):
+        engine.get_one(h[0], Field.BONE_LOCAL, 2)
+    with raises(crowd.NotStoredError, Result.ERR_NOT_STORED, "bone_local"):
+        r.column(Field.BONE_LOCAL, 2)
+    np.testing.assert_array_equal(engine.get_one(h[0], Field.BONE_WORLD, 2), world)  # nothing changed
+    loc = engine.rig(name="l", limbs=crowd.Limbs(outputs=crowd.LimbOutputs.LOCAL))
+    with raises(crowd.NotStoredError, Result.ERR_NOT_STORED, "bone_world", "local rotations only"):
+        loc.column(Field.BONE_WORLD, 0)
+    with raises(crowd.BadEnumError, Result.ERR_BAD_ENUM, "outputs"):
+        engine.rig(limbs=crowd.Limbs(outputs=3))
+
+
 def test_capacity(engine, face):
     r, h = face
     with raises(crowd.CapacityError, Result.ERR_CAPACITY):

@@ -127,6 +127,9 @@ static void bad_enums_and_types(void **state) {
     test("\"axis_fix\": \"y_along_bone\"", "\"axis_fix\": \"x_along_bone\"", "rigs[1].limbs.axis_fix", NULL);
     test("\"fallback\": \"root\"", "\"fallback\": \"next\"", "rigs[1].limbs.fallback", NULL);
     test("\"smoothing\": \"off\"", "\"smoothing\": \"kalman\"", "rigs[1].limbs.smoothing", NULL);
+    test("\"smoothing\": \"off\"", "\"smoothing\": \"off\", \"outputs\": \"wrld\"", "rigs[1].limbs.outputs",
+         "\"wrld\" is not one of \"both\", \"world\", \"local\"");
+    test("\"smoothing\": \"off\"", "\"smoothing\": \"off\", \"outputs\": 1", "rigs[1].limbs.outputs", "expected a string");
     test("\"count\": 3", "\"count\": \"3\"", "groups[0].count", "expected an integer, got a string");
     test("\"count\": 3", "\"count\": 2.5", "groups[0].count", "not an integer");
     test("\"repeat\": false", "\"repeat\": 0", "rigs[0].parameters[0].repeat", "expected true or false");

@@ -185,6 +185,39 @@ static void every_flag(void **state) {
     check(generated_clip(), y_flags, &limbs, true, false);
 }
 
+/* --outputs: the kind asked for is what both gives, bit for bit; asking an output for the
+ * other kind is refused before anything is written. */
+static void outputs(void **state) {
+    (void)state;
+    crowd_limbs_desc limbs = crowd_limbs_defaults();
+    const char *world[] = {"--outputs", "world", NULL}, *local[] = {"--outputs=local", "--local", NULL};
+    check(generated_clip(), world, &limbs, false, true);
+    check(generated_clip(), local, &limbs, true, true);
+    const char *out = cli_path("refused.csv");
+    remove(out);
+    cli_result r = cli_run("pose", generated_clip(), "--outputs", "local", "--bones", out);
+    cli_expect_fail(&r, 2, "pose: the bones trace without --local needs world rotations", "--outputs local");
+    cli_result_free(&r);
+    assert_false(cli_exists(out));
+    r = cli_run("pose", generated_clip(), "--outputs", "world", "--local");
+    cli_expect_fail(&r, 2, "pose: --local needs local rotations", "--outputs world stores world rotations only");
+    cli_result_free(&r);
+    r = cli_run("pose", generated_clip(), "--outputs", "world", "--bvh", cli_path("refused.bvh"));
+    cli_expect_fail(&r, 2, "pose: --bvh needs local rotations");
+    cli_result_free(&r);
+    assert_false(cli_exists(cli_path("refused.bvh")));
+    r = cli_run("pose", generated_clip(), "--outputs", "local", "--local", "--vmc", "127.0.0.1:9");
+    cli_expect_fail(&r, 2, "pose: --vmc needs world rotations");
+    cli_result_free(&r);
+    r = cli_run("pose", generated_clip(), "--outputs", "all");
+    cli_expect_fail(&r, 2, "--outputs");
+    cli_result_free(&r);
+    /* crowd stream shares the flag and the checks */
+    r = cli_run("stream", "--outputs", "local");
+    cli_expect_fail(&r, 2, "stream: the bones trace without --local needs world rotations");
+    cli_result_free(&r);
+}
+
 static void shared_walk(void **state) {
     (void)state;
     const char *rel[] = {"pose/cmu_walk_30fps.csv", "pose/cmu_walk_30fps_noisy.csv", "pose/cmu_hop_30fps.csv"};
@@ -211,6 +244,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),
         cmocka_unit_test(every_flag),
+        cmocka_unit_test(outputs),
         cmocka_unit_test(shared_walk),
     };
     return cmocka_run_group_tests_name("cli_pose", tests, NULL, NULL);

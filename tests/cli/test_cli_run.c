@@ -9,6 +9,9 @@
  *                     1 and 2 threads; the --json line has the SPEC's shape
  *   interrupted       SIGINT while the trace is being written: exit 1, no trace and no
  *                     trace.tmp left
+ *   limbs_outputs     the body rig's limbs "outputs": "world" runs to both's checksum, bones
+ *                     trace and BVH refused; "local" to the checksum of the API's local
+ *                     rotations, its BVH both's, bones trace, --vmc and render refused
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -183,7 +186,8 @@ static uint64_t fnv_float(uint64_t h, float v) {
     return h;
 }
 
-static expected oracle(uint64_t seed, float dt, uint32_t frames) {
+/* local: the checksum digests the body rig's local rotations (its limbs "outputs": "local") */
+static expected oracle_of(uint64_t seed, float dt, uint32_t frames, bool local) {
     crowd_engine *e = crowd_test_engine(seed);
     crowd_rig rigs[3];
     make_rigs(e, rigs);
@@ -269,10 +273,9 @@ static expected oracle(uint64_t seed, float dt, uint32_t frames) {
                 for (int b = 0; b < 15; b++) {
                     float q[4];
                     assert_int_equal(crowd_get(e, h[i], CROWD_FIELD_BONE_WORLD, (uint32_t)b, q), CROWD_OK);
-                    for (int c = 0; c < 4; c++) {
-                        x.bones[bi++] = q[c];
-                        digest = fnv_float(digest, q[c]);
-                    }
+                    for (int c = 0; c < 4; c++) x.bones[bi++] = q[c];
+                    if (local) assert_int_equal(crowd_get(e, h[i], CROWD_FIELD_BONE_LOCAL, (uint32_t)b, q), CROWD_OK);
+                    for (int c = 0; c < 4; c++) digest = fnv_float(digest, q[c]);
                 }
             sum = sum * 0x100000001b3ull + digest;
         }
@@ -281,6 +284,8 @@ static expected oracle(uint64_t seed, float dt, uint32_t frames) {
     crowd_engine_destroy(e);
     return x;
 }
+
+static expected oracle(uint64_t seed, float dt, uint32_t frames) { return oracle_of(seed, dt, frames, false); }
 
 /* ------------------------------------------------------------------------------------------
  * Comparing traces
@@ -520,6 +525,90 @@ static void interrupted(void **state) {
     cli_result_free(&r);
 }
 
+/* The scene with the body rig's limbs storing one kind of rotation. */
+static const char *outputs_scene(const char *kind) {
+    char name[32];
+    const char *from = "\"smoothing\": \"one_euro\"}}";
+    char to[96];
+    snprintf(to, sizeof to, "\"smoothing\": \"one_euro\", \"outputs\": \"%s\"}}", kind);
+    const char *at = strstr(scene_json, from);
+    assert_non_null(at);
+    size_t head = (size_t)(at - scene_json), tail = strlen(at + strlen(from));
+    char *text = malloc(head + strlen(to) + tail + 1);
+    assert_non_null(text);
+    memcpy(text, scene_json, head);
+    memcpy(text + head, to, strlen(to));
+    memcpy(text + head + strlen(to), at + strlen(from), tail + 1);
+    snprintf(name, sizeof name, "scene_%s.json", kind);
+    const char *path = cli_write(name, text);
+    free(text);
+    return path;
+}
+
+static uint64_t run_checksum(const char *scene) {
+    cli_result r = cli_run("run", scene, "--simd", cli_target, "--json");
+    cli_expect_ok(&r);
+    json_t *j = summary(r.out);
+    uint64_t sum = checksum_of(j);
+    json_decref(j);
+    cli_result_free(&r);
+    return sum;
+}
+
+static void expect_same_file(const char *a, const char *b) {
+    size_t na, nb;
+    char *x = cli_read(a, &na), *y = cli_read(b, &nb);
+    assert_non_null(x);
+    assert_non_null(y);
+    if (na != nb || memcmp(x, y, na) != 0) fail_msg("%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+static void limbs_outputs(void **state) {
+    (void)state;
+    char world[1400], local[1400], both[1400]; /* (cli_path's buffers are reused) */
+    snprintf(world, sizeof world, "%s", outputs_scene("world"));
+    snprintf(local, sizeof local, "%s", outputs_scene("local"));
+    snprintf(both, sizeof both, "%s", cli_path("scene.json"));
+    /* world: the checksum digests world rotations, which are both's bit for bit */
+    const uint64_t both_sum = run_checksum(both);
+    if (run_checksum(world) != both_sum) fail_msg("outputs world: the checksum is not both's");
+    cli_result r = cli_run("run", world, "--simd", cli_target, "--bones", cli_path("ow.csv"), "--quiet");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", both, "--simd", cli_target, "--bones", cli_path("ob.csv"), "--bvh", cli_path("ob.bvh"), "--instance",
+                "5", "--quiet");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    expect_same_file(cli_path("ow.csv"), cli_path("ob.csv"));
+    r = cli_run("run", world, "--bvh", cli_path("ow.bvh"), "--instance", "5");
+    cli_expect_fail(&r, 2, "run: --bvh needs local rotations", "rig \"body\" stores world rotations only",
+                    "\"outputs\": \"world\"");
+    cli_result_free(&r);
+    assert_false(cli_exists(cli_path("ow.bvh")));
+    /* local: the checksum digests local rotations; the BVH (local rotations) is both's */
+    expected x = oracle_of(12345, 0.0166666675f, 40, true);
+    if (run_checksum(local) != x.checksum) fail_msg("outputs local: the checksum is not that of the API's local rotations");
+    free(x.params);
+    free(x.bones);
+    r = cli_run("run", local, "--simd", cli_target, "--bvh", cli_path("ol.bvh"), "--instance", "5", "--quiet");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    expect_same_file(cli_path("ol.bvh"), cli_path("ob.bvh"));
+    r = cli_run("run", local, "--bones", cli_path("ol.csv"));
+    cli_expect_fail(&r, 2, "run: --bones needs world rotations", "rig \"body\" stores local rotations only");
+    cli_result_free(&r);
+    assert_false(cli_exists(cli_path("ol.csv")));
+    r = cli_run("run", local, "--vmc", "127.0.0.1:9", "--instance", "5");
+    cli_expect_fail(&r, 2, "run: --vmc needs world rotations", "\"outputs\": \"local\"");
+    cli_result_free(&r);
+    r = cli_run("render", local, "--out", cli_path("ol.png"));
+    cli_expect_fail(&r, 2, "render needs world rotations");
+    cli_result_free(&r);
+    assert_false(cli_exists(cli_path("ol.png")));
+}
+
 /* Every example scene in README.md and tools/README.md runs as written (a few frames). */
 static void readme_scenes(void **state) {
     (void)state;
@@ -556,6 +645,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(threads_and_targets),
         cmocka_unit_test(default_crowd),
         cmocka_unit_test(readme_scenes),
+        cmocka_unit_test(limbs_outputs),
         cmocka_unit_test(interrupted),
     };
     return cmocka_run_group_tests_name("cli_run", tests, write_files, NULL);

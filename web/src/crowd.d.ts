@@ -17,6 +17,8 @@ export declare const BlinkModel: Readonly<{ sine: 0; timed: 1 }>;
 export declare const PoseFrame: Readonly<{ mediapipe_world: 0; engine: 1 }>;
 export declare const AxisFix: Readonly<{ y_along_bone: 0; z_along_bone: 1 }>;
 export declare const Fallback: Readonly<{ stable: 0; root: 1; previous: 2 }>;
+/** crowd_limb_outputs: the bone rotations a limbs rig stores (the other kind reads as CROWD_ERR_NOT_STORED). */
+export declare const LimbOutputs: Readonly<{ both: 0; world: 1; local: 2 }>;
 export declare const BlinkStart: Readonly<{ random: 0; cubism: 1 }>;
 export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
 export declare const LANDMARK_COUNT: 33;
@@ -81,6 +83,8 @@ export interface LimbsDesc {
   min_cutoff?: number;
   beta?: number;
   d_cutoff?: number;
+  /** Which bone rotations are stored (default both). */
+  outputs?: keyof typeof LimbOutputs;
 }
 /** A controller is present when its key is; unset settings take crowd.h's defaults. */
 export interface RigDesc {

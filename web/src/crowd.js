@@ -18,6 +18,7 @@ export const RESULT_NAMES = Object.freeze([
   'CROWD_ERR_UNKNOWN_ID', 'CROWD_ERR_DUPLICATE_ID', 'CROWD_ERR_BAD_ENUM', 'CROWD_ERR_CAPACITY',
   'CROWD_ERR_OUT_OF_MEMORY', 'CROWD_ERR_UNSUPPORTED', 'CROWD_ERR_WRONG_RIG', 'CROWD_ERR_NO_CONTROLLER',
   'CROWD_ERR_BAD_SNAPSHOT', 'CROWD_ERR_THREAD', 'CROWD_ERR_READ_ONLY', 'CROWD_ERR_REPEATED_HANDLE',
+  'CROWD_ERR_NOT_STORED',
 ]);
 export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
 // crowd.h's enums by name (lower case, no prefix), as the Python package spells them.
@@ -28,6 +29,7 @@ export const BlinkModel = Object.freeze({ sine: 0, timed: 1 });
 export const PoseFrame = Object.freeze({ mediapipe_world: 0, engine: 1 });
 export const AxisFix = Object.freeze({ y_along_bone: 0, z_along_bone: 1 });
 export const Fallback = Object.freeze({ stable: 0, root: 1, previous: 2 });
+export const LimbOutputs = Object.freeze({ both: 0, world: 1, local: 2 });
 export const BlinkStart = Object.freeze({ random: 0, cubism: 1 });
 export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
 const HANDLE_BYTES = 8; // crowd_instance: a uint64 id
@@ -250,7 +252,7 @@ export class Engine {
    * direction, origin, range, duration }], channel_timescales, blend }, blink: { parameters:
    * [ids], model, blend, mean, max_deviation, timescale }, limbs: { frame, axis_fix, fallback,
    * visibility_threshold, hold_half_life, reacquire_half_life, bend_min, bend_full, smoothing,
-   * min_cutoff, beta, d_cutoff } }. A controller is present when its key is; unset settings take
+   * min_cutoff, beta, d_cutoff, outputs } }. A controller is present when its key is; unset settings take
    * crowd.h's defaults. The engine checks everything and names the field it refuses.
    */
   rig(desc) {
@@ -299,7 +301,8 @@ export class Engine {
         settings('blink', desc.blink, { blend: Blend, model: BlinkModel });
         for (const id of desc.blink.parameters ?? []) oom(M._cw_rig_blink_parameter(b, s.string(String(id))));
       }
-      if (desc.limbs) settings('limbs', desc.limbs, { frame: PoseFrame, axis_fix: AxisFix, fallback: Fallback });
+      if (desc.limbs)
+        settings('limbs', desc.limbs, { frame: PoseFrame, axis_fix: AxisFix, fallback: Fallback, outputs: LimbOutputs });
       const out = s.alloc(4);
       this._check(M._cw_rig_create(this._p(), b, out), 'crowd_rig_create');
       return new Rig(this, M.HEAPU32[out >> 2]);

@@ -169,6 +169,7 @@ int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
     E("limbs.frame", b->limbs.frame, crowd_pose_frame, b->has_limbs)
     E("limbs.axis_fix", b->limbs.axis_fix, crowd_axis_fix, b->has_limbs)
     E("limbs.fallback", b->limbs.fallback, crowd_limb_fallback, b->has_limbs)
+    E("limbs.outputs", b->limbs.outputs, crowd_limb_outputs, b->has_limbs)
     F("limbs.visibility_threshold", b->limbs.visibility_threshold, b->has_limbs)
     F("limbs.hold_half_life", b->limbs.hold_half_life, b->has_limbs)
     F("limbs.reacquire_half_life", b->limbs.reacquire_half_life, b->has_limbs)

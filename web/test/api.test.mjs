@@ -112,6 +112,14 @@ test('errors: the engine\'s code and a message naming the field; nothing changes
   throwsCrowd(() => engine.tick(NaN), 'CROWD_ERR_NOT_FINITE', /dt/);
   throwsCrowd(() => rig.parameterIndex('b'), 'CROWD_ERR_UNKNOWN_ID', /"?b"?/);
   throwsCrowd(() => rig.column('pose', 0, 0), 'CROWD_ERR_NO_CONTROLLER', /limbs|pose/);
+  // limbs outputs: the kind a rig does not store is refused, naming the field and the rig
+  const worldOnly = engine.rig({ name: 'w', parameters: [], limbs: { outputs: 'world' } });
+  const hw = worldOnly.add(1);
+  engine.tick(0.1);
+  assert.equal(engine.get('bone_world', hw, 0).length, 4);
+  throwsCrowd(() => worldOnly.column('bone_local', 0, 0), 'CROWD_ERR_NOT_STORED', /bone_local: rig "w" stores world rotations only/);
+  throwsCrowd(() => engine.get('bone_local', hw, 0), 'CROWD_ERR_NOT_STORED', /bone_local/);
+  throwsCrowd(() => engine.rig({ parameters: [], limbs: { outputs: 'all' } }), 'CROWD_ERR_BAD_ENUM', /limbs\.outputs/);
   throwsCrowd(() => engine.set('bogus', h, []), 'CROWD_ERR_BAD_ENUM', /field: "bogus" is not one of base, look_target/);
   throwsCrowd(() => crowd.engine({ simd: 'sse2' }), 'CROWD_ERR_UNSUPPORTED', /simd "sse2"/);
   throwsCrowd(() => crowd.defaultCrowd({ first: 9000, count: 2000 }), 'CROWD_ERR_RANGE', /9000 \.\. 10999/);

@@ -31,5 +31,8 @@ export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   engine.rig({ look: { blend: 'sideways' } });
   // @ts-expect-error: an axis is x, y or z
   engine.rig({ look: { parameters: [{ id: 'a', axis: 'w' }] } });
+  engine.rig({ limbs: { outputs: 'local' } });
+  // @ts-expect-error: outputs are both, world or local
+  engine.rig({ limbs: { outputs: 'all' } });
   return view.length + (pose ? pose.length : 0) + ids.length + ms + sum.length + (detected ? 1 : 0);
 }
