@@ -47,7 +47,7 @@ uint32_t bench_workload_parts(bench_workload w, bench_traffic_part parts[BENCH_T
     if (has_harm(w)) {
         add_part(parts, &k, "harmonic.weight", 1, ONE);
         add_part(parts, &k, "harmonic.T", H, RW);
-        add_part(parts, &k, "harmonic.NR", H, RW);
+        add_part(parts, &k, "harmonic.NR", H, R); /* stored only when a range did not fit: the first tick */
     }
     if (has_blink(w)) {
         add_part(parts, &k, "blink.manual", 1, ONE);

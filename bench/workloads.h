@@ -16,7 +16,8 @@
  *   all rigs   out P written (base values: the rig's)                            4P
  *   gaze       target 3, active read; pos 3 and vel 3 read and
  *              written                                                 4*(4 + 12) = 64
- *   harmonic   T and NR of each of the H entries read and written      4*4H
+ *   harmonic   T of each of the H entries read and written, its NR read
+ *              (written only when the range did not fit: the first tick) 4*3H
  *   blink      clock, phase, last, opening read and written            4*8 = 32
  *   limbs      23 used landmarks x, y, z, visibility, the root and the 15 bones'
  *              tracking state (the steady check) read; the 4 limbs' side axes
@@ -24,14 +25,15 @@
  *              (world, local) x 4 written                4*(92 + 4 + 15 + 24 + 120) = 1020
  *   smoothing  One Euro's value, derivative and last raw value of the 69 used
  *              coordinates and its first-sample flag read and written  4*2*208 = 1664
- * face (P 12, H 5) 48 + 64 + 80 + 32 = 224 (304 when every setting is a column read row by
- * row); gaze (P 6) 88; harmonic (P 5, H 5) 100; blink (P 2) 40; blend (P 12, no controller:
- * out = the rig's base) 48; limbs (P 0) 1020; body 1244; limbs_smoothed 2684.
+ * face (P 12, H 5) 48 + 64 + 60 + 32 = 204 (304 when every setting is a column read row by
+ * row and NR stored every tick); gaze (P 6) 88; harmonic (P 5, H 5) 80; blink (P 2) 40; blend
+ * (P 12, no controller: out = the rig's base) 48; limbs (P 0) 1020; body 1224; limbs_smoothed
+ * 2684.
  * The measured tick's conditions: every instance mid-blink, gaze targets fresh (every lane
  * moves), every landmark seen and every bone eased in (the crowd_limbs_defaults rig). What the
  * count leaves out depends on the data: the sine blink stores phase and last only in a block
  * where a lane blinks (in a steady crowd, 300 ticks on, about half the 8-lane blocks: face
- * 220 B rather than 224; none blinking: 216), the draw of a new wait when a blink ends (2 more
+ * 200 B rather than 204; none blinking: 196), the draw of a new wait when a blink ends (2 more
  * columns), and a bone that is unseen or easing in (its source rotation read and written, its
  * last local rotation read, its tracking state written: 13 more floats; limbs 1800 B when no
  * bone is eased in).

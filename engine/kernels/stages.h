@@ -255,7 +255,8 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
     const float *w_col = v->harm_weight, w_value = v->harm_weight_value;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_f T = cvk_wrap_period(cv_add(cv_loadu(T_col + i), cv_set1(step)), e.duration);
-        cv_f NR = cv_loadu(NR_col + i);
+        const cv_f NR_stored = cv_loadu(NR_col + i);
+        cv_f NR = NR_stored;
         cv_f range = cv_mul(NR, cv_set1(VR));
         cv_f origin = cv_set1(origin0);
         if (e.direction == CROWDI_DIR_LEFT) {
@@ -281,7 +282,9 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
         cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e.duration));
         cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));
         cv_storeu(T_col + i, T);
-        cv_storeu(NR_col + i, NR);
+        /* NR changes only where the range did not fit (on an instance's first tick, or after a
+         * write): storing the same bits again would only cost the column's write traffic */
+        if (!cv_all(cv_ieq(cv_as_i(NR), cv_as_i(NR_stored)))) cv_storeu(NR_col + i, NR);
         cvk_blend(out, i, value, cvk_col(w_col, w_value, i), v->harm_blend, &p);
     }
 }
@@ -299,6 +302,7 @@ static inline void cvk_harmonic(const crowdi_rig_view *v, float dt, size_t i0, s
 typedef struct cvk_look_in {
     const float *col[CROWDI_LOOK_NCOLS];
     float value[CROWDI_LOOK_NCOLS];
+    float st, omega, e; /* fixed: SmoothDamp's smooth time, omega and exp factor, one per rig */
 } cvk_look_in;
 
 static inline __attribute__((always_inline)) void cvk_look_state(const crowdi_rig_view *v, const cvk_look_in *in, bool fixed,
@@ -322,11 +326,16 @@ static inline __attribute__((always_inline)) void cvk_look_state(const crowdi_ri
 
     if (cv_any(update)) {
         const int dc = CROWDI_LOOK_DAMPING;
-        cv_f st = cv_max(cv_set1(0.0001f), fixed ? cv_set1(in->value[dc]) : cvk_col(in->col[dc], in->value[dc], i));
-        cv_f omega = cv_div(cv_set1(2.0f), st);
-        cv_f x = cv_mul(omega, vdt);
-        cv_f e = cv_div(one, cv_add(cv_add(cv_add(one, x), cv_mul(cv_mul(cv_set1(0.48f), x), x)),
-                                    cv_mul(cv_mul(cv_mul(cv_set1(0.235f), x), x), x)));
+        cv_f st, omega, e;
+        if (fixed) {
+            st = cv_set1(in->st), omega = cv_set1(in->omega), e = cv_set1(in->e);
+        } else { /* the same operations as cvk_look's scalar ones, per lane */
+            st = cv_max(cv_set1(0.0001f), cvk_col(in->col[dc], in->value[dc], i));
+            omega = cv_div(cv_set1(2.0f), st);
+            cv_f x = cv_mul(omega, vdt);
+            e = cv_div(one, cv_add(cv_add(cv_add(one, x), cv_mul(cv_mul(cv_set1(0.48f), x), x)),
+                                   cv_mul(cv_mul(cv_mul(cv_set1(0.235f), x), x), x)));
+        }
         cv_f ch[3];
         for (int a = 0; a < 3; a++) ch[a] = cv_sub(pos[a], goal[a]);
         if (v->look_max_speed < INFINITY) {
@@ -371,6 +380,13 @@ static inline void cvk_look(const crowdi_rig_view *v, float dt, size_t i0, size_
     for (int c = 0; c < CROWDI_LOOK_NCOLS; c++) in.col[c] = v->look_col[c], in.value[c] = v->look_value[c];
     if (!in.col[CROWDI_LOOK_CENTER_X] && !in.col[CROWDI_LOOK_CENTER_Y] && !in.col[CROWDI_LOOK_CENTER_Z] &&
         !in.col[CROWDI_LOOK_DAMPING]) {
+        /* one damping for the rig: SmoothDamp's factors once, in the order the lanes would
+         * compute them (cv_max(a, b) is a > b ? a : b; IEEE single, never fused) */
+        const float d = in.value[CROWDI_LOOK_DAMPING], x0 = 0.0001f > d ? 0.0001f : d;
+        in.st = x0;
+        in.omega = 2.0f / x0;
+        const float x = in.omega * dt;
+        in.e = 1.0f / (((1.0f + x) + (0.48f * x) * x) + ((0.235f * x) * x) * x);
         for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, &in, true, dt, i);
     } else {
         for (size_t i = i0; i < i1; i += CV_W) cvk_look_state(v, &in, false, dt, i);
