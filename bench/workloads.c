@@ -59,7 +59,7 @@ uint32_t bench_workload_parts(bench_workload w, bench_traffic_part parts[BENCH_T
     }
     if (bench_has_limbs(w)) {
         add_part(parts, &k, "limbs.pose", 23 * 4, R); /* the used landmarks */
-        add_part(parts, &k, "limbs.root", 4, R);
+        add_part(parts, &k, "limbs.root", 4, ONE);
         add_part(parts, &k, "limbs.track", 15, R);    /* the steady check: every bone eased in */
         add_part(parts, &k, "limbs.side", 4 * 3, RW); /* the stable fallback's side axis per limb */
         add_part(parts, &k, "limbs.world", 15 * 4, W);

@@ -19,23 +19,24 @@
  *   harmonic   T of each of the H entries read and written, its NR read
  *              (written only when the range did not fit: the first tick) 4*3H
  *   blink      clock, phase, last, opening read and written            4*8 = 32
- *   limbs      23 used landmarks x, y, z, visibility, the root and the 15 bones'
- *              tracking state (the steady check) read; the 4 limbs' side axes
- *              (3 each, the stable fallback) read and written; 15 bones x
- *              (world, local) x 4 written                4*(92 + 4 + 15 + 24 + 120) = 1020
+ *   limbs      23 used landmarks x, y, z, visibility and the 15 bones' tracking
+ *              state (the steady check) read (the root: the rig's); the 4 limbs'
+ *              side axes (3 each, the stable fallback) read and written; 15 bones x
+ *              (world, local) x 4 written (outputs both)   4*(92 + 15 + 24 + 120) = 1004
+ *              (outputs local: 764; a root per instance: 16 more)
  *   smoothing  One Euro's value, derivative and last raw value of the 69 used
  *              coordinates and its first-sample flag read and written  4*2*208 = 1664
  * face (P 12, H 5) 48 + 64 + 60 + 32 = 204 (304 when every setting is a column read row by
  * row and NR stored every tick); gaze (P 6) 88; harmonic (P 5, H 5) 80; blink (P 2) 40; blend
- * (P 12, no controller: out = the rig's base) 48; limbs (P 0) 1020; body 1224; limbs_smoothed
- * 2684.
+ * (P 12, no controller: out = the rig's base) 48; limbs (P 0) 1004; body 1208; limbs_smoothed
+ * 2668.
  * The measured tick's conditions: every instance mid-blink, gaze targets fresh (every lane
  * moves), every landmark seen and every bone eased in (the crowd_limbs_defaults rig). What the
  * count leaves out depends on the data: the sine blink stores phase and last only in a block
  * where a lane blinks (in a steady crowd, 300 ticks on, about half the 8-lane blocks: face
  * 200 B rather than 204; none blinking: 196), the draw of a new wait when a blink ends (2 more
  * columns), and a bone that is unseen or easing in (its source rotation read and written, its
- * last local rotation read, its tracking state written: 13 more floats; limbs 1800 B when no
+ * last local rotation read, its tracking state written: 13 more floats; limbs 1784 B when no
  * bone is eased in).
  *
  * Freshness. A tick's columns must not sit in L2 from the previous iteration: each row ticks

@@ -402,11 +402,21 @@ static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
     }
 }
 
+/* the root: the tick only reads it */
+static void limbs_settings(const crowdi_rig *r, bool *uniform) {
+    for (uint32_t c = 0; c < 4; c++) uniform[r->col_root + c] = true;
+}
+
 static void limbs_point(crowdi_rig *r) {
     crowdi_rig_view *v = &r->view;
     v->limb_stride = r->capacity;
     v->limb_pose = r->columns[r->col_pose];
-    v->limb_root = r->columns[r->col_root];
+    bool root_uniform = true;
+    for (uint32_t c = 0; c < 4; c++) {
+        root_uniform = root_uniform && r->uniform[r->col_root + c];
+        v->limb_root_value[c] = crowdi_start_value(r, r->col_root + c);
+    }
+    v->limb_root = root_uniform ? NULL : r->columns[r->col_root];
     /* NULL: the tick neither stores nor reads that kind (kernels/limbs.h) */
     v->limb_world = crowdi_limbs_world(r) ? r->columns[r->col_world] : NULL;
     v->limb_local = crowdi_limbs_local_kept(r) ? r->columns[r->col_local] : NULL;
@@ -549,6 +559,7 @@ const crowdi_controller crowdi_controller_limbs = {
     .free = limbs_free,
     .layout = limbs_layout,
     .init_bits = limbs_init_bits,
+    .settings = limbs_settings,
     .point = limbs_point,
     .write = limbs_write,
     .read = limbs_read,

@@ -1,4 +1,5 @@
 #include "limbs_suite.h"
+#include "internal.h"
 
 
 /* ------------------------------------------------------------------------------------------
@@ -155,11 +156,85 @@ static void test_determinism(void **state) {
     det_destroy(&g);
 }
 
+
+/* A root nobody wrote is one value for the rig (the tick reads no root column): the same bits
+ * as root columns read row by row, before and after one instance gets a root of its own. */
+static const float *det_root_columns(const det_engine *d, int rig) {
+    return crowdi_rig_get(d->e, d->rig[rig])->view.limb_root;
+}
+
+static void test_uniform_root(void **state) {
+    (void)state;
+    rng r = {2024};
+    crowd_limbs_desc descs[DET_RIGS];
+    float bind_pose[POSE_FLOATS];
+    a_pose(bind_pose);
+    crowd_quat binds[NB], custom[NB];
+    qd tmp[NB];
+    random_binds(&r, binds, tmp);
+    random_binds(&r, custom, tmp);
+    descs[0] = crowd_limbs_defaults();
+    descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
+    descs[1].bind_landmarks = bind_pose;
+    descs[1].bind_rotations = binds;
+    descs[1].fallback = CROWD_FALLBACK_ROOT; /* reads the root's right axis too */
+    descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
+    descs[2].custom_fix = custom;
+    descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
+    det_engine a, b; /* a: the root as the rig left it; b: the root columns handed out */
+    det_create(&a, crowd_test_simd, descs);
+    det_create(&b, crowd_test_simd, descs);
+    for (int rg = 0; rg < DET_RIGS; rg++) {
+        float *cols[4];
+        uint32_t count;
+        OK(b.e, crowd_rig_columns(b.e, b.rig[rg], CROWD_FIELD_ROOT, 0, cols, &count));
+        if (det_root_columns(&a, rg) != NULL || det_root_columns(&b, rg) == NULL)
+            FAILF("rig %d: the root is read as columns %s, want only in the engine that handed them out", rg,
+                  det_root_columns(&a, rg) ? "in both" : "in neither");
+    }
+    float *pose = malloc(sizeof(float) * POSE_FLOATS);
+    float *out[2] = {malloc(sizeof(float) * 4 * det_count[0]), malloc(sizeof(float) * 4 * det_count[0])};
+    assert_true(pose && out[0] && out[1]);
+    det_engine *both[2] = {&a, &b};
+    for (int tick = 0; tick < 40; tick++) {
+        if (tick == 20) /* one instance of each rig turns: from then on its rig reads root columns */
+            for (int rg = 0; rg < DET_RIGS; rg++) {
+                const float identity[4] = {0, 0, 0, 1}, turned[4] = {0, 0.6f, 0, 0.8f};
+                OK(a.e, crowd_set(a.e, a.h[rg][3], CROWD_FIELD_ROOT, 0, identity));
+                if (det_root_columns(&a, rg) != NULL) FAILF("rig %d: writing the identity root made it vary", rg);
+                for (int k = 0; k < 2; k++) OK(both[k]->e, crowd_set(both[k]->e, both[k]->h[rg][3], CROWD_FIELD_ROOT, 0, turned));
+                if (det_root_columns(&a, rg) == NULL) FAILF("rig %d: a written root is not read", rg);
+            }
+        for (int rg = 0; rg < DET_RIGS; rg++)
+            for (uint32_t i = 0; i < det_count[rg]; i++) {
+                det_pose(&r, pose);
+                for (int k = 0; k < 2; k++) OK(both[k]->e, crowd_set(both[k]->e, both[k]->h[rg][i], CROWD_FIELD_POSE, 0, pose));
+            }
+        float dt = tick % 7 == 3 ? 0.0f : 1.0f / 30.0f;
+        for (int k = 0; k < 2; k++) OK(both[k]->e, crowd_tick(both[k]->e, dt));
+        for (int rg = 0; rg < DET_RIGS; rg++)
+            for (int f = 0; f < 2; f++)
+                for (int bone = 0; bone < NB; bone++) {
+                    crowd_field field = f ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
+                    for (int k = 0; k < 2; k++)
+                        OK(both[k]->e, crowd_instances_get(both[k]->e, field, (uint32_t)bone, both[k]->h[rg], det_count[rg], out[k]));
+                    for (uint32_t i = 0; i < det_count[rg]; i++)
+                        if (memcmp(out[0] + 4 * i, out[1] + 4 * i, sizeof(float) * 4) != 0)
+                            FAILF("tick %d rig %d instance %u %s %s: the rig's one root and root columns differ", tick, rg, i,
+                                  f ? "local" : "world", crowd_bone_name((crowd_bone)bone));
+                }
+    }
+    free(pose), free(out[0]), free(out[1]);
+    det_destroy(&a);
+    det_destroy(&b);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest determinism[] = {
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_uniform_root),
     };
     return CROWD_TEST_GROUP("determinism", determinism) ? 1 : 0;
 }

@@ -799,7 +799,7 @@ CROWD_API crowd_result crowd_blink_now(crowd_engine *engine, const crowd_instanc
  * own animation, CROWD_FIELD_POSE from a pose tracker). What is written here is not checked:
  * keep it within the field's rules. component < crowd_field_width(field).
  * Settings the tick only reads (base values, look target, centre, active, damping and weight,
- * harmonic weight, blink manual and weight) cost the tick nothing while every instance of the
+ * harmonic weight, blink manual and weight, the limbs' root) cost the tick nothing while every instance of the
  * rig still holds its start value: it reads the one value, not the column. A setting column is
  * read row by row from the first crowd_instances_set of another value on, and from the moment
  * it is handed out here (the caller may write through it): fetch setting columns only to write

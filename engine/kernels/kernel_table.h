@@ -54,7 +54,7 @@ typedef struct crowdi_harm_entry {
 } crowdi_harm_entry;
 
 /* Setting columns (base values; gaze target, centre, active, damping and weight; harmonic and
- * blink weights, manual blink) are NULL here while every row holds the same value, which is
+ * blink weights, manual blink; the limbs' root) are NULL here while every row holds the same value, which is
  * then in the matching *_value: the kernels read one value instead of a column (cvk_col). */
 typedef struct crowdi_rig_view {
     uint32_t param_count;
@@ -97,6 +97,7 @@ typedef struct crowdi_rig_view {
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     size_t limb_stride;
     float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
+    float limb_root_value[4]; /* the root every row holds while limb_root is NULL */
 
     crowdi_face_view face; /* face tracking (kernels/face.h) */
 

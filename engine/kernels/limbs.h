@@ -304,16 +304,21 @@ static inline cv_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
     return (cv_v3){cv_loadu(col), L->flip ? cv_neg(y) : y, cv_loadu(col + 2 * L->st)};
 }
 
+/* The root rotation of rows [i, i + CV_W): its columns, or the one value every row holds
+ * (limb_root NULL; kernel_table.h). */
+static inline cv_q cvk_limb_root(const crowdi_rig_view *v, size_t i) {
+    return v->limb_root ? cv_q_loadu_cols(v->limb_root, v->limb_stride, i) : cv_q_set1(v->limb_root_value);
+}
+
 /* Pass 1's geometry: each bone's LookRotation arguments from the landmarks L. */
 static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi_rig_view *v, size_t i,
                                                                      cvk_limb_scratch *s, size_t j,
                                                                      const cvk_landmarks L) {
-    const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* the root's right axis: only the root fallback reads it */
     cv_v3 right = {zero, zero, zero};
     if (v->limb_side_mode != CROWDI_SIDE_STABLE)
-        right = cv_q_rotate(cv_q_loadu_cols(v->limb_root, st, i), (cv_v3){one, zero, zero});
+        right = cv_q_rotate(cvk_limb_root(v, i), (cv_v3){one, zero, zero});
 
     /* crowd_bone order; landmark k of a bone as its kind in crowdi_bones orders them */
 #define LM(bone, k) cvk_lm(&L, crowdi_bones[CROWD_BONE_##bone].landmarks[k], i)
@@ -537,7 +542,7 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
             all_seen = cv_mand(all_seen, seen[k]);
         }
     const bool some_unseen = tracking && !cv_all(all_seen);
-    cv_q root = cv_q_loadu_cols(v->limb_root, st, i);
+    cv_q root = cvk_limb_root(v, i);
     const cv_f root_n2 = cv_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
     cv_q world[CROWDI_BONES];
