@@ -117,8 +117,23 @@ static void test_uniform_settings(void **state) {
                     set1(w->e, h2, CROWD_FIELD_HARMONIC_WEIGHT, 0, 0.75f);
                     OK(w->e, crowd_set_look_target(w->e, h, 1.0f, -0.5f, 2.0f, true));
                 }
+        /* a range that does not fit, written mid-run, is clamped and stored by the next tick
+         * (NR is stored only where it changes): rig 0's entry 1 (HairFront on [-1, 1], left,
+         * origin 0.6) takes the left-hand half range, entry 0 (Breath on [0, 1], centric,
+         * origin 0.5) the range up to its bound */
+        const bool range_step = step == 250;
+        if (range_step)
+            for (world *w = &a; w; w = w == &a ? &b : NULL) {
+                set1(w->e, w->h[0][9], CROWD_FIELD_HARMONIC_RANGE, 1, 0.95f);
+                set1(w->e, w->h[0][9], CROWD_FIELD_HARMONIC_RANGE, 0, 0.9f);
+            }
         OK(a.e, crowd_tick(a.e, dt));
         OK(b.e, crowd_tick(b.e, dt));
+        if (range_step) {
+            const float min = -1.0f, VR = 2.0f, origin0 = min + 0.6f * VR, r2 = (origin0 - min) / 2.0f;
+            EXPECT_BITS(get1(a.e, a.h[0][9], CROWD_FIELD_HARMONIC_RANGE, 1), (r2 * 2.0f) / VR, "left range written mid-run");
+            EXPECT_BITS(get1(a.e, a.h[0][9], CROWD_FIELD_HARMONIC_RANGE, 0), (0.5f - 0.0f) / 1.0f, "centric range written mid-run");
+        }
         if (step % 50 == 49 || step == 200) uni_compare(&a, &b, "uniform settings vs columns read row by row");
     }
     /* five written fields: base[1], look weight, blink weight, harmonic weight, and target 3 + active */

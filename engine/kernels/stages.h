@@ -255,8 +255,8 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
     const float *w_col = v->harm_weight, w_value = v->harm_weight_value;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_f T = cvk_wrap_period(cv_add(cv_loadu(T_col + i), cv_set1(step)), e.duration);
-        const cv_f NR_stored = cv_loadu(NR_col + i);
-        cv_f NR = NR_stored;
+        cv_f NR = cv_loadu(NR_col + i);
+        bool store_nr = false; /* NR changes only where a range does not fit */
         cv_f range = cv_mul(NR, cv_set1(VR));
         cv_f origin = cv_set1(origin0);
         if (e.direction == CROWDI_DIR_LEFT) {
@@ -265,12 +265,14 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
             range = cv_select(fits, r1, cv_set1(r2_left));
             origin = cv_select(fits, cv_sub(origin, r1), cv_set1(min + r2_left));
             NR = cv_select(fits, NR, cv_set1(nr_left));
+            store_nr = !cv_all(fits);
         } else if (e.direction == CROWDI_DIR_RIGHT) {
             cv_m fits = cv_le(cv_add(origin, range), cv_set1(max));
             cv_f r1 = cv_mul(range, cv_set1(0.5f));
             range = cv_select(fits, r1, cv_set1(r2_right));
             origin = cv_select(fits, cv_add(origin, r1), cv_set1(max - r2_right));
             NR = cv_select(fits, NR, cv_set1(nr_right));
+            store_nr = !cv_all(fits);
         }
         cv_m below = cv_lt(cv_sub(origin, range), cv_set1(min));
         cv_m above = cv_mandnot(cv_gt(cv_add(origin, range), cv_set1(max)), below);
@@ -278,13 +280,14 @@ static inline void cvk_harmonic_entry(const crowdi_rig_view *v, float dt, uint32
             cv_f rA = cv_sub(origin, cv_set1(min)), rB = cv_sub(cv_set1(max), origin);
             range = cv_select(below, rA, cv_select(above, rB, range));
             NR = cv_select(below, cv_div(rA, cv_set1(VR)), cv_select(above, cv_div(rB, cv_set1(VR)), NR));
+            store_nr = true;
         }
         cv_f angle = cv_div(cv_mul(T, cv_set1(6.2831855f)), cv_set1(e.duration));
         cv_f value = cv_add(origin, cv_mul(range, cv_sin(angle)));
         cv_storeu(T_col + i, T);
-        /* NR changes only where the range did not fit (on an instance's first tick, or after a
-         * write): storing the same bits again would only cost the column's write traffic */
-        if (!cv_all(cv_ieq(cv_as_i(NR), cv_as_i(NR_stored)))) cv_storeu(NR_col + i, NR);
+        /* elsewhere (after an instance's first tick, unless its range is written) storing NR
+         * again would only cost the column's write traffic */
+        if (store_nr) cv_storeu(NR_col + i, NR);
         cvk_blend(out, i, value, cvk_col(w_col, w_value, i), v->harm_blend, &p);
     }
 }
