@@ -65,6 +65,8 @@ typedef struct crowdi_face_view {
 #define CROWDI_FACE_STAGE
 #include <math.h>
 
+#include "one_euro.h"
+
 /* atan2(y, x) for finite y, x: t = min/max of |x|, |y| in [0, 1]; above tan(pi/8) reduced by
  * atan(t) = pi/4 + atan((t - 1)/(t + 1)); Cephes atanf's odd polynomial on |u| <= tan(pi/8);
  * then the octant and the quadrant. atan2(0, 0) = 0 (signed as y, pi for x < 0). */
@@ -123,29 +125,16 @@ typedef struct cvk_face_tick {
  * value, a first sample passes. */
 static inline cv_f cvk_face_one_euro(const crowdi_face_view *f, const cvk_face_tick *t, size_t i, uint32_t k, cv_f x,
                                      cv_m first) {
-    const cv_f one = cv_set1(1.0f);
     float *xhat_col = f->cols + (CROWDI_FACE_COL_FILTER + 3 * (size_t)k) * f->stride;
     float *dxhat_col = xhat_col + f->stride, *raw_col = dxhat_col + f->stride;
-    cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i), raw = cv_loadu(raw_col + i);
     if (!(t->dt > 0.0f)) {
-        cv_f kept = cv_select(first, x, prev);
+        cv_f kept = cv_select(first, x, cv_loadu(xhat_col + i));
         cv_storeu(xhat_col + i, kept);
-        cv_storeu(raw_col + i, cv_select(first, x, raw));
+        cv_storeu(raw_col + i, cv_select(first, x, cv_loadu(raw_col + i)));
         return kept;
     }
-    cv_f dx = cv_min(cv_set1(1e30f), cv_max(cv_set1(-1e30f), cv_mul(cv_sub(x, raw), cv_set1(t->frequency))));
-    cv_f ad = cv_set1(t->alpha_d);
-    cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
-    cv_f cutoff = cv_add(cv_set1(f->min_cutoff), cv_mul(cv_set1(f->beta), cv_abs(edx)));
-    cv_f c = cv_min(cv_mul(cv_set1(t->two_pi_dt), cutoff), cv_set1(1e30f));
-    cv_f a = cv_div(c, cv_add(c, one));
-    cv_f xf = cv_add(cv_mul(a, x), cv_mul(cv_sub(one, a), prev));
-    xf = cv_select(first, x, xf);
-    edx = cv_select(first, cv_zero(), edx);
-    cv_storeu(xhat_col + i, xf);
-    cv_storeu(dxhat_col + i, edx);
-    cv_storeu(raw_col + i, x);
-    return xf;
+    return cvk_one_euro(f->min_cutoff, f->beta, t->frequency, t->two_pi_dt, t->alpha_d, xhat_col, dxhat_col, raw_col, i,
+                        x, first);
 }
 
 /* One block of CV_W rows at row i. out: the rig's output columns; params their ranges. */

@@ -10,6 +10,7 @@
 #include "cv.h"
 #include "cv_geom.h"
 #include "kernel_table.h"
+#include "one_euro.h"
 
 /* q * fix for a fix known up to a positive factor (crowdi_fix_kind): (1, 0, 0, 1) gives
  * (w + x, y + z, z - y, w - x) */
@@ -90,32 +91,6 @@ static const int cvk_used_landmarks[] = {
     CROWDI_LM_LEFT_KNEE, CROWDI_LM_RIGHT_KNEE, CROWDI_LM_LEFT_ANKLE, CROWDI_LM_RIGHT_ANKLE, CROWDI_LM_LEFT_HEEL,
     CROWDI_LM_RIGHT_HEEL, CROWDI_LM_LEFT_FOOT_INDEX, CROWDI_LM_RIGHT_FOOT_INDEX};
 #define CVK_USED_LANDMARKS ((int)(sizeof cvk_used_landmarks / sizeof cvk_used_landmarks[0]))
-
-/* One Euro filter (Casiez et al.) as MediaPipe's OneEuroFilter runs it, on one coordinate:
- * the derivative (x - last raw value) * frequency, alpha(cutoff) = 1/(1 + tau/dt) with
- * tau = 1/(2*pi*cutoff), written as c/(c + 1) with c = 2*pi*dt*cutoff (one division instead
- * of three: this filter runs on 69 coordinates per instance), low passes
- * alpha*x + (1 - alpha)*previous; the first sample passes. `frequency` is 1/dt, at most 1e30
- * so that a vanishing dt cannot turn 0 * inf into NaN; `two_pi_dt` is 2*pi*dt. */
-static inline cv_f cvk_one_euro(const crowdi_rig_view *v, float frequency, float two_pi_dt, float alpha_d,
-                                float *xhat_col, float *dxhat_col, float *raw_col, size_t i, cv_f x, cv_m first) {
-    const cv_f one = cv_set1(1.0f);
-    cv_f prev = cv_loadu(xhat_col + i), dprev = cv_loadu(dxhat_col + i), raw = cv_loadu(raw_col + i);
-    cv_f dx = cv_min(cv_set1(1e30f), cv_max(cv_set1(-1e30f), cv_mul(cv_sub(x, raw), cv_set1(frequency))));
-    cv_f ad = cv_set1(alpha_d);
-    cv_f edx = cv_add(cv_mul(ad, dx), cv_mul(cv_sub(one, ad), dprev));
-    cv_f cutoff = cv_add(cv_set1(v->limb_min_cutoff), cv_mul(cv_set1(v->limb_beta), cv_abs(edx)));
-    /* at most 1e30 (alpha 1): a huge beta or min_cutoff must not make inf/inf */
-    cv_f c = cv_min(cv_mul(cv_set1(two_pi_dt), cutoff), cv_set1(1e30f));
-    cv_f a = cv_div(c, cv_add(c, one));
-    cv_f xf = cv_add(cv_mul(a, x), cv_mul(cv_sub(one, a), prev));
-    xf = cv_select(first, x, xf);
-    edx = cv_select(first, cv_zero(), edx);
-    cv_storeu(xhat_col + i, xf);
-    cv_storeu(dxhat_col + i, edx);
-    cv_storeu(raw_col + i, x);
-    return xf;
-}
 
 /* ---- the stage, in three passes over CVK_LIMB_ROWS rows at a time ----
  * Solving all 15 bones of a block in one go keeps far more values alive than there are
@@ -378,7 +353,8 @@ static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick
                 float *dxhat = v->limb_filter + (size_t)(3 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 float *rawc = v->limb_filter + (size_t)(6 * CROWDI_LANDMARKS + 3 * k + c) * st;
                 if (t->dt > 0.0f) {
-                    cvk_one_euro(v, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i, p[c], first);
+                    cvk_one_euro(v->limb_min_cutoff, v->limb_beta, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat, rawc, i,
+                                 p[c], first);
                 } else { /* dt = 0 adds no information: the filtered value stands (a first
                             sample is taken as it is) */
                     cv_f kept = cv_select(first, p[c], cv_loadu(xhat + i));
