@@ -30,15 +30,24 @@ static void det_destroy(det_engine *d) {
     crowd_engine_destroy(d->e);
 }
 
+/* The calibrated rig's bind pose and rotations, and the custom rig's fix. */
+typedef struct det_binds {
+    float bind_pose[POSE_FLOATS];
+    crowd_quat binds[NB], custom[NB];
+} det_binds;
+
+static void det_binds_init(det_binds *c, rng *r) {
+    qd tmp[NB];
+    a_pose(c->bind_pose);
+    random_binds(r, c->binds, tmp);
+    random_binds(r, c->custom, tmp);
+}
+
 static void test_determinism(void **state) {
     (void)state;
     rng r = {1000};
-    float bind_pose[POSE_FLOATS];
-    a_pose(bind_pose);
-    crowd_quat binds[NB], custom[NB];
-    qd tmp[NB];
-    random_binds(&r, binds, tmp);
-    random_binds(&r, custom, tmp);
+    det_binds cal;
+    det_binds_init(&cal, &r);
     crowd_limbs_desc descs[DET_RIGS];
     /* the crowd: MediaPipe frame, smoothing, the default (stable) side axis, hold and
      * re-acquisition */
@@ -46,15 +55,15 @@ static void test_determinism(void **state) {
     descs[0].smoothing = true;
     /* calibrated, root fallback with other signs, another threshold and half-life */
     descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
-    descs[1].bind_landmarks = bind_pose;
-    descs[1].bind_rotations = binds;
+    descs[1].bind_landmarks = cal.bind_pose;
+    descs[1].bind_rotations = cal.binds;
     descs[1].fallback_sign[0] = 1.0f;
     descs[1].fallback_sign[3] = -1.0f;
     descs[1].visibility_threshold = 0.3f;
     descs[1].hold_half_life = 0.2f;
     /* custom fix, smoothing with other cutoffs, previous */
     descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
-    descs[2].custom_fix = custom;
+    descs[2].custom_fix = cal.custom;
     descs[2].smoothing = true;
     descs[2].min_cutoff = 1.0f;
     descs[2].beta = 0.5f;
@@ -167,19 +176,15 @@ static void test_uniform_root(void **state) {
     (void)state;
     rng r = {2024};
     crowd_limbs_desc descs[DET_RIGS];
-    float bind_pose[POSE_FLOATS];
-    a_pose(bind_pose);
-    crowd_quat binds[NB], custom[NB];
-    qd tmp[NB];
-    random_binds(&r, binds, tmp);
-    random_binds(&r, custom, tmp);
+    det_binds cal;
+    det_binds_init(&cal, &r);
     descs[0] = crowd_limbs_defaults();
     descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
-    descs[1].bind_landmarks = bind_pose;
-    descs[1].bind_rotations = binds;
+    descs[1].bind_landmarks = cal.bind_pose;
+    descs[1].bind_rotations = cal.binds;
     descs[1].fallback = CROWD_FALLBACK_ROOT; /* reads the root's right axis too */
     descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
-    descs[2].custom_fix = custom;
+    descs[2].custom_fix = cal.custom;
     descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
     det_engine a, b; /* a: the root as the rig left it; b: the root columns handed out */
     det_create(&a, crowd_test_simd, descs);
