@@ -187,13 +187,19 @@ static crowd_result set_fields(crowd_engine *e, const char *fn, crowd_field f, u
             if ((res = check_value(e, fn, r, f, index, i, c, values[i * w + c])) != CROWD_OK) return res;
         if ((res = check_whole(e, fn, f, i, values + (size_t)i * w)) != CROWD_OK) return res;
     }
+    const crowdi_rig *seen = NULL;
+    bool some_uniform = false; /* has the rig of these handles a uniform column of the field? */
     for (uint32_t i = 0; i < count; i++) {
         const crowdi_slot *s = crowdi_slot_get(e, h[i]);
         crowdi_rig *r = e->rigs[s->rig];
+        if (r != seen) { /* once per run of handles of one rig, not per value */
+            seen = r, some_uniform = false;
+            for (uint32_t c = 0; c < w; c++) some_uniform |= crowdi_column_uniform(r, field_column(r, f, index, c));
+        }
         for (uint32_t c = 0; c < w; c++) {
             float *col = field_column(r, f, index, c);
             col[s->row] = values[i * w + c];
-            crowdi_column_written(r, col, &values[i * w + c], 1, 1);
+            if (some_uniform) crowdi_column_written(r, col, values[i * w + c]);
         }
     }
     return CROWD_OK;

@@ -242,11 +242,12 @@ static inline float crowdi_start_value(const crowdi_rig *r, uint32_t c) {
     memcpy(&f, &r->init_bits[c], sizeof f);
     return f;
 }
-/* The column (a pointer into the rig's block) may hold other values than its start value from
- * now on: the tick reads it. */
+/* Is the column (a pointer into the rig's block) uniform now? */
+bool crowdi_column_uniform(const crowdi_rig *rig, const float *column);
+/* The column may hold other values than its start value from now on: the tick reads it. */
 void crowdi_column_varies(crowdi_rig *rig, const float *column);
-/* The same, unless every one of `count` values has the column's start bits. */
-void crowdi_column_written(crowdi_rig *rig, const float *column, const float *values, size_t count, size_t stride);
+/* The same, unless the value written has the column's start bits. */
+void crowdi_column_written(crowdi_rig *rig, const float *column, float value);
 /* After rows were loaded: columns whose rows all hold the start value are uniform again. */
 void crowdi_rig_find_uniform(crowdi_rig *rig);
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);

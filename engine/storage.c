@@ -95,23 +95,21 @@ static uint32_t column_of(const crowdi_rig *r, const float *column) {
     return (uint32_t)((size_t)((const char *)column - (const char *)r->block) / ((size_t)r->capacity * 4));
 }
 
-void crowdi_column_varies(crowdi_rig *r, const float *column) {
-    if (!column || !r->block) return; /* no rows yet: nothing can have been written */
+bool crowdi_column_uniform(const crowdi_rig *r, const float *column) {
+    if (!column || !r->block) return false; /* no rows yet: nothing can have been written */
     uint32_t c = column_of(r, column);
-    if (c >= r->column_count || !r->uniform[c]) return;
-    r->uniform[c] = false;
+    return c < r->column_count && r->uniform[c];
+}
+
+void crowdi_column_varies(crowdi_rig *r, const float *column) {
+    if (!crowdi_column_uniform(r, column)) return; /* no rows yet, or read row by row already */
+    r->uniform[column_of(r, column)] = false;
     refresh_view(r);
 }
 
-void crowdi_column_written(crowdi_rig *r, const float *column, const float *values, size_t count, size_t stride) {
-    if (!column || !r->block) return;
-    uint32_t c = column_of(r, column);
-    if (c >= r->column_count || !r->uniform[c]) return;
-    for (size_t k = 0; k < count; k++)
-        if (crowdi_bits(values[k * stride]) != r->init_bits[c]) {
-            crowdi_column_varies(r, column);
-            return;
-        }
+void crowdi_column_written(crowdi_rig *r, const float *column, float value) {
+    if (crowdi_column_uniform(r, column) && crowdi_bits(value) != r->init_bits[column_of(r, column)])
+        crowdi_column_varies(r, column);
 }
 
 void crowdi_rig_find_uniform(crowdi_rig *r) {
