@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "files.h"
+#include "json_type.h"
 
 typedef struct ctx {
     const char *path;
@@ -24,19 +25,6 @@ static int bad(const ctx *c, const char *jpath, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return tool_error(TOOL_BAD_INPUT, "%s:%u: %s%s%s", c->path, c->line, jpath, jpath[0] ? ": " : "", msg);
-}
-
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
 }
 
 static bool as_number(const json_t *v, double *out) {
@@ -59,30 +47,30 @@ static const json_t *get2(const json_t *obj, const char *a, const char *b, const
 
 static int read_scores(const ctx *c, const json_t *face, const char *fpath, float scores[CROWD_FACE_SCORE_COUNT]) {
     char path[160];
-    if (!json_is_object(face)) return bad(c, fpath, "expected an object {categories: [...]}, got %s", type_name(face));
+    if (!json_is_object(face)) return bad(c, fpath, "expected an object {categories: [...]}, got %s", tool_json_type_name(face));
     const json_t *cats = json_object_get(face, "categories");
     snprintf(path, sizeof path, "%s.categories", fpath);
-    if (!json_is_array(cats)) return bad(c, path, cats ? "expected an array, got %s" : "missing%s", cats ? type_name(cats) : "");
+    if (!json_is_array(cats)) return bad(c, path, cats ? "expected an array, got %s" : "missing%s", cats ? tool_json_type_name(cats) : "");
     if (json_array_size(cats) != CROWD_FACE_SCORE_COUNT)
         return bad(c, path, "%zu categories, MediaPipe's face landmarker gives %d", json_array_size(cats),
                    CROWD_FACE_SCORE_COUNT);
     for (size_t k = 0; k < CROWD_FACE_SCORE_COUNT; k++) {
         const json_t *cat = json_array_get(cats, k);
         snprintf(path, sizeof path, "%s.categories[%zu]", fpath, k);
-        if (!json_is_object(cat)) return bad(c, path, "expected an object {index, score, categoryName}, got %s", type_name(cat));
+        if (!json_is_object(cat)) return bad(c, path, "expected an object {index, score, categoryName}, got %s", tool_json_type_name(cat));
         const char *key;
         double v;
         const json_t *idx = json_object_get(cat, "index");
         if (idx && !(as_number(idx, &v) && v == (double)k))
             return bad(c, path, "index is not %zu (categories must be in MediaPipe's order)", k);
         const json_t *name = get2(cat, "categoryName", "category_name", &key);
-        if (name && !json_is_string(name)) return bad(c, path, "%s: expected a string, got %s", key, type_name(name));
+        if (name && !json_is_string(name)) return bad(c, path, "%s: expected a string, got %s", key, tool_json_type_name(name));
         if (name && strcmp(json_string_value(name), crowd_face_source_name((crowd_face_source)k)) != 0)
             return bad(c, path, "%s \"%s\": MediaPipe's category %zu is \"%s\"", key, json_string_value(name), k,
                        crowd_face_source_name((crowd_face_source)k));
         const json_t *score = json_object_get(cat, "score");
         if (!score) return bad(c, path, "score: missing (a number in [0, 1] is required)");
-        if (!as_number(score, &v)) return bad(c, path, "score: expected a number, got %s", type_name(score));
+        if (!as_number(score, &v)) return bad(c, path, "score: expected a number, got %s", tool_json_type_name(score));
         if (!(v >= 0 && v <= 1)) return bad(c, path, "score: %.9g is outside [0, 1]", v);
         scores[k] = (float)v;
     }
@@ -121,7 +109,7 @@ static int read_matrix(const ctx *c, const json_t *m, const char *mpath, float r
             }
         }
     } else {
-        return bad(c, mpath, "expected {rows, columns, data} or 4 rows of 4 numbers, got %s", type_name(m));
+        return bad(c, mpath, "expected {rows, columns, data} or 4 rows of 4 numbers, got %s", tool_json_type_name(m));
     }
     crowd_quat q;
     if (crowd_face_rotation_from_matrix(data, &q) != CROWD_OK)
@@ -131,7 +119,7 @@ static int read_matrix(const ctx *c, const json_t *m, const char *mpath, float r
 }
 
 static int decode(const ctx *c, const json_t *root, const face_frame *prev, face_frame *out) {
-    if (!json_is_object(root)) return bad(c, "", "expected a face landmarker result (an object), got %s", type_name(root));
+    if (!json_is_object(root)) return bad(c, "", "expected a face landmarker result (an object), got %s", tool_json_type_name(root));
     const char *key;
     double t;
     const json_t *ts = get2(root, "timestamp_ms", "timestampMs", &key);
@@ -149,7 +137,7 @@ static int decode(const ctx *c, const json_t *root, const face_frame *prev, face
     if (prev && f.t_s < prev->t_s)
         return bad(c, key, "%.9g ms is before the previous line's %.9g ms", t, prev->t_s * 1000.0);
     const json_t *faces = get2(root, "faceBlendshapes", "face_blendshapes", &key);
-    if (faces && !json_is_array(faces)) return bad(c, key, "expected an array of faces, got %s", type_name(faces));
+    if (faces && !json_is_array(faces)) return bad(c, key, "expected an array of faces, got %s", tool_json_type_name(faces));
     if (faces && json_array_size(faces) > 0) {
         char fpath[64];
         snprintf(fpath, sizeof fpath, "%s[0]", key);
@@ -162,7 +150,7 @@ static int decode(const ctx *c, const json_t *root, const face_frame *prev, face
         if (st != TOOL_OK) return st;
         f.presence = 1.0f;
         const json_t *ms = get2(root, "facialTransformationMatrixes", "facial_transformation_matrixes", &key);
-        if (ms && !json_is_array(ms)) return bad(c, key, "expected an array of matrices, got %s", type_name(ms));
+        if (ms && !json_is_array(ms)) return bad(c, key, "expected an array of matrices, got %s", tool_json_type_name(ms));
         if (ms && json_array_size(ms) > 0) {
             snprintf(fpath, sizeof fpath, "%s[0]", key);
             if ((st = read_matrix(c, json_array_get(ms, 0), fpath, f.rotation)) != TOOL_OK) return st;

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "files.h"
 #include "landmark_scan.h"
+#include "json_type.h"
 
 #define TFJS_DEFAULT_TICKS_PER_SECOND 30.0
 #define BAIL 100 /* the fast path leaves the text to jansson (landmark_scan.h) */
@@ -89,19 +90,6 @@ static int bad(const reader *r, const char *jpath, const char *fmt, ...) {
     return tool_error(TOOL_BAD_INPUT, "%s%s: %s%s%s", r->path, where, jpath, jpath[0] ? ": " : "", msg);
 }
 
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
-
 /* A jansson parse error: line and column within the file. */
 static int parse_error(const reader *r, const json_error_t *e, uint32_t line) {
     const char *hint = strstr(e->text, "NaN") || strstr(e->text, "Infinity") || strstr(e->text, "nan")
@@ -147,7 +135,7 @@ static int number(const reader *r, const json_t *obj, const jpath *p, const char
     }
     if (json_is_real(v)) *out = json_real_value(v);
     else if (json_is_integer(v)) *out = (double)json_integer_value(v);
-    else return bad_path(r, p, key, "expected a number, got %s", type_name(v));
+    else return bad_path(r, p, key, "expected a number, got %s", tool_json_type_name(v));
     if (!(*out >= min && *out <= max)) return bad_path(r, p, key, "%.9g is outside [%.9g, %.9g]", *out, min, max);
     return TOOL_OK;
 }
@@ -155,7 +143,7 @@ static int number(const reader *r, const json_t *obj, const jpath *p, const char
 /* One landmark {x, y, z, <vis_key>} at p into lm[0..3]. */
 static int point(const reader *r, const json_t *v, const jpath *p, const char *vis_key, float lm[4]) {
     if (!json_is_object(v))
-        return bad_path(r, p, NULL, "expected a landmark object {x, y, z, %s}, got %s", vis_key, type_name(v));
+        return bad_path(r, p, NULL, "expected a landmark object {x, y, z, %s}, got %s", vis_key, tool_json_type_name(v));
     static const char *const axes[3] = {"x", "y", "z"};
     for (int c = 0; c < 3; c++) {
         double d = 0;
@@ -185,11 +173,11 @@ static int tasks_frame(reader *r, const json_t *v, const char *fpath, const char
     double ms = 0;
     int st = number(r, v, &at, "timestamp_ms", true, 0, -1e300, 1e300, &ms);
     if (st != TOOL_OK) return st;
-    if (!json_is_array(list)) return bad_path(r, &lp, NULL, "expected an array of poses, got %s", type_name(list));
+    if (!json_is_array(list)) return bad_path(r, &lp, NULL, "expected an array of poses, got %s", tool_json_type_name(list));
     if (json_array_size(list) == 0) return push(r, &at, "timestamp_ms", ms / 1000.0, NULL); /* nobody detected */
     const json_t *pose = json_array_get(list, 0);
     lp.i = 0;
-    if (!json_is_array(pose)) return bad_path(r, &lp, NULL, "expected an array of 33 landmarks, got %s", type_name(pose));
+    if (!json_is_array(pose)) return bad_path(r, &lp, NULL, "expected an array of 33 landmarks, got %s", tool_json_type_name(pose));
     size_t n = json_array_size(pose);
     if (n != CROWD_LANDMARK_COUNT) return bad_path(r, &lp, NULL, "has %zu landmarks, expected 33 (MediaPipe Pose)", n);
     float lm[CLIP_FLOATS];
@@ -206,7 +194,7 @@ static int tfjs_frame(reader *r, const json_t *v, const char *fpath, const json_
     int st = number(r, v, &at, "frameNum", false, (double)r->index, 0, 1e300, &n);
     if (st == TOOL_OK) st = number(r, v, &at, "ticksPerSecond", false, r->ticks_per_second, 1e-9, 1e300, &tps);
     if (st != TOOL_OK) return st;
-    if (!json_is_array(kp)) return bad_path(r, &lp, NULL, "expected an array of 33 keypoints, got %s", type_name(kp));
+    if (!json_is_array(kp)) return bad_path(r, &lp, NULL, "expected an array of 33 keypoints, got %s", tool_json_type_name(kp));
     size_t count = json_array_size(kp);
     if (count > CROWD_LANDMARK_COUNT) return bad_path(r, &lp, NULL, "has %zu keypoints, expected 33 (BlazePose)", count);
     if (count < CROWD_LANDMARK_COUNT) return push(r, &at, "frameNum", n / tps, NULL); /* no (full) detection */
@@ -221,7 +209,7 @@ static int tfjs_frame(reader *r, const json_t *v, const char *fpath, const json_
 /* One Tasks result or TF.js frame. */
 static int frame(reader *r, const json_t *v, const char *fpath) {
     if (!json_is_object(v))
-        return bad(r, fpath, "expected a frame object (a MediaPipe Tasks result or a TF.js frame), got %s", type_name(v));
+        return bad(r, fpath, "expected a frame object (a MediaPipe Tasks result or a TF.js frame), got %s", tool_json_type_name(v));
     const json_t *list = json_object_get(v, "worldLandmarks");
     if (list) return tasks_frame(r, v, fpath, "worldLandmarks", list);
     if ((list = json_object_get(v, "pose_world_landmarks")) != NULL)
@@ -251,7 +239,7 @@ static int document(reader *r, const json_t *root) {
     int st = number(r, root, &top, "ticksPerSecond", false, TFJS_DEFAULT_TICKS_PER_SECOND, 1e-9, 1e300,
                     &r->ticks_per_second);
     if (st != TOOL_OK) return st;
-    if (!json_is_array(frames)) return bad(r, "frames", "expected an array of frames, got %s", type_name(frames));
+    if (!json_is_array(frames)) return bad(r, "frames", "expected an array of frames, got %s", tool_json_type_name(frames));
     for (size_t k = 0; k < json_array_size(frames); k++) {
         snprintf(p, sizeof p, "frames[%zu]", k);
         const json_t *f = json_array_get(frames, k);

@@ -14,6 +14,7 @@
 #include "model3.h"
 #include "name_index.h"
 #include "scene.h"
+#include "json_type.h"
 
 #define MAX_COUNT (1u << 30)   /* instances per group: the engine's row limit */
 #define MAX_FRAMES 2147483647u
@@ -60,17 +61,6 @@ static int fail(jctx *c, const char *fmt, ...) {
     return tool_error(TOOL_BAD_INPUT, "%s: %s", c->file, msg);
 }
 
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: case JSON_REAL: return "a number";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
-
 /* ---- unknown fields ---- */
 static size_t edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b), row[64];
@@ -92,7 +82,7 @@ static size_t edit_distance(const char *a, const char *b) {
 
 /* obj must be an object holding only the listed keys (a NULL-terminated list). */
 static int check_object(jctx *c, const json_t *obj, const char *const *keys) {
-    if (!json_is_object(obj)) return fail(c, "expected an object, got %s", type_name(obj));
+    if (!json_is_object(obj)) return fail(c, "expected an object, got %s", tool_json_type_name(obj));
     const char *key;
     json_t *value;
     json_object_foreach((json_t *)obj, key, value) {
@@ -115,7 +105,7 @@ static int check_object(jctx *c, const json_t *obj, const char *const *keys) {
 
 /* ---- typed getters: each leaves *out alone when the key is absent ---- */
 static int as_float(jctx *c, const json_t *v, float *out) {
-    if (!json_is_number(v)) return fail(c, "expected a number, got %s", type_name(v));
+    if (!json_is_number(v)) return fail(c, "expected a number, got %s", tool_json_type_name(v));
     double d = json_number_value(v);
     float f = (float)d;
     if (!isfinite(f)) return fail(c, "%g is outside the float32 range", d);
@@ -141,7 +131,7 @@ static int get_float(jctx *c, const json_t *obj, const char *key, float lo, bool
 
 static int as_integer(jctx *c, const json_t *v, double lo, double hi, double *out) {
     *out = 0; /* (set on every path: callers read it only on success, the compiler cannot tell) */
-    if (!json_is_number(v)) return fail(c, "expected an integer, got %s", type_name(v));
+    if (!json_is_number(v)) return fail(c, "expected an integer, got %s", tool_json_type_name(v));
     double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
     if (d != floor(d)) return fail(c, "%.17g is not an integer", d);
     if (d < lo || d > hi) return fail(c, "%.17g is out of range [%.17g, %.17g]", d, lo, hi);
@@ -165,7 +155,7 @@ static int get_bool(jctx *c, const json_t *obj, const char *key, bool *out) {
     if (!v) return TOOL_OK;
     if (!json_is_boolean(v)) {
         size_t old = push_key(c, key);
-        int st = fail(c, "expected true or false, got %s", type_name(v));
+        int st = fail(c, "expected true or false, got %s", tool_json_type_name(v));
         pop(c, old);
         return st;
     }
@@ -179,7 +169,7 @@ static int get_string(jctx *c, const json_t *obj, const char *key, const char **
     if (!v) return TOOL_OK;
     size_t old = push_key(c, key);
     int st = TOOL_OK;
-    if (!json_is_string(v)) st = fail(c, "expected a string, got %s", type_name(v));
+    if (!json_is_string(v)) st = fail(c, "expected a string, got %s", tool_json_type_name(v));
     else if (!json_string_value(v)[0]) st = fail(c, "is empty");
     else *out = json_string_value(v);
     pop(c, old);
@@ -245,7 +235,7 @@ static int get_array(jctx *c, const json_t *obj, const char *key, const json_t *
     if (!v) return TOOL_OK;
     if (!json_is_array(v)) {
         size_t old = push_key(c, key);
-        int st = fail(c, "expected an array, got %s", type_name(v));
+        int st = fail(c, "expected an array, got %s", tool_json_type_name(v));
         pop(c, old);
         return st;
     }
@@ -260,7 +250,7 @@ static int get_object(jctx *c, const json_t *obj, const char *key, const json_t 
     if (!v || json_is_null(v)) return TOOL_OK;
     if (!json_is_object(v)) {
         size_t old = push_key(c, key);
-        int st = fail(c, "expected an object, got %s", type_name(v));
+        int st = fail(c, "expected an object, got %s", tool_json_type_name(v));
         pop(c, old);
         return st;
     }
@@ -494,7 +484,7 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
     for (size_t k = 0; k < n; k++) {
         const json_t *jp = json_array_get(arr, k);
         size_t o1 = push_index(c, k);
-        if (!json_is_string(jp)) return fail(c, "expected a parameter id (a string), got %s", type_name(jp));
+        if (!json_is_string(jp)) return fail(c, "expected a parameter id (a string), got %s", tool_json_type_name(jp));
         TRY(check_param_id(c, rig, json_string_value(jp)));
         if (!(bps[k] = scene_strdup(c->s, json_string_value(jp)))) return TOOL_FAILED;
         pop(c, o1);
@@ -557,7 +547,7 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
 
 /* A face source by MediaPipe's categoryName ("jawOpen") or "headYaw", "headPitch", "headRoll". */
 static int as_face_source(jctx *c, const json_t *v, crowd_face_source *out) {
-    if (!json_is_string(v)) return fail(c, "expected a source name (\"jawOpen\", \"headYaw\", ...), got %s", type_name(v));
+    if (!json_is_string(v)) return fail(c, "expected a source name (\"jawOpen\", \"headYaw\", ...), got %s", tool_json_type_name(v));
     for (int s = 0; s < CROWD_FACE_SOURCE_COUNT; s++)
         if (strcmp(json_string_value(v), crowd_face_source_name((crowd_face_source)s)) == 0) {
             *out = (crowd_face_source)s;
@@ -629,7 +619,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
         for (size_t k = 0; k < n; k++) {
             size_t ok = push_index(c, k);
             const json_t *e = json_array_get(mapping, k);
-            if (!json_is_object(e)) return fail(c, "expected an object {source, id, gain, offset, curve}, got %s", type_name(e));
+            if (!json_is_object(e)) return fail(c, "expected an object {source, id, gain, offset, curve}, got %s", tool_json_type_name(e));
             TRY(check_object(c, e, mkeys));
             const json_t *src = json_object_get(e, "source");
             size_t os = push_key(c, "source");
@@ -651,7 +641,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
         rig->face_mapping = m;
         f->mapping_count = (uint32_t)n;
     } else {
-        return fail(c, "expected \"standard\" or an array of entries, got %s", type_name(mapping));
+        return fail(c, "expected \"standard\" or an array of entries, got %s", tool_json_type_name(mapping));
     }
     pop(c, o);
     rig->has_face = true;
