@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "internal.h" /* the re-acquisition progress r, which no field exposes */
+#include "kernels/limbs.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------------------------------
