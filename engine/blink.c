@@ -7,13 +7,30 @@
 #include "kernels/blink.h"
 #include "random.h"
 #include "serial.h"
+#include "settings.h"
 
 /* the blink controller's part of a rig: its view */
 #define BLINK(r) CROWDI_PART(r, BLINK, crowdi_blink_view)
 
+/* The settings, in snapshot order; the view keeps them (blend with its default resolved). */
+static const crowdi_setting blink_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_blink_desc, crowdi_blink_view, model, model, CROWD_BLINK_SINE, blink_model,
+                        CROWD_BLINK_MODEL_COUNT, "the eye-opening model"),
+    CROWDI_ENUM_SETTING(crowd_blink_desc, crowdi_blink_view, blend, blend, CROWD_BLEND_MULTIPLY, blend, CROWD_BLEND_COUNT,
+                        "how eye_opening blends into the blink parameters"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, mean, mean, 2.5, 0, false, CROWDI_MAX_SECONDS, false, "s",
+                         "mean idle wait between blinks"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, max_deviation, max_deviation, 2.0, 0, false,
+                         CROWDI_MAX_SECONDS, false, "s", "the wait is drawn uniformly within +-max_deviation of mean"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, timescale, timescale, 10.0, 0, true, CROWDI_MAX_SECONDS,
+                         false, "", "speed of a blink's closing and opening"),
+};
+#define BLINK_SETTINGS (uint32_t)(sizeof blink_settings_table / sizeof blink_settings_table[0])
+
 crowd_blink_desc crowd_blink_defaults(void) {
-    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
-                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
+    crowd_blink_desc d = {0};
+    crowdi_settings_defaults(blink_settings_table, BLINK_SETTINGS, &d);
+    return d;
 }
 
 static bool blink_present(const crowd_rig_desc *d) { return d->blink != NULL; }
@@ -24,20 +41,10 @@ static crowd_result blink_validate(crowd_engine *engine, const crowd_rig_desc *d
                      "desc->blink->parameter_count (%u) exceeds %u", b->parameter_count, CROWD_MAX_ENTRIES);
     if (!ids) return CROWD_OK;
     CROWDI_RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
-    CROWDI_RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed",
-                     (int)b->model);
-    CROWDI_RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend",
-                     (int)b->blend);
-    CROWDI_RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
-    CROWDI_RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
-    CROWDI_RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
-    CROWDI_RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
-    CROWDI_RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
-    CROWDI_RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
-    CROWDI_RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
-                     CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_BLINK, blink_settings_table, BLINK_SETTINGS, b);
+    if (res != CROWD_OK) return res;
     for (uint32_t k = 0; k < b->parameter_count; k++) {
-        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->blink->parameters[%u]", k, b->parameters[k], NULL);
+        res = crowdi_rig_param_id(engine, ids, "desc->blink->parameters[%u]", k, b->parameters[k], NULL);
         if (res != CROWD_OK) return res;
     }
     return CROWD_OK;
@@ -100,11 +107,7 @@ static void blink_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, c
 
 static void blink_write(crowdi_writer *w, const crowdi_rig *r) {
     const crowdi_blink_view *v = BLINK(r);
-    crowdi_w_u32(w, v->model);
-    crowdi_w_u32(w, v->blend);
-    crowdi_w_f32(w, v->mean);
-    crowdi_w_f32(w, v->max_deviation);
-    crowdi_w_f32(w, v->timescale);
+    crowdi_settings_write(w, blink_settings_table, 0, BLINK_SETTINGS, v);
     crowdi_w_u32(w, v->count);
     for (uint32_t k = 0; k < v->count; k++) crowdi_w_u32(w, v->param[k]);
 }
@@ -117,11 +120,7 @@ typedef struct {
 static crowd_result blink_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
                                crowd_rig_desc *desc, void **scratch) {
     crowd_blink_desc blink = {0};
-    blink.model = (crowd_blink_model)crowdi_r_u32(rd);
-    blink.blend = (crowd_blend)crowdi_r_u32(rd);
-    blink.mean = crowdi_r_f32(rd);
-    blink.max_deviation = crowdi_r_f32(rd);
-    blink.timescale = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, blink_settings_table, 0, BLINK_SETTINGS, &blink);
     uint32_t n = crowdi_r_u32(rd);
     if (rd->bad || (size_t)n * 4 > rd->n - rd->off)
         return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].blink is corrupt", ld->rig);
@@ -167,4 +166,6 @@ const crowdi_controller crowdi_controller_blink = {
     .write = blink_write,
     .read = blink_read,
     .field_column = blink_field_column,
+    .setting_rows = blink_settings_table,
+    .setting_count = BLINK_SETTINGS,
 };

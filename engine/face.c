@@ -9,6 +9,7 @@
 #include "kernels/blink.h"
 #include "kernels/face.h"
 #include "serial.h"
+#include "settings.h"
 
 typedef struct face_mapping {
     uint32_t source, param;
@@ -28,6 +29,26 @@ typedef struct face_part {
     uint32_t used[CROWDI_FACE_SOURCES], smoothed[CROWDI_FACE_SOURCES];
 } face_part;
 #define FACE(r) CROWDI_PART(r, FACE, face_part)
+
+/* The settings, in snapshot order (blend kept with its default resolved); the mapping follows
+ * them in the snapshot. */
+static const crowdi_setting face_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_face_desc, face_part, blend, blend, CROWD_BLEND_OVERRIDE, blend, CROWD_BLEND_COUNT,
+                        "how the mapping blends (a blink parameter always with override)"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.threshold, presence_threshold, 0.5, 0, false, 1, false, "",
+                         "the face drives while presence is above this"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.half_life, handoff_half_life, 0.1, 0, true, 3600, false, "s",
+                         "control eases halfway between the face and the automatic controllers in this time"),
+    CROWDI_BITS64_SETTING(crowd_face_desc, face_part, smoothed_mask, smoothed_sources, CROWD_FACE_SOURCE_COUNT,
+                          "CROWD_FACE_SOURCE_BIT(s) of each source the One Euro filter smooths"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.min_cutoff, min_cutoff, 1, 0, true, CROWDI_MAX_SECONDS, false,
+                         "Hz", "One Euro's minimum cutoff"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.beta, beta, 0, 0, false, CROWDI_MAX_SECONDS, false, "",
+                         "One Euro's speed coefficient"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.d_cutoff, d_cutoff, 1, 0, true, CROWDI_MAX_SECONDS, false, "Hz",
+                         "One Euro's derivative cutoff"),
+};
+#define FACE_SETTINGS (uint32_t)(sizeof face_settings_table / sizeof face_settings_table[0])
 
 static const char *const source_names[CROWD_FACE_SOURCE_COUNT] = {
     "_neutral", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
@@ -79,9 +100,9 @@ crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, co
 }
 
 crowd_face_desc crowd_face_defaults(void) {
-    return (crowd_face_desc){.mapping = standard_mapping, .mapping_count = CROWD_FACE_STANDARD_MAPPING_COUNT,
-                             .blend = CROWD_BLEND_OVERRIDE, .presence_threshold = 0.5f, .handoff_half_life = 0.1f,
-                             .smoothed_sources = 0, .min_cutoff = 1.0f, .beta = 0.0f, .d_cutoff = 1.0f};
+    crowd_face_desc d = {.mapping = standard_mapping, .mapping_count = CROWD_FACE_STANDARD_MAPPING_COUNT};
+    crowdi_settings_defaults(face_settings_table, FACE_SETTINGS, &d);
+    return d;
 }
 
 /* ---- the matrix's rotation ---- */
@@ -129,13 +150,6 @@ crowd_result crowd_face_rotation_from_matrix(const float m[16], crowd_quat *out)
 
 static bool face_present(const crowd_rig_desc *d) { return d->face != NULL; }
 
-static crowd_result check_bounded(crowd_engine *engine, const char *name, float v, float lo, float hi, bool open_lo) {
-    FACE_CHECK(crowdi_finite(v), CROWD_ERR_NOT_FINITE, "->%s is not finite", name);
-    FACE_CHECK((open_lo ? v > lo : v >= lo) && v <= hi, CROWD_ERR_RANGE, "->%s (%g) must be in %s%g, %g]", name,
-               (double)v, open_lo ? "(" : "[", (double)lo, (double)hi);
-    return CROWD_OK;
-}
-
 /* ids NULL: the entry count only (before the parameters are checked) */
 static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
     const crowd_face_desc *d = desc->face;
@@ -145,15 +159,7 @@ static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *de
     if (!ids) return CROWD_OK;
     FACE_CHECK(d->mapping_count == 0 || d->mapping, CROWD_ERR_NULL, "->mapping is NULL with mapping_count %u",
                d->mapping_count);
-    FACE_CHECK((unsigned)d->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "->blend (%d) is not a crowd_blend", (int)d->blend);
-    if ((res = check_bounded(engine, "presence_threshold", d->presence_threshold, 0.0f, 1.0f, false)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "handoff_half_life", d->handoff_half_life, 0.0f, 3600.0f, true)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "min_cutoff", d->min_cutoff, 0.0f, CROWDI_MAX_SECONDS, true)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "beta", d->beta, 0.0f, CROWDI_MAX_SECONDS, false)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "d_cutoff", d->d_cutoff, 0.0f, CROWDI_MAX_SECONDS, true)) != CROWD_OK) return res;
-    FACE_CHECK((d->smoothed_sources >> CROWD_FACE_SOURCE_COUNT) == 0, CROWD_ERR_RANGE,
-               "->smoothed_sources (0x%llx) has bits beyond source %d", (unsigned long long)d->smoothed_sources,
-               CROWD_FACE_SOURCE_COUNT - 1);
+    if ((res = crowdi_settings_check(engine, CROWDI_CTL_FACE, face_settings_table, FACE_SETTINGS, d)) != CROWD_OK) return res;
     for (uint32_t k = 0; k < d->mapping_count; k++) {
         const crowd_face_mapping_desc *m = &d->mapping[k];
         FACE_CHECK((unsigned)m->source < CROWD_FACE_SOURCE_COUNT, CROWD_ERR_BAD_ENUM,
@@ -273,13 +279,7 @@ static void face_point(crowdi_rig *r) {
 /* ---- snapshots ---- */
 static void face_write(crowdi_writer *w, const crowdi_rig *r) {
     const face_part *f = FACE(r);
-    crowdi_w_u32(w, f->blend);
-    crowdi_w_f32(w, f->view.threshold);
-    crowdi_w_f32(w, f->view.half_life);
-    crowdi_w_u64(w, f->smoothed_mask);
-    crowdi_w_f32(w, f->view.min_cutoff);
-    crowdi_w_f32(w, f->view.beta);
-    crowdi_w_f32(w, f->view.d_cutoff);
+    crowdi_settings_write(w, face_settings_table, 0, FACE_SETTINGS, f);
     crowdi_w_u32(w, f->mapping_count);
     for (uint32_t k = 0; k < f->mapping_count; k++) {
         crowdi_w_u32(w, f->mapping[k].source);
@@ -299,13 +299,7 @@ static crowd_result face_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
                               crowd_rig_desc *desc, void **scratch) {
     /* one read per statement: the order of evaluation inside an initializer is unspecified */
     crowd_face_desc face = {0};
-    face.blend = (crowd_blend)crowdi_r_u32(rd);
-    face.presence_threshold = crowdi_r_f32(rd);
-    face.handoff_half_life = crowdi_r_f32(rd);
-    face.smoothed_sources = crowdi_r_u64(rd);
-    face.min_cutoff = crowdi_r_f32(rd);
-    face.beta = crowdi_r_f32(rd);
-    face.d_cutoff = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, face_settings_table, 0, FACE_SETTINGS, &face);
     uint32_t n = crowdi_r_u32(rd);
     if (rd->bad || (size_t)n * 20 > rd->n - rd->off)
         return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].face is corrupt", ld->rig);
@@ -366,4 +360,6 @@ const crowdi_controller crowdi_controller_face = {
     .read = face_read,
     .check_rows = face_check_rows,
     .field_column = face_field_column,
+    .setting_rows = face_settings_table,
+    .setting_count = FACE_SETTINGS,
 };

@@ -7,6 +7,7 @@
 #include "kernels/harmonic.h"
 #include "random.h"
 #include "serial.h"
+#include "settings.h"
 
 _Static_assert(CROWDI_HARMONIC_CHANNELS == CROWD_MAX_CHANNELS, "the view holds every channel's timescale");
 
@@ -23,8 +24,18 @@ crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id) 
         .origin = 0.5f, .range = 0.5f, .duration = 3.0f};
 }
 
+/* The settings, in snapshot order (blend kept with its default resolved); the channels and
+ * entries follow them in the snapshot. */
+static const crowdi_setting harmonic_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_harmonic_desc, harmonic_part, view.blend, blend, CROWD_BLEND_ADDITIVE, blend,
+                        CROWD_BLEND_COUNT, "how the sines blend into their parameters"),
+};
+#define HARMONIC_SETTINGS (uint32_t)(sizeof harmonic_settings_table / sizeof harmonic_settings_table[0])
+
 crowd_harmonic_desc crowd_harmonic_defaults(void) {
-    return (crowd_harmonic_desc){.blend = CROWD_BLEND_ADDITIVE};
+    crowd_harmonic_desc d = {0};
+    crowdi_settings_defaults(harmonic_settings_table, HARMONIC_SETTINGS, &d);
+    return d;
 }
 
 static bool harmonic_present(const crowd_rig_desc *d) { return d->harmonic != NULL; }
@@ -39,8 +50,8 @@ static crowd_result harmonic_validate(crowd_engine *engine, const crowd_rig_desc
                      "desc->harmonic->channel_count (%u) exceeds %d", h->channel_count, CROWD_MAX_CHANNELS);
     CROWDI_RIG_CHECK(h->channel_count == 0 || h->channel_timescales, CROWD_ERR_NULL,
                      "desc->harmonic->channel_timescales is NULL with channel_count %u", h->channel_count);
-    CROWDI_RIG_CHECK((unsigned)h->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->harmonic->blend (%d) is not a crowd_blend",
-                     (int)h->blend);
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_HARMONIC, harmonic_settings_table, HARMONIC_SETTINGS, h);
+    if (res != CROWD_OK) return res;
     for (uint32_t c = 0; c < h->channel_count; c++) {
         float ts = h->channel_timescales[c];
         CROWDI_RIG_CHECK(crowdi_finite(ts), CROWD_ERR_NOT_FINITE, "desc->harmonic->channel_timescales[%u] is not finite", c);
@@ -49,7 +60,7 @@ static crowd_result harmonic_validate(crowd_engine *engine, const crowd_rig_desc
     uint32_t channels = h->channel_count ? h->channel_count : 1;
     for (uint32_t k = 0; k < h->parameter_count; k++) {
         const crowd_harmonic_parameter_desc *hp = &h->parameters[k];
-        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->harmonic->parameters[%u].id", k, hp->id, NULL);
+        res = crowdi_rig_param_id(engine, ids, "desc->harmonic->parameters[%u].id", k, hp->id, NULL);
         if (res != CROWD_OK) return res;
         CROWDI_RIG_CHECK(hp->channel < channels, CROWD_ERR_RANGE,
                          "desc->harmonic->parameters[%u].channel (%u) is out of range (%u channels)", k, hp->channel, channels);
@@ -141,7 +152,7 @@ static void harmonic_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row
 
 static void harmonic_write(crowdi_writer *w, const crowdi_rig *r) {
     const crowdi_harmonic_view *v = &HARMONIC(r)->view;
-    crowdi_w_u32(w, v->blend);
+    crowdi_settings_write(w, harmonic_settings_table, 0, HARMONIC_SETTINGS, HARMONIC(r));
     crowdi_w_u32(w, v->channel_count);
     for (uint32_t c = 0; c < v->channel_count; c++) crowdi_w_f32(w, v->timescales[c]);
     crowdi_w_u32(w, v->count);
@@ -164,7 +175,8 @@ typedef struct {
 
 static crowd_result harmonic_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
                                   crowd_rig_desc *desc, void **scratch) {
-    crowd_harmonic_desc harm = {.blend = (crowd_blend)crowdi_r_u32(rd)};
+    crowd_harmonic_desc harm = {0};
+    crowdi_settings_read(rd, harmonic_settings_table, 0, HARMONIC_SETTINGS, &harm);
     uint32_t channels = crowdi_r_u32(rd);
     if (rd->bad || channels < 1 || channels > CROWD_MAX_CHANNELS)
         return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].harmonic channels are corrupt", ld->rig);
@@ -225,4 +237,6 @@ const crowdi_controller crowdi_controller_harmonic = {
     .field_column = harmonic_field_column,
     .entry_count = harmonic_entry_count,
     .entry_name = "harmonic",
+    .setting_rows = harmonic_settings_table,
+    .setting_count = HARMONIC_SETTINGS,
 };

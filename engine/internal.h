@@ -187,6 +187,9 @@ typedef struct crowdi_controller {
     bool (*field_stored)(const crowdi_rig *r, crowd_field f);
     uint32_t (*entry_count)(const crowdi_rig *r);
     const char *entry_name; /* "harmonic", for "index (9) is not a harmonic entry" */
+    /* its settings table (settings.h), in snapshot order */
+    const struct crowdi_setting *setting_rows;
+    uint32_t setting_count;
 } crowdi_controller;
 
 /* A controller's part of rig r, as its module's struct type (NULL when r lacks it). */

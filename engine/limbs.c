@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "kernels/limbs.h"
 #include "serial.h"
+#include "settings.h"
 
 /* the limbs' part of a rig */
 typedef struct limbs_part {
@@ -16,6 +17,34 @@ typedef struct limbs_part {
     uint32_t col_pose, col_root, col_world, col_local, col_side, col_filter, col_track, col_src;
 } limbs_part;
 #define LIMBS(r) CROWDI_PART(r, LIMBS, limbs_part)
+
+/* The settings, in snapshot order, kept in the part's copy of the desc. In the snapshot,
+ * smoothing and outputs share one word (limbs_write), and the axis fix's arrays follow. */
+#define LIMBS_FLOAT(member, def, lo, lo_open, hi, hi_open, unit, doc) \
+    CROWDI_FLOAT_SETTING(crowd_limbs_desc, limbs_part, desc.member, member, def, lo, lo_open, hi, hi_open, unit, doc)
+static const crowdi_setting limbs_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.frame, frame, CROWD_FRAME_MEDIAPIPE_WORLD, pose_frame,
+                        CROWD_FRAME_COUNT, "the landmarks' frame (mediapipe_world: y is negated on input)"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.axis_fix, axis_fix, CROWD_AXIS_FIX_Y_ALONG_BONE, axis_fix,
+                        CROWD_AXIS_FIX_COUNT, "how bone axes are fixed (custom: custom_fix; calibrated: bind_*)"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.fallback, fallback, CROWD_FALLBACK_STABLE, limb_fallback,
+                        CROWD_FALLBACK_COUNT, "how a limb's side axis is chosen"),
+    LIMBS_FLOAT(fallback_sign, -1, -1, false, 1, false, "", "per limb, +1 or -1: the side of a straight limb under fallback root"),
+    LIMBS_FLOAT(visibility_threshold, 0.5, 0, false, 1, false, "", "a bone is trusted while its landmarks are seen above this"),
+    LIMBS_FLOAT(hold_half_life, 0.3, 0, true, 3600, false, "s", "an untrusted bone eases to its last pose in this half-life"),
+    LIMBS_FLOAT(reacquire_half_life, 0.3, 0, true, 3600, false, "s", "a re-acquired bone eases in with this half-life"),
+    LIMBS_FLOAT(bend_min, 10, 0, false, 90, false, "degrees", "below this bend a limb counts as straight (< bend_full)"),
+    LIMBS_FLOAT(bend_full, 45, 0, true, 90, false, "degrees", "from this bend on the bend plane decides the side"),
+    CROWDI_BOOL_SETTING(crowd_limbs_desc, limbs_part, desc.smoothing, smoothing, false, "One Euro on the landmarks"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.outputs, outputs, CROWD_LIMB_OUTPUTS_BOTH, limb_outputs,
+                        CROWD_LIMB_OUTPUTS_COUNT, "which bone rotations the rig stores"),
+    LIMBS_FLOAT(min_cutoff, 0.1, 0, true, 1e6, false, "Hz", "One Euro's minimum cutoff"),
+    LIMBS_FLOAT(beta, 40, 0, false, 1e6, false, "", "One Euro's speed coefficient"),
+    LIMBS_FLOAT(d_cutoff, 1, 0, true, 1e6, false, "Hz", "One Euro's derivative cutoff"),
+};
+#undef LIMBS_FLOAT
+#define LIMBS_SETTINGS (uint32_t)(sizeof limbs_settings_table / sizeof limbs_settings_table[0])
+enum { LIMBS_ROW_SMOOTHING = 9, LIMBS_ROW_MIN_CUTOFF = 11 }; /* the rows around the shared word */
 
 /* Which bone rotations a limbs rig stores (crowd_limbs_desc.outputs): world and local are
  * readable unless outputs leaves them out; the local columns are kept, unreadable, for outputs
@@ -35,12 +64,10 @@ const char *crowd_bone_name(crowd_bone bone) {
 }
 
 crowd_limbs_desc crowd_limbs_defaults(void) {
-    return (crowd_limbs_desc){
-        .frame = CROWD_FRAME_MEDIAPIPE_WORLD, .axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE,
-        .fallback = CROWD_FALLBACK_STABLE, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
-        .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.3f,
-        .bend_min = 10.0f, .bend_full = 45.0f, .smoothing = false,
-        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f, .outputs = CROWD_LIMB_OUTPUTS_BOTH};
+    crowd_limbs_desc d = {0};
+    crowdi_settings_defaults(limbs_settings_table, LIMBS_SETTINGS, &d);
+    d.fallback_sign[2] = d.fallback_sign[3] = 1.0f; /* legs +1, arms -1 */
+    return d;
 }
 
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
@@ -188,39 +215,18 @@ static bool limbs_present(const crowd_rig_desc *d) { return d->limbs != NULL; }
 static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
     if (!ids) return CROWD_OK; /* no entry counts */
     const crowd_limbs_desc *d = desc->limbs;
-    CROWDI_RIG_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
-    CROWDI_RIG_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
-    CROWDI_RIG_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
-    CROWDI_RIG_CHECK((unsigned)d->outputs < CROWD_LIMB_OUTPUTS_COUNT, CROWD_ERR_BAD_ENUM,
-                     "desc->limbs->outputs (%d) is not a crowd_limb_outputs", (int)d->outputs);
+    /* a sign is a choice, not a number: anything but +-1 (NaN too) is out of range */
     for (int l = 0; l < CROWD_LIMB_COUNT; l++)
         CROWDI_RIG_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
                    "desc->limbs->fallback_sign[%d] (%g) must be +1 or -1", l, (double)d->fallback_sign[l]);
-    CROWDI_RIG_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
-    CROWDI_RIG_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
-               "desc->limbs->visibility_threshold (%g) must be in [0, 1]", (double)d->visibility_threshold);
-    CROWDI_RIG_CHECK(crowdi_finite(d->hold_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->hold_half_life is not finite");
-    CROWDI_RIG_CHECK(d->hold_half_life > 0 && d->hold_half_life <= 3600, CROWD_ERR_RANGE,
-               "desc->limbs->hold_half_life (%g) must be in (0, 3600] seconds", (double)d->hold_half_life);
-    CROWDI_RIG_CHECK(crowdi_finite(d->reacquire_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->reacquire_half_life is not finite");
-    CROWDI_RIG_CHECK(d->reacquire_half_life > 0 && d->reacquire_half_life <= 3600, CROWD_ERR_RANGE,
-               "desc->limbs->reacquire_half_life (%g) must be in (0, 3600] seconds", (double)d->reacquire_half_life);
-    CROWDI_RIG_CHECK(crowdi_finite(d->bend_min), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_min is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->bend_full), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_full is not finite");
-    CROWDI_RIG_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
-               "desc->limbs->bend_min (%g) and bend_full (%g) must satisfy 0 <= bend_min < bend_full <= 90 degrees",
-               (double)d->bend_min, (double)d->bend_full);
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_LIMBS, limbs_settings_table, LIMBS_SETTINGS, d);
+    if (res != CROWD_OK) return res;
+    /* what the table cannot say */
+    CROWDI_RIG_CHECK(d->bend_min < d->bend_full, CROWD_ERR_RANGE, "desc->limbs->bend_min (%g) must be below bend_full (%g)",
+                     (double)d->bend_min, (double)d->bend_full);
     CROWDI_RIG_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
                "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
                (double)d->bend_full, (double)d->bend_min);
-    CROWDI_RIG_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
-    CROWDI_RIG_CHECK(d->min_cutoff > 0 && d->min_cutoff <= 1e6f, CROWD_ERR_RANGE,
-               "desc->limbs->min_cutoff (%g) must be in (0, 1e6] Hz", (double)d->min_cutoff);
-    CROWDI_RIG_CHECK(d->beta >= 0 && d->beta <= 1e6f, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be in [0, 1e6]", (double)d->beta);
-    CROWDI_RIG_CHECK(d->d_cutoff > 0 && d->d_cutoff <= 1e6f, CROWD_ERR_RANGE,
-               "desc->limbs->d_cutoff (%g) must be in (0, 1e6] Hz", (double)d->d_cutoff);
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         CROWDI_RIG_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
@@ -450,21 +456,11 @@ static void limbs_point(crowdi_rig *r) {
 
 static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
     const crowd_limbs_desc *d = &LIMBS(r)->desc;
-    crowdi_w_u32(w, (uint32_t)d->frame);
-    crowdi_w_u32(w, (uint32_t)d->axis_fix);
-    crowdi_w_u32(w, (uint32_t)d->fallback);
-    for (int l = 0; l < CROWD_LIMB_COUNT; l++) crowdi_w_f32(w, d->fallback_sign[l]);
-    crowdi_w_f32(w, d->visibility_threshold);
-    crowdi_w_f32(w, d->hold_half_life);
-    crowdi_w_f32(w, d->reacquire_half_life);
-    crowdi_w_f32(w, d->bend_min);
-    crowdi_w_f32(w, d->bend_full);
+    crowdi_settings_write(w, limbs_settings_table, 0, LIMBS_ROW_SMOOTHING, LIMBS(r));
     /* one word: smoothing in bit 0 (all it held in version 2), outputs in bits 1-2 (0 for
      * both: such a rig's bytes, and so its settings digest, are version 2's) */
     crowdi_w_u32(w, (d->smoothing ? 1u : 0u) | (uint32_t)d->outputs << 1);
-    crowdi_w_f32(w, d->min_cutoff);
-    crowdi_w_f32(w, d->beta);
-    crowdi_w_f32(w, d->d_cutoff);
+    crowdi_settings_write(w, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_SETTINGS, LIMBS(r));
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) crowdi_w_words(w, d->custom_fix, 4 * CROWD_BONE_COUNT);
     if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
         crowdi_w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
@@ -485,15 +481,7 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
     *scratch = l;
     crowd_limbs_desc *limbs = &l->desc;
     *limbs = (crowd_limbs_desc){0};
-    limbs->frame = (crowd_pose_frame)crowdi_r_u32(rd);
-    limbs->axis_fix = (crowd_axis_fix)crowdi_r_u32(rd);
-    limbs->fallback = (crowd_limb_fallback)crowdi_r_u32(rd);
-    for (int k = 0; k < CROWD_LIMB_COUNT; k++) limbs->fallback_sign[k] = crowdi_r_f32(rd);
-    limbs->visibility_threshold = crowdi_r_f32(rd);
-    limbs->hold_half_life = crowdi_r_f32(rd);
-    limbs->reacquire_half_life = crowdi_r_f32(rd);
-    limbs->bend_min = crowdi_r_f32(rd);
-    limbs->bend_full = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, limbs_settings_table, 0, LIMBS_ROW_SMOOTHING, limbs);
     const uint32_t flags = crowdi_r_u32(rd);
     if (ld->version >= 3) {
         limbs->smoothing = (flags & 1u) != 0;
@@ -502,9 +490,7 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
         limbs->smoothing = flags != 0;
         limbs->outputs = CROWD_LIMB_OUTPUTS_BOTH;
     }
-    limbs->min_cutoff = crowdi_r_f32(rd);
-    limbs->beta = crowdi_r_f32(rd);
-    limbs->d_cutoff = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_SETTINGS, limbs);
     if (limbs->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
         limbs->custom_fix = l->quats;
@@ -608,6 +594,8 @@ const crowdi_controller crowdi_controller_limbs = {
     .check_rows = limbs_check_rows,
     .field_column = limbs_field_column,
     .field_stored = limbs_field_stored,
+    .setting_rows = limbs_settings_table,
+    .setting_count = LIMBS_SETTINGS,
 };
 
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],

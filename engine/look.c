@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "kernels/look.h"
 #include "serial.h"
+#include "settings.h"
 
 /* the look controller's part of a rig */
 typedef struct look_part {
@@ -15,8 +16,21 @@ typedef struct look_part {
 } look_part;
 #define LOOK(r) CROWDI_PART(r, LOOK, look_part)
 
+/* The settings, in snapshot order (blend kept with its default resolved). */
+static const crowdi_setting look_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_look_desc, look_part, view.blend, blend, CROWD_BLEND_ADDITIVE, blend, CROWD_BLEND_COUNT,
+                        "how the gaze blends into the look parameters"),
+    CROWDI_FLOAT_SETTING(crowd_look_desc, look_part, damping, damping, 0.15, 0, false, CROWDI_MAX_SECONDS, false, "s",
+                         "SmoothDamp's smooth time (0 acts as 0.0001); the look_damping field's start value"),
+    CROWDI_FLOAT_SETTING(crowd_look_desc, look_part, view.max_speed, max_speed, INFINITY, 0, true, INFINITY, false,
+                         "/s", "SmoothDamp's maximum speed; +inf: no limit"),
+};
+#define LOOK_SETTINGS (uint32_t)(sizeof look_settings_table / sizeof look_settings_table[0])
+
 crowd_look_desc crowd_look_defaults(void) {
-    return (crowd_look_desc){.damping = 0.15f, .max_speed = INFINITY, .blend = CROWD_BLEND_ADDITIVE};
+    crowd_look_desc d = {0};
+    crowdi_settings_defaults(look_settings_table, LOOK_SETTINGS, &d);
+    return d;
 }
 
 static bool look_present(const crowd_rig_desc *d) { return d->look != NULL; }
@@ -27,16 +41,10 @@ static crowd_result look_validate(crowd_engine *engine, const crowd_rig_desc *de
                      "desc->look->parameter_count (%u) exceeds %u", l->parameter_count, CROWD_MAX_ENTRIES);
     if (!ids) return CROWD_OK; /* counts only */
     CROWDI_RIG_CHECK(l->parameter_count == 0 || l->parameters, CROWD_ERR_NULL, "desc->look->parameters is NULL");
-    CROWDI_RIG_CHECK(crowdi_finite(l->damping), CROWD_ERR_NOT_FINITE, "desc->look->damping is not finite");
-    CROWDI_RIG_CHECK(l->damping >= 0 && l->damping <= CROWDI_MAX_SECONDS, CROWD_ERR_RANGE,
-                     "desc->look->damping (%g) must be in [0, 1e6]", (double)l->damping);
-    CROWDI_RIG_CHECK(l->max_speed == l->max_speed, CROWD_ERR_NOT_FINITE, "desc->look->max_speed is NaN");
-    CROWDI_RIG_CHECK(l->max_speed > 0, CROWD_ERR_RANGE, "desc->look->max_speed (%g) must be > 0 (+inf: no limit)",
-                     (double)l->max_speed);
-    CROWDI_RIG_CHECK((unsigned)l->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->look->blend (%d) is not a crowd_blend",
-                     (int)l->blend);
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_LOOK, look_settings_table, LOOK_SETTINGS, l);
+    if (res != CROWD_OK) return res;
     for (uint32_t k = 0; k < l->parameter_count; k++) {
-        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->look->parameters[%u].id", k, l->parameters[k].id, NULL);
+        res = crowdi_rig_param_id(engine, ids, "desc->look->parameters[%u].id", k, l->parameters[k].id, NULL);
         if (res != CROWD_OK) return res;
         CROWDI_RIG_CHECK((unsigned)l->parameters[k].axis < CROWD_AXIS_COUNT, CROWD_ERR_BAD_ENUM,
                          "desc->look->parameters[%u].axis (%d) is not x, y or z", k, (int)l->parameters[k].axis);
@@ -92,9 +100,7 @@ static void look_point(crowdi_rig *r) {
 
 static void look_write(crowdi_writer *w, const crowdi_rig *r) {
     const crowdi_look_view *v = &LOOK(r)->view;
-    crowdi_w_u32(w, v->blend);
-    crowdi_w_f32(w, LOOK(r)->damping);
-    crowdi_w_f32(w, v->max_speed);
+    crowdi_settings_write(w, look_settings_table, 0, LOOK_SETTINGS, LOOK(r));
     crowdi_w_u32(w, v->count);
     for (uint32_t k = 0; k < v->count; k++) {
         crowdi_w_u32(w, v->entries[k].param);
@@ -112,9 +118,7 @@ static crowd_result look_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
                               crowd_rig_desc *desc, void **scratch) {
     /* one read per statement: the order of evaluation inside an initializer is unspecified */
     crowd_look_desc look = {0};
-    look.blend = (crowd_blend)crowdi_r_u32(rd);
-    look.damping = crowdi_r_f32(rd);
-    look.max_speed = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, look_settings_table, 0, LOOK_SETTINGS, &look);
     uint32_t n = crowdi_r_u32(rd);
     /* entry counts are bounded by the bytes left before anything is allocated for them */
     if (rd->bad || (size_t)n * 12 > rd->n - rd->off)
@@ -163,4 +167,6 @@ const crowdi_controller crowdi_controller_look = {
     .write = look_write,
     .read = look_read,
     .field_column = look_field_column,
+    .setting_rows = look_settings_table,
+    .setting_count = LOOK_SETTINGS,
 };
