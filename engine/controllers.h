@@ -1,13 +1,18 @@
 /* The controller list: every controller a rig can have, each one unit — its module
- * engine/<name>.c (a crowdi_controller crowdi_controller_<name>) and its kernel header
- * kernels/<name>.h (its view of the rig and its stage cvk_<name>(view, dt, i0, i1)). Rig
- * creation, storage, snapshots, the field rules and the tick loop over these two lists; the
- * build takes the module and kernel header names from them (engine/CMakeLists.txt).
+ * engine/<name>.c (a crowdi_controller crowdi_controller_<name>: its part of the rig, its
+ * hooks, its settings table and its fields' columns) and its kernel header kernels/<name>.h
+ * (its view of the rig and its stage cvk_<name>(view, dt, i0, i1)). Rig creation, storage,
+ * snapshots, the field rules and the tick loop over these lists; the build takes each
+ * module and kernel header from CROWDI_CONTROLLER_LIST (engine/CMakeLists.txt) and
+ * crowd_controller_name its name.
  *
  * CROWDI_CONTROLLER_LIST is the order of a rig's columns and of its settings in a snapshot
- * (and the bit of its flag there): new controllers go at its end. CROWDI_TICK_LIST is the
- * order the tick runs the stages in (SPEC §1), and the order of a new row's per-instance
- * draws: a new controller is one row in each. Plain C: the kernels read this header too. */
+ * (and the bit of its flag there), and crowd.h's crowd_controller order: new controllers go at
+ * its end. CROWDI_TICK_LIST is the order the tick runs the stages in (SPEC §1), and the order
+ * of a new row's per-instance draws. A new controller: its module, its kernel header, one row
+ * in each list here, and in crowd.h its desc (with its crowd_rig_desc pointer), its
+ * crowd_controller value and its fields (their rows in fields.h). Plain C: the kernels read
+ * this header too. */
 #ifndef CROWDI_CONTROLLERS_H
 #define CROWDI_CONTROLLERS_H
 

@@ -3,6 +3,9 @@
 #ifndef CROWDI_NAMES_H
 #define CROWDI_NAMES_H
 
+#include "controllers.h" /* the controllers' names: controllers.h's list */
+#define CROWDI_X_NAME(NAME, name) #name,
+
 /* X(function stem, enum type, value count, names...) — one row per public enum whose names
  * the library defines here (simd, bone, face source and field name theirs where they live). */
 #define CROWDI_ENUM_NAMES(X)                                                                                   \
@@ -18,7 +21,7 @@
     X(face_curve, crowd_face_curve, CROWD_FACE_CURVE_COUNT, "linear", "smoothstep")                             \
     X(blink_start, crowd_blink_start, CROWD_BLINK_START_COUNT, "random", "cubism")                              \
     X(harmonic_phase, crowd_harmonic_phase, CROWD_HARMONIC_PHASE_COUNT, "zero", "random")                       \
-    X(controller, crowd_controller, CROWD_CONTROLLER_COUNT, "look", "harmonic", "blink", "limbs", "face")       \
+    X(controller, crowd_controller, CROWD_CONTROLLER_COUNT, CROWDI_CONTROLLER_LIST(CROWDI_X_NAME))               \
     X(setting_type, crowd_setting_type, CROWD_SETTING_TYPE_COUNT, "float", "enum", "bool", "bits64")
 
 #define CROWDI_X_NAMES_DECL(stem, type, count, ...) extern const char *const crowdi_##stem##_names[count];

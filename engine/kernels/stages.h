@@ -11,12 +11,7 @@
 #define CROWDI_STAGES 1
 
 #include "common.h"
-/* one line per controller (controllers.h) */
-#include "blink.h"
-#include "face.h"
-#include "harmonic.h"
-#include "limbs.h"
-#include "look.h"
+#include "crowdi_stage_list.h" /* every controller's kernel header (generated from controllers.h) */
 
 /* Every parameter's output starts as its base (SPEC §1), rows [i0, i1). */
 static inline void cvk_base(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
