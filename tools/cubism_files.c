@@ -141,7 +141,7 @@ static int count_segments(const char *file, size_t c, json_t *segs, size_t *n_se
                        type, 2 * count, n - pos - 1);
         double end_time = json_number_value(json_array_get(segs, pos + 2 * count - 1));
         if (end_time < last_time)
-            return bad(file, "%s[%zu]: time %.17g goes back before the previous point's %.17g", path,
+            return bad(file, "%s[%zu]: time %.17g comes before the previous point at %.17g", path,
                        pos + 2 * count - 1, end_time, last_time);
         last_time = end_time;
         pos += 1 + 2 * count;
@@ -445,6 +445,7 @@ int cubism_pose_parse(const char *file, const char *text, size_t size, cubism_po
             snprintf(path, sizeof path, "Groups[%zu][%zu].Id", g, k);
             st = get_id(file, path, json_object_get(part, "Id"), &tmp);
             free(tmp);
+            tmp = NULL;
             if (st != TOOL_OK) break;
             json_t *link = json_object_get(part, "Link");
             size_t nl;
@@ -454,6 +455,7 @@ int cubism_pose_parse(const char *file, const char *text, size_t size, cubism_po
                 snprintf(path, sizeof path, "Groups[%zu][%zu].Link[%zu]", g, k, l);
                 st = get_id(file, path, json_array_get(link, l), &tmp);
                 free(tmp);
+                tmp = NULL;
             }
             n_parts++;
             n_links += nl;
