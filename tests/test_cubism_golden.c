@@ -6,7 +6,9 @@
  * float32, as the reference does): a parameter within 1e-5 of its range (max - min), a part
  * opacity, the model opacity and a not-exist (pseudo) parameter within 1e-5; the manager's
  * "updated" and "finished" flags exactly; events at the same frames with the same values, in
- * order. The worst error of each case is printed.
+ * order. The worst error of each case is printed. Then each sample model's own model3.json:
+ * every motion of every group plays to its end with finite values, every expression and the
+ * pose play.
  *
  * argv[1]: the folder of the traces (its README says how they were made). Exits 77 (skipped)
  * when it is absent. */
@@ -351,6 +353,116 @@ done:
     setup_free(&s);
 }
 
+
+/* ---- each sample model's own model3.json: every motion, expression and the pose play ---- */
+
+static void run_sample_model(const char *model_name) {
+    char path[1024], rel[512];
+    cubism_model3 m3 = {0};
+    json_t *cdi = NULL;
+    setup s = {0};
+    long motions = 0, expressions = 0;
+    snprintf(rel, sizeof rel, "%s/%s.model3.json", model_name, model_name);
+    input_path(path, sizeof path, rel);
+    CHECK(cubism_model3_read(path, &m3) == 0, "%s", path);
+    snprintf(rel, sizeof rel, "%s/%s.cdi3.json", model_name, model_name);
+    input_path(path, sizeof path, rel);
+    CHECK((cdi = json_load_file(path, 0, NULL)) != NULL, "%s", path);
+    /* the model's ids (cdi3), every range -100..100: this checks playing, not values */
+    json_t *params = json_object_get(cdi, "Parameters"), *parts = json_object_get(cdi, "Parts");
+    s.parameter_count = (uint32_t)json_array_size(params);
+    s.part_count = (uint32_t)json_array_size(parts);
+    s.ids = calloc(s.parameter_count + 1, sizeof *s.ids);
+    s.part_ids = calloc(s.part_count + 1, sizeof *s.part_ids);
+    s.minimum = calloc(s.parameter_count + 1, sizeof(float));
+    s.maximum = calloc(s.parameter_count + 1, sizeof(float));
+    s.defaults = calloc(s.parameter_count + 1, sizeof(float));
+    CHECK(s.ids && s.part_ids && s.minimum && s.maximum && s.defaults, "out of memory");
+    for (uint32_t i = 0; i < s.parameter_count; i++) {
+        s.ids[i] = json_string_value(json_object_get(json_array_get(params, i), "Id"));
+        s.minimum[i] = -100.0f;
+        s.maximum[i] = 100.0f;
+    }
+    for (uint32_t i = 0; i < s.part_count; i++) s.part_ids[i] = json_string_value(json_object_get(json_array_get(parts, i), "Id"));
+    CHECK((s.model = cubism_ref_model_create(s.parameter_count, s.ids, s.minimum, s.maximum, s.defaults, s.part_count,
+                                             s.part_ids)) != NULL, "model");
+    for (uint32_t g = 0; g < m3.motion_group_count; g++) {
+        for (uint32_t k = 0; k < m3.motion_groups[g].motion_count; k++) {
+            const cubism_model3_motion *entry = &m3.motion_groups[g].motions[k];
+            cubism_motion data = {0};
+            snprintf(rel, sizeof rel, "%s/%s", model_name, entry->file);
+            input_path(path, sizeof path, rel);
+            CHECK(cubism_motion_read(path, &data) == 0, "%s", path);
+            cubism_ref_motion *motion = cubism_ref_motion_create(&data, s.model, entry->fade_in, entry->fade_out,
+                                                                 (const char *const *)m3.eye_blink_ids, m3.eye_blink_count,
+                                                                 (const char *const *)m3.lip_sync_ids, m3.lip_sync_count);
+            cubism_ref_motion_manager mm;
+            cubism_ref_motion_manager_init(&mm);
+            bool ok = motion && cubism_ref_start_motion(&mm, motion, 2) >= 0;
+            long frames = 0, limit = (long)(data.duration * 60) + 3;
+            while (ok && !cubism_ref_motions_finished(&mm) && frames++ < limit) {
+                cubism_ref_load_parameters(s.model);
+                cubism_ref_update_motion(&mm, s.model, 1.0 / 60);
+                cubism_ref_save_parameters(s.model);
+                for (uint32_t i = 0; i < s.parameter_count; i++) ok = ok && isfinite(cubism_ref_get(s.model, (int32_t)i));
+            }
+            ok = ok && cubism_ref_motions_finished(&mm);
+            cubism_ref_motion_destroy(motion);
+            cubism_motion_free(&data);
+            CHECK(ok, "%s: does not play to its end in %ld frames with finite values", path, limit);
+            motions++;
+        }
+    }
+    {
+        cubism_ref_expression_manager em;
+        cubism_ref_expression_manager_init(&em);
+        cubism_expression *data = calloc(m3.expression_count + 1, sizeof *data);
+        cubism_ref_expression *expr = calloc(m3.expression_count + 1, sizeof *expr);
+        bool ok = data && expr;
+        for (uint32_t i = 0; ok && i < m3.expression_count; i++) {
+            snprintf(rel, sizeof rel, "%s/%s", model_name, m3.expressions[i].file);
+            input_path(path, sizeof path, rel);
+            ok = cubism_expression_read(path, &data[i]) == 0 && cubism_ref_expression_init(&expr[i], &data[i], s.model) &&
+                 cubism_ref_start_expression(&em, &expr[i]) >= 0;
+            for (int f = 0; ok && f < 30; f++) {
+                ok = cubism_ref_update_expressions(&em, s.model, 1.0 / 60);
+                for (uint32_t p = 0; p < s.parameter_count; p++) ok = ok && isfinite(cubism_ref_get(s.model, (int32_t)p));
+            }
+            expressions += ok;
+        }
+        for (uint32_t i = 0; data && expr && i < m3.expression_count; i++) {
+            cubism_ref_expression_fini(&expr[i]);
+            cubism_expression_free(&data[i]);
+        }
+        free(data);
+        free(expr);
+        cubism_ref_expression_manager_fini(&em);
+        CHECK(ok, "%s: an expression of %s does not play", model_name, path);
+    }
+    if (m3.pose) {
+        cubism_pose data = {0};
+        snprintf(rel, sizeof rel, "%s/%s", model_name, m3.pose);
+        input_path(path, sizeof path, rel);
+        CHECK(cubism_pose_read(path, &data) == 0, "%s", path);
+        cubism_ref_pose *pose = cubism_ref_pose_create(&data, s.model);
+        bool ok = pose != NULL;
+        for (int f = 0; ok && f < 60; f++) cubism_ref_pose_update(pose, s.model, 1.0 / 60);
+        for (uint32_t p = 0; ok && p < s.part_count; p++) {
+            double o = cubism_ref_part_opacity(s.model, (int32_t)p);
+            ok = o >= 0 && o <= 1;
+        }
+        cubism_ref_pose_destroy(pose);
+        cubism_pose_free(&data);
+        CHECK(ok, "%s: the pose does not play", path);
+    }
+    printf("%-58s %ld motions played to their end, %ld expressions, pose %s\n", model_name, motions, expressions,
+           m3.pose ? "played" : "none");
+done:
+    json_decref(cdi);
+    cubism_model3_free(&m3);
+    setup_free(&s);
+}
+
 /* ---- driver ---- */
 
 static int by_name(const void *a, const void *b) {
@@ -401,6 +513,10 @@ int main(int argc, char **argv) {
     run_folder("motion", run_motion_case, only);
     run_folder("expression", run_expression_case, only);
     run_folder("pose", run_pose_case, only);
+    if (!only) {
+        static const char *const models[] = {"Haru", "Hiyori", "Mao", "Mark", "Wanko"};
+        for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) run_sample_model(models[i]);
+    }
     printf("%d failure(s)\n", g_failures);
     return g_failures ? 1 : 0;
 }
