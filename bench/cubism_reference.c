@@ -159,6 +159,12 @@ double cubism_ref_model_opacity(const cubism_ref_model *m) {
     return m->model_opacity;
 }
 
+size_t cubism_ref_model_bytes(const cubism_ref_model *m) {
+    return sizeof *m + (size_t)m->parameter_count * 4 * sizeof(float) + (size_t)m->part_count * sizeof(float) +
+           (size_t)m->pseudo_capacity * (sizeof(char *) + sizeof(double)) +
+           (size_t)m->pseudo_part_capacity * (sizeof(char *) + sizeof(double));
+}
+
 /* ---- CubismMath ---- */
 
 #define CUBISM_PI 3.14159265358979323846 /* Math.PI */
@@ -357,6 +363,10 @@ void cubism_ref_motion_destroy(cubism_ref_motion *m) {
     free(m->eye_blink_slot);
     free(m->lip_sync_slot);
     free(m);
+}
+
+size_t cubism_ref_motion_bytes(const cubism_ref_motion *m) {
+    return sizeof *m + (size_t)m->data->curve_count * (sizeof(int32_t) + 2);
 }
 
 void cubism_ref_motion_set_loop(cubism_ref_motion *m, bool loop) { m->loop = loop; }

@@ -69,6 +69,8 @@ double cubism_ref_part_opacity(const cubism_ref_model *model, int32_t index);
 void cubism_ref_set_part_opacity(cubism_ref_model *model, int32_t index, double opacity);
 /* What the motions' Model "Opacity" curve last set (1 before). */
 double cubism_ref_model_opacity(const cubism_ref_model *model);
+/* Heap bytes of the model's state (values, saved values, ranges, parts, not-exist slots). */
+size_t cubism_ref_model_bytes(const cubism_ref_model *model);
 
 /* ---- motions ---- */
 typedef struct cubism_ref_motion cubism_ref_motion;
@@ -86,6 +88,8 @@ void cubism_ref_motion_set_loop_fade_in(cubism_ref_motion *motion, bool loop_fad
 void cubism_ref_motion_set_weight(cubism_ref_motion *motion, double weight);
 double cubism_ref_motion_fade_in(const cubism_ref_motion *motion);
 double cubism_ref_motion_fade_out(const cubism_ref_motion *motion);
+/* Bytes of one bound motion (the struct and its per-curve bindings; the curves are shared). */
+size_t cubism_ref_motion_bytes(const cubism_ref_motion *motion);
 
 /* A user-data event: the motion, the index of its event (cubism_motion.events), the manager
  * time of the update that fired it. */
