@@ -22,6 +22,27 @@
  * once, when a motion, expression or pose is bound to a model (the framework searches them each
  * frame). Queues hold at most CUBISM_REF_MAX_QUEUE entries (the framework's grow without bound):
  * starting one more is refused (-1).
+ *
+ * Framework behaviour the golden traces show that their README does not spell out (the
+ * reference does all of it; tests/test_cubism_golden.c holds it to the traces):
+ *   - An expression's Overwrite stops at once when a newer expression starts: every entry after
+ *     the first re-seeds its overwrite accumulator with the parameter's current value before
+ *     blending, so the older Overwrite is not cross-faded (Haru_syntheticBlend_then_F06_60fps:
+ *     ParamAngleX 12 -> its base value in the frame F06 starts). Add and Multiply do cross-fade.
+ *   - PartOpacity curves write their pseudo-parameter unfaded, at full value from the first frame
+ *     (weight 0) on.
+ *   - The fade-out on start moves the end of an entry that already has one (a non-looping motion)
+ *     too: endTime = now + fadeOut after the next update (the queue states show it).
+ *   - The three curve loops (Model, Parameter, PartOpacity) each stop at the first curve of
+ *     another target: a curve out of that order never plays (the readers refuse such files).
+ *   - Meta.CurveCount, TotalSegmentCount and TotalPointCount must match the curves (points
+ *     counted as flattened: the first point, then 1 per linear/stepped/inverse-stepped segment,
+ *     3 per bezier): loadMotion checks them and an inconsistent file loads nothing.
+ *   - The Model EyeBlink/LipSync values reach the ids the motion does not animate with the
+ *     entry's fade weight, never with per-curve fades.
+ *   - Cardano's quadratic fallback tests sqrt(a) < 1e-5, so a negative cubic coefficient always
+ *     takes the cubic path.
+ *   - The pose's first update sets the pseudo-parameters of linked parts to 1 too.
  */
 #ifndef CROWD_BENCH_CUBISM_REFERENCE_H
 #define CROWD_BENCH_CUBISM_REFERENCE_H

@@ -6,7 +6,8 @@
  * float32, as the reference does): a parameter within 1e-5 of its range (max - min), a part
  * opacity, the model opacity and a not-exist (pseudo) parameter within 1e-5; the manager's
  * "updated" and "finished" flags exactly; events at the same frames with the same values, in
- * order. The worst error of each case is printed. Then each sample model's own model3.json:
+ * order; the motion queue after each update (which entries, start, fade-in start and end times,
+ * fade weights within 1e-9, finished flags). The worst error of each case is printed. Then each sample model's own model3.json:
  * every motion of every group plays to its end with finite values, every expression and the
  * pose play.
  *
@@ -195,7 +196,8 @@ static void run_motion_case(const char *name, json_t *c) {
     loaded_motion a = {0}, b = {0};
     event_log *log = calloc(1, sizeof *log);
     worst w = {0};
-    long event_mismatches = 0;
+    long event_mismatches = 0, queue_mismatches = 0;
+    double queue_error = 0;
     char path[1024];
     json_t *desc_a = json_object_get(c, "motionA"), *desc_b = json_object_get(c, "motionB");
     json_t *cross = json_object_get(c, "crossfade"), *frames = json_object_get(c, "frames");
@@ -226,6 +228,24 @@ static void run_motion_case(const char *name, json_t *c) {
         bool updated = cubism_ref_update_motion(&mm, s.model, json_number_value(json_array_get(dts, f)));
         cubism_ref_save_parameters(s.model);
         compare_row(&s, columns, json_array_get(frames, f), (long)f, &w, updated, cubism_ref_motions_finished(&mm));
+        /* the queue after the update: the same entries with the same times and fade weights */
+        json_t *queue = json_array_get(json_array_get(json_object_get(c, "queueState"), f), 1);
+        if (json_array_size(queue) != mm.count) {
+            queue_mismatches++;
+            continue;
+        }
+        for (uint32_t k = 0; k < mm.count; k++) {
+            json_t *q = json_array_get(queue, k);
+            const cubism_ref_queue_entry *e = &mm.entries[k];
+            const char *which = json_string_value(json_object_get(q, "motion"));
+            double err = fmax(fmax(fabs(e->start_time - json_number_value(json_object_get(q, "startTime"))),
+                                   fabs(e->fade_in_start_time - json_number_value(json_object_get(q, "fadeInStartTime")))),
+                              fmax(fabs(e->end_time - json_number_value(json_object_get(q, "endTime"))),
+                                   fabs(e->state_weight - json_number_value(json_object_get(q, "fadeWeight")))));
+            queue_error = fmax(queue_error, err);
+            queue_mismatches += (e->motion == a.motion) != (strcmp(which, "A") == 0) ||
+                                e->finished != json_is_true(json_object_get(q, "finished")) || !(err <= 1e-9);
+        }
     }
     /* events: same count, and each at the same frame with the same value */
     size_t n_events = json_array_size(events);
@@ -238,7 +258,9 @@ static void run_motion_case(const char *name, json_t *c) {
         event_mismatches += !same;
     }
     report(name, &w, event_mismatches, (long)n_events);
-    CHECK(within(&w) && event_mismatches == 0, "%s: outside the tolerance (see the line above)", name);
+    printf("%-58s queue: %ld frames off, worst time/weight error %.3g\n", "", queue_mismatches, queue_error);
+    CHECK(within(&w) && event_mismatches == 0 && queue_mismatches == 0, "%s: outside the tolerance (see the line above)",
+          name);
 done:
     cubism_ref_motion_destroy(a.motion);
     cubism_ref_motion_destroy(b.motion);
