@@ -285,6 +285,8 @@ static const row model3_rows[] = {
     {"{'Groups':[{'Name':'EyeBlink','Target':'Parameter'}]}", "Groups[0].Ids: missing"},
     {"{'Groups':[{'Name':'EyeBlink','Target':'Parameter','Ids':['L','']}]}", "Groups[0].Ids[1]: is empty"},
     {"{'Groups':[{'Name':'LipSync','Target':'Parameter','Ids':[3]}]}", "Groups[0].Ids[0]: is a number"},
+    {"{'Groups':[{'Name':'LipSync','Target':'Parameter','Ids':[]},{'Name':'Other','Target':'Part','Ids':[false]}]}",
+     "Groups[1].Ids[0]: is a boolean"},
 };
 
 static int model3_parse(const char *name, const char *text, size_t size, void *out) {

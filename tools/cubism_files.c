@@ -599,8 +599,15 @@ int cubism_model3_parse(const char *file, const char *text, size_t size, cubism_
         }
         char path[64];
         size_t n;
+        json_t *list = json_object_get(group, "Ids");
         snprintf(path, sizeof path, "Groups[%zu].Ids", g);
-        st = get_array(file, path, json_object_get(group, "Ids"), false, CUBISM_MAX_MODEL3_ENTRIES, &n);
+        st = get_array(file, path, list, false, CUBISM_MAX_MODEL3_ENTRIES, &n);
+        for (size_t k = 0; k < n && st == TOOL_OK; k++) { /* every group's ids, not only the two read */
+            char *tmp = NULL;
+            snprintf(path, sizeof path, "Groups[%zu].Ids[%zu]", g, k);
+            st = get_id(file, path, json_array_get(list, k), &tmp);
+            free(tmp);
+        }
     }
     if (st == TOOL_OK) {
         m.motion_groups = tool_calloc(n_groups, sizeof *m.motion_groups);
