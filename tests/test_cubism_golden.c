@@ -7,7 +7,7 @@
  * opacity, the model opacity and a not-exist (pseudo) parameter within 1e-5; the manager's
  * "updated" and "finished" flags exactly; events at the same frames with the same values, in
  * order; the motion queue after each update (which entries, start, fade-in start and end times,
- * fade weights within 1e-9, finished flags). The worst error of each case is printed. Then each sample model's own model3.json:
+ * fade weights within 1e-9, finished flags), and the expression manager's entries likewise. The worst error of each case is printed. Then each sample model's own model3.json:
  * every motion of every group plays to its end with finite values, every expression and the
  * pose play.
  *
@@ -284,6 +284,8 @@ static void run_expression_case(const char *name, json_t *c) {
     cubism_ref_expression_manager em;
     cubism_ref_expression_manager_init(&em);
     worst w = {0};
+    long queue_mismatches = 0;
+    double queue_error = 0;
     char path[1024];
     json_t *list = json_object_get(c, "expressions"), *frames = json_object_get(c, "frames");
     json_t *dts = json_object_get(c, "dt"), *columns = json_object_get(c, "columns");
@@ -322,9 +324,25 @@ static void run_expression_case(const char *name, json_t *c) {
         cubism_ref_save_parameters(s.model);
         CHECK(cubism_ref_update_expressions(&em, s.model, dt), "%s: out of memory", name);
         compare_row(&s, columns, json_array_get(frames, f), (long)f, &w, 0, 0);
+        /* the manager's entries after the update: fade weights, fade-in starts, ends */
+        json_t *queue = json_array_get(json_array_get(json_object_get(c, "queueFadeWeights"), f), 1);
+        if (json_array_size(queue) != em.count) {
+            queue_mismatches++;
+            continue;
+        }
+        for (uint32_t k = 0; k < em.count; k++) {
+            json_t *q = json_array_get(queue, k);
+            double err = fmax(fabs(em.fade_weights[k] - json_number_value(json_object_get(q, "fadeWeight"))),
+                              fmax(fabs(em.entries[k].fade_in_start_time -
+                                        json_number_value(json_object_get(q, "fadeInStartTime"))),
+                                   fabs(em.entries[k].end_time - json_number_value(json_object_get(q, "endTime")))));
+            queue_error = fmax(queue_error, err);
+            queue_mismatches += !(err <= 1e-9);
+        }
     }
     report(name, &w, 0, 0);
-    CHECK(within(&w), "%s: outside the tolerance (see the line above)", name);
+    printf("%-58s queue: %ld frames off, worst time/weight error %.3g\n", "", queue_mismatches, queue_error);
+    CHECK(within(&w) && queue_mismatches == 0, "%s: outside the tolerance (see the line above)", name);
 done:
     cubism_ref_expression_manager_fini(&em);
     for (size_t k = 0; k < MAX_EXPR; k++) {
