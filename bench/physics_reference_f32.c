@@ -50,7 +50,7 @@ size_t physics_f32_state_bytes(const crowd_physics_desc *d) {
         while (k < i && strcmp(d->inputs[k].parameter, d->inputs[i].parameter) != 0) k++;
         distinct += k == i;
     }
-    size_t floats = 4u * (size_t)(d->particle_count - d->subrig_count) + d->subrig_count + 2u * (size_t)d->output_count +
+    size_t floats = 4u * (size_t)(d->particle_count - d->subrig_count) + 3u * d->subrig_count + 2u * (size_t)d->output_count +
                     (d->fps > 0 ? distinct : 0) + 2u;
     return floats * sizeof(float);
 }
@@ -146,14 +146,13 @@ physics_f32 *physics_f32_create(const crowd_physics_desc *d, uint32_t parameter_
                                          .scale = o->type == CROWD_PHYSICS_ANGLE ? (float)o->scale : 0.0f,
                                          .weight = (float)(o->weight / 100.0)};
         }
-        /* initialize(): straight down by the radii; last gravity (0, 1) */
-        float y = 0;
+        /* initialize(): straight down by the radii from (0, 0); last gravity (0, 1). The chain is
+         * kept as particle 0's position and each particle's offset from its parent. */
         for (uint32_t i = 0; i < sub->particle_count; i++) {
             const crowd_physics_particle *src = &d->particles[sub->particle_first + i];
             p->parts[sub->particle_first + i] = (crowdi_physics_particle_k){
                 (float)src->mobility, (float)src->delay, (float)src->acceleration, (float)src->radius};
-            if (i > 0) y += (float)src->radius;
-            p->py[sub->particle_first + i] = y;
+            p->py[sub->particle_first + i] = i > 0 ? (float)src->radius : 0.0f;
         }
         p->gravity_angle[s] = cv_atan2(1.0f, 0.0f);
     }

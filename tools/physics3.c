@@ -34,7 +34,7 @@ static void path_pop(reader *r, size_t len) { r->path[len] = '\0'; }
 static int bad(reader *r, const json_t *v, const char *what) {
     if (!r->path[0]) return tool_error(TOOL_BAD_INPUT, "%s: %s", r->file, what);
     if (!v) return tool_error(TOOL_BAD_INPUT, "%s: %s: missing (%s)", r->file, r->path, what);
-    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
     char shown[64];
     snprintf(shown, sizeof shown, "%s", text ? text : "?");
     if (text && strlen(text) >= sizeof shown) memcpy(shown + sizeof shown - 4, "...", 4);

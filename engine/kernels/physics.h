@@ -6,14 +6,16 @@
  * on lane values: every per-lane choice is a select; loops run over the rig's structure.
  *
  * Per-instance state (floats; bytes in physics_f32_state_bytes):
- *   per particle after a sub-rig's first: position x, y and velocity x, y   (4)
- *   per sub-rig: the angle of the gravity the chain last swung under          (1)
+ *   per particle after a sub-rig's first: its offset from its parent x, y and its
+ *     velocity x, y                                                           (4)
+ *   per sub-rig: particle 0's position (2) and the angle of the gravity the chain last
+ *     swung under (1)                                                         (3)
  *     (the framework keeps that vector per particle, but all of a sub-rig's are equal, and
  *     only its atan2 is ever read, so the angle is kept: the same value, one atan2 less)
  *   per output: the last two steps' results (previous, current)               (2)
  *   per parameter read as an input: the input cache (fixed step only)         (1)
  *   the remaining time (1); whether a step ran yet (1: the framework writes nothing before)
- * Particle 0 is not state: every step places it at the sub-rig's translation first.
+ * Particle 0's position is kept because the next step needs how far it moved.
  */
 #ifndef CROWDI_PHYSICS_H
 #define CROWDI_PHYSICS_H
@@ -83,15 +85,27 @@ static inline void cvk_physics_rotate_translation(cv_f *tx, cv_f *ty, cv_f angle
     *ty = cv_add(cv_mul(*tx, s), cv_mul(*ty, c));
 }
 
-/* One pendulum step of a sub-rig (updateParticles): particle 0 to (tx, ty), then each particle
- * swings after its parent. px/py/vx/vy hold count entries (entry 0's velocity is unused);
- * gravity_angle is the sub-rig's state. dt is the step (the same on every lane); wind per lane;
- * threshold = 0.001 * the sub-rig's Normalization.Position.Maximum. */
-static inline void cvk_physics_swing(cv_f tx, cv_f ty, cv_f angle, cv_f *gravity_angle, cv_f *px, cv_f *py, cv_f *vx,
+/* One pendulum step of a sub-rig (updateParticles). The chain is kept as particle 0's position
+ * (sx[0], sy[0]) and each later particle's offset from its parent (sx[i], sy[i], of length
+ * radius), not as absolute positions: the same arithmetic in exact numbers, but float32 keeps
+ * a segment's direction to ~1e-7 rad where absolute positions 150 units down a chain would lose
+ * it to ~1e-6 (an angle output's scale of 30 makes that 1e-5 of the range). Each particle:
+ *   dir   = its old position - its parent's new one = offset - the parent's movement
+ *   dir'  = dir turned by (the change of gravity's angle) / air resistance 5
+ *   q     = dir' + velocity * delay + force * delay^2      (delay = Delay * dt * 30,
+ *                                                         force = gravity * Acceleration + wind)
+ *   offset = q / |q| * radius; an absolute x within the threshold becomes 0 (as the framework's)
+ *   velocity = (its movement) / delay * mobility (kept when delay is 0).
+ * Particle 0 moves to (tx, ty). vx/vy hold count entries (entry 0 unused); gravity_angle is the
+ * sub-rig's state. dt is the step (the same on every lane); wind per lane; threshold = 0.001 *
+ * the sub-rig's Normalization.Position.Maximum. */
+static inline void cvk_physics_swing(cv_f tx, cv_f ty, cv_f angle, cv_f *gravity_angle, cv_f *sx, cv_f *sy, cv_f *vx,
                                      cv_f *vy, const crowdi_physics_particle_k *parts, uint32_t count, float dt,
                                      cv_f wind_x, cv_f wind_y, float threshold) {
-    px[0] = tx;
-    py[0] = ty;
+    cv_f mx = cv_sub(tx, sx[0]), my = cv_sub(ty, sy[0]); /* the parent's movement */
+    cv_f ax = tx;                                         /* the parent's absolute x */
+    sx[0] = tx;
+    sy[0] = ty;
     cv_f rad = cv_mul(cv_div(angle, cv_set1(180.0f)), cv_set1(CROWDI_PHYSICS_PI));
     cv_f gx, gy;
     cv_sincos(rad, &gx, &gy);
@@ -105,43 +119,43 @@ static inline void cvk_physics_swing(cv_f tx, cv_f ty, cv_f angle, cv_f *gravity
         const crowdi_physics_particle_k *p = &parts[i];
         cv_f fx = cv_add(cv_mul(gx, cv_set1(p->acceleration)), wind_x);
         cv_f fy = cv_add(cv_mul(gy, cv_set1(p->acceleration)), wind_y);
-        cv_f lx = px[i], ly = py[i];
         float delay = p->delay * dt * 30.0f;
-        cv_f dx = cv_sub(px[i], px[i - 1]), dy = cv_sub(py[i], py[i - 1]);
+        cv_f d = cv_set1(delay);
+        cv_f dx = cv_sub(sx[i], mx), dy = cv_sub(sy[i], my);
         dx = cv_sub(cv_mul(tc, dx), cv_mul(dy, ts));
         dy = cv_add(cv_mul(ts, dx), cv_mul(dy, tc));
-        cv_f x = cv_add(px[i - 1], dx), y = cv_add(py[i - 1], dy);
-        cv_f d = cv_set1(delay);
-        x = cv_add(cv_add(x, cv_mul(vx[i], d)), cv_mul(cv_mul(fx, d), d));
-        y = cv_add(cv_add(y, cv_mul(vy[i], d)), cv_mul(cv_mul(fy, d), d));
-        cv_f nx = cv_sub(x, px[i - 1]), ny = cv_sub(y, py[i - 1]);
-        cvk_physics_normalize(&nx, &ny);
-        x = cv_add(px[i - 1], cv_mul(nx, cv_set1(p->radius)));
-        y = cv_add(py[i - 1], cv_mul(ny, cv_set1(p->radius)));
-        x = cv_select(cv_lt(cv_abs(x), cv_set1(threshold)), cv_zero(), x);
-        px[i] = x;
-        py[i] = y;
+        cv_f qx = cv_add(cv_add(dx, cv_mul(vx[i], d)), cv_mul(cv_mul(fx, d), d));
+        cv_f qy = cv_add(cv_add(dy, cv_mul(vy[i], d)), cv_mul(cv_mul(fy, d), d));
+        cvk_physics_normalize(&qx, &qy);
+        cv_f nx = cv_mul(qx, cv_set1(p->radius)), ny = cv_mul(qy, cv_set1(p->radius));
+        cv_f x = cv_add(ax, nx);
+        cv_m snap = cv_lt(cv_abs(x), cv_set1(threshold));
+        nx = cv_select(snap, cv_neg(ax), nx);
+        ax = cv_select(snap, cv_zero(), x);
+        /* its movement: the parent's plus the change of its offset */
+        mx = cv_add(mx, cv_sub(nx, sx[i]));
+        my = cv_add(my, cv_sub(ny, sy[i]));
+        sx[i] = nx;
+        sy[i] = ny;
         if (delay != 0.0f) {
-            vx[i] = cv_mul(cv_div(cv_sub(x, lx), d), cv_set1(p->mobility));
-            vy[i] = cv_mul(cv_div(cv_sub(y, ly), d), cv_set1(p->mobility));
+            vx[i] = cv_mul(cv_div(mx, d), cv_set1(p->mobility));
+            vy[i] = cv_mul(cv_div(my, d), cv_set1(p->mobility));
         }
     }
     *gravity_angle = g_angle;
 }
 
-/* An output's raw result (before its scale) from particle v = vertex >= 1. Angle: the turn from
- * the parent segment (particle v-1 - v-2, or -gravity for v = 1) to particle v - v-1; X and Y:
- * the segment's x or y. Negated when the output reflects. */
-static inline cv_f cvk_physics_output(uint32_t type, int reflect, const cv_f *px, const cv_f *py, uint32_t v,
+/* An output's raw result (before its scale) from particle v = vertex >= 1 of a chain kept as
+ * cvk_physics_swing keeps it. Angle: the turn from the parent segment (offset v-1, or -gravity
+ * for v = 1) to offset v; X and Y: offset v's x or y. Negated when the output reflects. */
+static inline cv_f cvk_physics_output(uint32_t type, int reflect, const cv_f *sx, const cv_f *sy, uint32_t v,
                                       float gravity_x, float gravity_y) {
-    cv_f tx = cv_sub(px[v], px[v - 1]), ty = cv_sub(py[v], py[v - 1]);
     cv_f r;
     if (type == 2u) {
-        cv_f parent = v >= 2 ? cv_atan2(cv_sub(py[v - 1], py[v - 2]), cv_sub(px[v - 1], px[v - 2]))
-                             : cv_atan2(cv_set1(-gravity_y), cv_set1(-gravity_x));
-        r = cvk_physics_angle_between(parent, cv_atan2(ty, tx));
+        cv_f parent = v >= 2 ? cv_atan2(sy[v - 1], sx[v - 1]) : cv_atan2(cv_set1(-gravity_y), cv_set1(-gravity_x));
+        r = cvk_physics_angle_between(parent, cv_atan2(sy[v], sx[v]));
     } else {
-        r = type == 0u ? tx : ty;
+        r = type == 0u ? sx[v] : sy[v];
     }
     return reflect ? cv_neg(r) : r;
 }
