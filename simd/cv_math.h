@@ -101,7 +101,8 @@ CV__INLINE void cv_sincos(cv_f x, cv_f *s, cv_f *c) {
 /* atan2(y, x) for finite y, x, in [-pi, pi] (pi rounded to float). t = min/max of |x|, |y| in
  * [0, 1]; above tan(pi/8) reduced by atan(t) = pi/4 + atan((t - 1)/(t + 1)); Cephes atanf's odd
  * polynomial on |u| <= tan(pi/8) in plain mul/add; then the octant and the quadrant.
- * atan2(+-0, x >= 0) = +-0, atan2(+-0, x < 0) = +-pi, sign of y kept (also for -0).
+ * atan2(+-0, x >= 0) = +-0 (also for x = -0, where C gives +-pi), atan2(+-0, x < 0) = +-pi,
+ * the sign of y kept.
  * The same operations as the face stage's cvk_atan2 (engine/kernels/face.h), so the same bits.
  * tests/test_cv.c measures it against double atan2 on every target (<= 2.5e-7 absolute). */
 CV__INLINE cv_f cv_atan2(cv_f y, cv_f x) {
