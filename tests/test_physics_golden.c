@@ -13,6 +13,7 @@
  *     first 60 frames (the growth is printed); the remaining time within 1e-5 s, so the same
  *     number of fixed steps every frame.
  * The worst error and its frame are printed per case. Skipped without the data. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,8 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "model3.h"
 #include "physics3.h"
+#include "scene.h"
 #include "physics_reference.h"
 #include "test_support.h"
 
@@ -247,6 +251,57 @@ static void test_reader_refuses(void **state) {
     physics3_free(&p);
 }
 
+/* A model3's FileReferences.Physics (beside it) and its LipSync group, read from the sample
+ * models; a bad Physics entry refused. */
+static void test_model3_references(void **state) {
+    (void)state;
+    static const char *const models[] = {"Haru", "Hiyori", "Mao"};
+    for (int m = 0; m < 3; m++) {
+        char rel[128], want[160];
+        snprintf(rel, sizeof rel, "cubism/inputs/%s/%s.model3.json", models[m], models[m]);
+        const char *path = crowd_test_data(rel);
+        if (!path) {
+            skip();
+            return;
+        }
+        char model3[4096];
+        snprintf(model3, sizeof model3, "%s", path);
+        char *physics = NULL;
+        assert_int_equal(model3_file_reference(model3, "Physics", &physics), 0);
+        assert_non_null(physics);
+        snprintf(want, sizeof want, "/%s/%s.physics3.json", models[m], models[m]);
+        assert_true(strlen(physics) > strlen(want) && strcmp(physics + strlen(physics) - strlen(want), want) == 0);
+        physics3 p;
+        assert_int_equal(physics3_read(physics, &p), 0);
+        physics3_free(&p);
+        free(physics);
+        assert_int_equal(model3_file_reference(model3, "NoSuchEntry", &physics), 0);
+        assert_null(physics);
+        scene sc;
+        scene_init(&sc, "test");
+        bool found;
+        const char **ids;
+        uint32_t count;
+        assert_int_equal(model3_group(&sc, model3, "LipSync", &found, &ids, &count), 0);
+        /* Haru and Hiyori open the mouth with ParamMouthOpenY, Mao with ParamA */
+        assert_true(found);
+        assert_int_equal(count, 1);
+        assert_string_equal(ids[0], m == 2 ? "ParamA" : "ParamMouthOpenY");
+        scene_free(&sc);
+    }
+    char dir[] = "/tmp/crowd_model3_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.model3.json", dir);
+    FILE *f = fopen(path, "wb");
+    fputs("{\"FileReferences\": {\"Physics\": 3}}", f);
+    fclose(f);
+    char *physics = NULL;
+    assert_int_equal(model3_file_reference(path, "Physics", &physics), 2);
+    assert_null(physics);
+    unlink(path);
+    rmdir(dir);
+}
+
 #define CASE(model, kind) \
     static void test_##model##_##kind(void **state) { (void)state; run_case(#model, #kind); }
 CASE(Hiyori, 60fps)
@@ -261,7 +316,7 @@ CASE(Mao, irregular)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reader_refuses),
+        cmocka_unit_test(test_reader_refuses), cmocka_unit_test(test_model3_references),
         cmocka_unit_test(test_Hiyori_60fps), cmocka_unit_test(test_Hiyori_30fps), cmocka_unit_test(test_Hiyori_irregular),
         cmocka_unit_test(test_Haru_60fps),   cmocka_unit_test(test_Haru_30fps),   cmocka_unit_test(test_Haru_irregular),
         cmocka_unit_test(test_Mao_60fps),    cmocka_unit_test(test_Mao_30fps),    cmocka_unit_test(test_Mao_irregular),

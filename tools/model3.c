@@ -92,8 +92,10 @@ int model3_file_reference(const char *path, const char *key, char **out_path) {
         st = tool_error(TOOL_BAD_INPUT, "%s: FileReferences: expected an object, found %s", path,
                         tool_json_type_name(refs));
     } else if (v && !(json_is_string(v) && json_string_value(v)[0])) {
-        st = tool_error(TOOL_BAD_INPUT, "%s: FileReferences.%s: expected a file name, found %s", path, key,
-                        json_is_string(v) ? "\"\"" : tool_json_type_name(v));
+        char *shown = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+        st = tool_error(TOOL_BAD_INPUT, "%s: FileReferences.%s: expected a file name, found %.60s (%s)", path, key,
+                        shown ? shown : "?", tool_json_type_name(v));
+        free(shown);
     } else if (v) {
         /* beside the model3, as the framework resolves it (relative to the model's folder) */
         const char *name = json_string_value(v), *slash = strrchr(path, '/');
