@@ -12,7 +12,14 @@
  *     1e-4 of its range, or, where float32 error grows through the pendulum, within 1e-5 for the
  *     first 60 frames (the growth is printed); the remaining time within 1e-5 s, so the same
  *     number of fixed steps every frame.
- * The worst error and its frame are printed per case. Skipped without the data. */
+ * The worst error and its frame are printed per case. Skipped without the data.
+ *
+ * Measured (float32): Haru and Mao within 8e-7 of the range everywhere; Hiyori's 10-particle
+ * chains with an angle scale of 30 within 1e-5 over the first 60 frames and 4e-5 mostly, with
+ * excursions to 1.6e-4 (60 fps, frame 158) and 9.8e-5 (irregular, frame 465): there the
+ * framework's movement threshold snaps a particle's x to 0 (|x| < 0.001 * Normalization
+ * Position Maximum) in both versions alike, which turns float32's tiny shift of the whole chain
+ * (2e-5 at particle 5) into a bend of the next segment; it decays within frames. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
