@@ -36,6 +36,7 @@ import functools as _functools
 import math as _math
 import operator as _operator
 import threading as _threading
+from threading import get_ident as _get_ident
 from typing import Optional, Sequence
 
 import numpy as np
@@ -750,72 +751,83 @@ class _Gate:
     other engine call is exclusive: it waits until the ticks in flight return, and ticks that
     come meanwhile wait for it (so close, add, reserve, remove, load never free or move memory
     a tick is using). A thread inside a tick (a logger callback) is refused instead of waiting
-    for itself. Plain Python, no lock in the engine's tick: one lock taken briefly per call."""
+    for itself. Plain Python, no lock in the engine's tick: one uncontended lock taken briefly
+    on entry and exit; the condition is only touched when a call has to wait."""
 
-    __slots__ = ("_cond", "_ticks", "_next", "_owner", "_depth", "_waiting")
+    __slots__ = ("_lock", "_cond", "_ticks", "_owner", "_depth", "_waiting", "_sleepers")
 
     def __init__(self):
-        self._cond = _threading.Condition(_threading.Lock())
-        self._ticks = {}  # token -> (thread, rig id or None for every rig, first row, end row)
-        self._next = 0
+        self._lock = _threading.Lock()
+        self._cond = _threading.Condition(self._lock)
+        # thread -> (rig id or None for every rig, first row, end row): a thread has one tick in
+        # flight at most (a tick from inside a tick is refused)
+        self._ticks = {}
         self._owner = None  # the thread inside an exclusive call (reentrant: _depth)
         self._depth = 0
         self._waiting = 0  # exclusive calls waiting: new ticks queue behind them
+        self._sleepers = 0  # threads in _cond.wait(): only then is there anyone to notify
 
-    def _ticking_here(self, me):
-        return next(((r, f, e) for th, r, f, e in self._ticks.values() if th == me), None)
+    def _wait(self):
+        self._sleepers += 1
+        try:
+            self._cond.wait()
+        finally:
+            self._sleepers -= 1
 
     @staticmethod
     def _rows(r, f, e):
         return "every row" if r is None else f"rig {r} rows {f} .. {e - 1}"
 
     def enter_tick(self, rig, first, end, what):
-        me = _threading.get_ident()
-        with self._cond:
-            if self._owner == me or self._ticking_here(me) is not None:
-                raise BusyError(f"{what}: called from inside another engine call on this thread (a logger callback)")
-            while self._owner is not None or self._waiting:
-                self._cond.wait()
-            if first < end:
-                for _, r, f, e in self._ticks.values():
-                    if (r is None or rig is None or r == rig) and f < end and first < e:
-                        raise BusyError(f"{what}: {self._rows(rig, first, end)} overlap {self._rows(r, f, e)}, which "
-                                        "another thread is ticking now; tick each row once per frame, on disjoint ranges")
-            token = self._next
-            self._next += 1
-            self._ticks[token] = (me, rig, first, end)
-            return token
+        me = _get_ident()
+        with self._lock:
+            if self._owner is not None or self._waiting or self._ticks:  # else: nobody else is inside
+                if self._owner == me or me in self._ticks:
+                    raise BusyError(f"{what}: called from inside another engine call on this thread (a logger callback)")
+                while self._owner is not None or self._waiting:
+                    self._wait()
+                if first < end:
+                    for r, f, e in self._ticks.values():
+                        if (r is None or rig is None or r == rig) and f < end and first < e:
+                            raise BusyError(f"{what}: {self._rows(rig, first, end)} overlap {self._rows(r, f, e)}, which "
+                                            "another thread is ticking now; tick each row once per frame, on disjoint "
+                                            "ranges")
+            self._ticks[me] = (rig, first, end)
+            return me
 
     def leave_tick(self, token):
-        with self._cond:
+        """token: what enter_tick returned (the thread)."""
+        with self._lock:
             del self._ticks[token]
-            if not self._ticks:
+            if self._sleepers and not self._ticks:
                 self._cond.notify_all()
 
     def enter(self, what):
-        me = _threading.get_ident()
-        with self._cond:
+        me = _get_ident()
+        with self._lock:
             if self._owner == me:
                 self._depth += 1
                 return
-            inside = self._ticking_here(me)
-            if inside is not None:
-                raise BusyError(f"{what}: called from inside a tick on this thread (a logger callback, "
-                                f"{self._rows(*inside)}); call it after the tick returns")
-            self._waiting += 1
-            try:
-                while self._owner is not None or self._ticks:
-                    self._cond.wait()
-            finally:
-                self._waiting -= 1
+            if self._owner is not None or self._ticks:
+                inside = self._ticks.get(me)
+                if inside is not None:
+                    raise BusyError(f"{what}: called from inside a tick on this thread (a logger callback, "
+                                    f"{self._rows(*inside)}); call it after the tick returns")
+                self._waiting += 1
+                try:
+                    while self._owner is not None or self._ticks:
+                        self._wait()
+                finally:
+                    self._waiting -= 1
             self._owner, self._depth = me, 1
 
     def leave(self):
-        with self._cond:
+        with self._lock:
             self._depth -= 1
             if not self._depth:
                 self._owner = None
-                self._cond.notify_all()
+                if self._sleepers:
+                    self._cond.notify_all()
 
 
 def _exclusive(method):
