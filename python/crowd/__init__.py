@@ -986,8 +986,14 @@ class Engine:
         return p
 
     def _fail(self, res, what):
-        msg = lib.crowd_last_error(self._ptr).decode(errors="replace") if self._ptr else ""
-        raise _error(res, msg or f"{what}: {result_text(res)}")
+        raise self._failure(res, what)
+
+    def _failure(self, res, what):
+        """The error for res, with the engine's message: read while the failed call still holds
+        the gate (a close() waiting for it would free the message)."""
+        p = self._ptr
+        msg = lib.crowd_last_error(p).decode(errors="replace") if p else ""
+        return _error(res, msg or f"{what}: {result_text(res)}")
 
     def _moved(self, rig_id=None):
         """Views of rig_id (None: every rig) are stale from now on."""
@@ -1005,10 +1011,12 @@ class Engine:
         return lib.crowd_last_error(self._p()).decode(errors="replace")
 
     @property
+    @_exclusive
     def threads(self) -> int:
         return lib.crowd_engine_threads(self._p())
 
     @property
+    @_exclusive
     def simd(self) -> Simd:
         return Simd(lib.crowd_simd_target(self._p()))
 
@@ -1188,11 +1196,11 @@ class Engine:
         try:
             # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
             res = _tick(self._cptr, dt)
+            if res:
+                self._p()
+                raise self._failure(res, "crowd_tick")
         finally:
             gate.leave_tick(token)
-        if res:
-            self._p()
-            self._fail(res, "crowd_tick")
 
     def tick_range(self, dt, rig, first, count):
         """crowd_tick_range: rows [first, first + count) of one rig. The GIL is released during
@@ -1203,10 +1211,10 @@ class Engine:
         token = gate.enter_tick(r, f, f + c, "Engine.tick_range")
         try:
             res = _tick_range(self._p(), dt, _ffi.Rig(r), f, c)
+            if res:
+                raise self._failure(res, "crowd_tick_range")
         finally:
             gate.leave_tick(token)
-        if res:
-            self._fail(res, "crowd_tick_range")
 
     # -- snapshots ----------------------------------------------------------------------------
     @_exclusive
@@ -1277,10 +1285,12 @@ class Rig:
         return out.value
 
     @property
+    @_exclusive
     def parameter_count(self) -> int:
         return lib.crowd_rig_parameter_count(self.engine._p(), self._c)
 
     @property
+    @_exclusive
     def instance_count(self) -> int:
         return lib.crowd_rig_instance_count(self.engine._p(), self._c)
 
@@ -1288,6 +1298,7 @@ class Rig:
         return self.instance_count
 
     @property
+    @_exclusive
     def running_count(self) -> int:
         return lib.crowd_rig_running_count(self.engine._p(), self._c)
 
