@@ -205,6 +205,7 @@ int cmd_pose(int argc, char **argv) {
     if ((st = tool_check_aliases("pose", files, 3)) != TOOL_OK) return st;
     pose_clip clip;
     if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
+    clip_frame_warning(&clip, limbs.frame, "--frame");
     crowd_engine *engine = NULL;
     crowd_engine_desc desc = {0};
     crowd_result res = crowd_engine_create(&desc, &engine);

@@ -135,14 +135,26 @@ static int snapshot_option(tool_args *a, run_files *f) {
 static int check_files(const run_files *f) {
     const char *names[4] = {f->trace, f->bones, f->snapshot, f->bvh};
     const char *flags[4] = {"--trace", "--bones", "--snapshot-at", "--bvh"};
-    if (f->has_instance && !f->bvh && !f->vmc)
-        return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE or --vmc HOST:PORT");
+    if (f->has_instance && !f->bvh && !f->vmc && !f->bones)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE, --vmc HOST:PORT or --bones FILE");
     if (f->realtime && !f->vmc) return tool_error(TOOL_BAD_INPUT, "run: --realtime goes with --vmc HOST:PORT");
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++)
             if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
                 return tool_error(TOOL_BAD_INPUT, "run: %s and %s name the same file %s", flags[i], flags[j], names[i]);
     return TOOL_OK;
+}
+
+/* A pose clip read upside down (its rig's limbs "frame" wrong) gets a warning, once per group. */
+static void warn_clip_frames(const scene *s) {
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_group *sg = &s->groups[g];
+        const scene_rig *sr = &s->rigs[sg->rig];
+        if (!sg->clip || !sr->rig_desc.limbs) continue;
+        char setting[96];
+        snprintf(setting, sizeof setting, "rigs[%u].limbs.frame", sg->rig);
+        clip_frame_warning(sg->clip, sr->limbs.frame, setting);
+    }
 }
 
 /* Outputs against each other and every input the scene read, by device and inode. */
@@ -161,6 +173,17 @@ static int check_aliases(const run_files *f, const scene *s, const scene_options
     int st = tool_check_aliases("run", files, n);
     free(files);
     return st;
+}
+
+/* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
+static int check_bones_instance(const world *w, uint32_t k) {
+    if (k >= w->instance_count)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
+                          w->instance_count ? w->instance_count - 1 : 0);
+    const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
+    if (!w->rigs[w->rig_of[k]].limbs)
+        return tool_error(TOOL_BAD_INPUT, "run: --bones: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    return TOOL_OK;
 }
 
 /* --bvh FILE: instance K's skeleton (its rig's rest pose, its group's clip for the lengths). */
@@ -270,6 +293,7 @@ int cmd_run(int argc, char **argv) {
     scene s;
     st = scene_options_load(&o, &s);
     if (st == TOOL_OK) st = check_aliases(&f, &s, &o);
+    if (st == TOOL_OK) warn_clip_frames(&s);
     if (st == TOOL_OK && f.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     if (st != TOOL_OK) {
@@ -290,6 +314,7 @@ int cmd_run(int argc, char **argv) {
         st = tool_error(TOOL_BAD_INPUT, "run: --snapshot-at %u is outside the frames of this run (%u to %u)", f.snapshot_at,
                         first, s.frames);
     if (st == TOOL_OK && f.trace) st = trace_open(&params, f.trace, TRACE_PARAMETER_HEADER);
+    if (st == TOOL_OK && f.bones && f.has_instance) st = check_bones_instance(&w, f.instance);
     if (st == TOOL_OK && f.bones) st = trace_open(&bones, f.bones, TRACE_BONE_HEADER);
     bvh_file bvh = {0};
     if (st == TOOL_OK && f.bvh) st = open_bvh(&w, &f, first, &bvh);
@@ -301,7 +326,7 @@ int cmd_run(int argc, char **argv) {
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
                           .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL,
-                          .bvh_instance = f.instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
+                          .bvh_instance = f.instance, .bones_one = f.has_instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
                           .snapshot_at = f.snapshot_at, .vmc = vmc, .vmc_instance = f.instance,
                           .vmc_blink = vmc_blink, .pacer = f.realtime ? &pacer : NULL};
         st = simulate(&w, &so, &seconds);

@@ -5,9 +5,10 @@
 #include "resume.h"
 #include "ticker.h"
 
-void simulate_write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k) {
+/* Trace lines of instances lo .. hi-1. */
+static void write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k, uint32_t lo, uint32_t hi) {
     const scene *s = w->scene;
-    for (uint32_t i = 0; i < w->instance_count; i++) {
+    for (uint32_t i = lo; i < hi; i++) {
         const scene_rig *sr = &s->rigs[w->rig_of[i]];
         const world_rig *wr = &w->rigs[w->rig_of[i]];
         uint32_t row = w->row[i];
@@ -21,6 +22,10 @@ void simulate_write_traces(const world *w, trace_file *parameters, trace_file *b
                 trace_bone(bones, k, w->first + i, crowd_bone_name((crowd_bone)b), q);
             }
     }
+}
+
+void simulate_write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k) {
+    write_traces(w, parameters, bones, k, 0, w->instance_count);
 }
 
 static int write_bvh(const world *w, const sim_options *o) {
@@ -62,7 +67,12 @@ int simulate(world *w, const sim_options *o, double *tick_seconds) {
         if (o->pacer) vmc_pace(o->pacer, (double)(k - 1) * (double)o->dt);
         world_prepare_frame(w, k, o->dt);
         st = ticker_tick(w, o->dt, tick_seconds);
-        if (st == TOOL_OK && (o->parameters || o->bones)) simulate_write_traces(w, o->parameters, o->bones, k);
+        if (st == TOOL_OK && o->bones_one) {
+            if (o->parameters) simulate_write_traces(w, o->parameters, NULL, k);
+            if (o->bones) write_traces(w, NULL, o->bones, k, o->bvh_instance, o->bvh_instance + 1);
+        } else if (st == TOOL_OK && (o->parameters || o->bones)) {
+            simulate_write_traces(w, o->parameters, o->bones, k);
+        }
         if (st == TOOL_OK && o->bvh) st = write_bvh(w, o);
         if (st == TOOL_OK && o->vmc) st = send_vmc(w, o, k);
         if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);

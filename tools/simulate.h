@@ -18,6 +18,7 @@ typedef struct sim_options {
     float dt;
     trace_file *parameters;     /* NULL: none */
     trace_file *bones;          /* NULL: none */
+    bool bones_one;             /* bones holds instance bvh_instance alone (--instance K), not every one */
     bvh_file *bvh;              /* NULL: none; else instance bvh_instance's motion, a frame per tick */
     uint32_t bvh_instance;      /* < instance_count, of a rig with limbs */
     bool quiet;                 /* no progress line */

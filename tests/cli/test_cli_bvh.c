@@ -149,6 +149,37 @@ static void run_bvh(void **state) {
     char *text = cli_read(bvh, NULL);
     assert_non_null(strstr(text, "MOTION\nFrames: 37\nFrame Time: 0.0250000004\n"));
     free(text);
+    /* --bones with --instance: instance 4's lines of the whole crowd's trace, nothing else */
+    const char *all = cli_path("run_bones_all.csv");
+    r = cli_run("run", scene, "--bones", all, "--quiet", "--simd", cli_target);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char *all_text = cli_read(all, NULL), *one_text = cli_read(bones, NULL);
+    assert_non_null(all_text);
+    assert_non_null(one_text);
+    cli_buf want = {0};
+    int lines = 0;
+    for (char *line = all_text; *line;) {
+        char *end = strchr(line, '\n');
+        int frame, instance;
+        if (line == all_text || (sscanf(line, "%d,%d,", &frame, &instance) == 2 && instance == 4)) {
+            cli_buf_printf(&want, "%.*s\n", (int)(end - line), line);
+            lines++;
+        }
+        line = end + 1;
+    }
+    assert_int_equal(lines, 1 + 37 * 15);
+    assert_string_equal(one_text, want.text);
+    free(want.text);
+    free(all_text);
+    free(one_text);
+    r = cli_run("run", scene, "--bones", cli_path("one.csv"), "--instance", "1", "--quiet");
+    cli_expect_fail(&r, 2, "--bones: instance 1's rig \"f\" has no limbs");
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--bones", cli_path("one.csv"), "--instance", "6", "--quiet");
+    cli_expect_fail(&r, 2, "--instance 6: the scene has 6 instances");
+    cli_result_free(&r);
+    assert_false(cli_exists(cli_path("one.csv")));
     /* bad: no limbs, past the end, --instance alone, the same file twice */
     const char *bad = cli_path("bad.bvh");
     r = cli_run("run", scene, "--bvh", bad, "--instance", "1", "--quiet");
@@ -158,7 +189,7 @@ static void run_bvh(void **state) {
     cli_expect_fail(&r, 2, "--instance 6: the scene has 6 instances");
     cli_result_free(&r);
     r = cli_run("run", scene, "--instance", "2", "--quiet");
-    cli_expect_fail(&r, 2, "--instance goes with --bvh");
+    cli_expect_fail(&r, 2, "--instance goes with --bvh FILE, --vmc HOST:PORT or --bones FILE");
     cli_result_free(&r);
     r = cli_run("run", scene, "--bvh", bad, "--bones", bad, "--quiet");
     cli_expect_fail(&r, 2, "--bones and --bvh name the same file");
@@ -190,6 +221,41 @@ static void shared_walk_bvh(void **state) {
     free(text);
     if (!have_three()) skip();
     three_check(bvh, bones, "local", 0, n, frame_time, clip, "engine", 1);
+}
+
+/* A clip read in the wrong frame (its head below its hips on most frames) gets a warning naming
+ * the setting; read right, none. The synthetic walk's y points up (the engine frame). */
+static void frame_warning(void **state) {
+    (void)state;
+    const char *up = clip_file("warn_up.csv", 20, false, false, 20.0);
+    cli_result r = cli_run("pose", up, "--bones", cli_path("warn.csv"));
+    cli_expect_ok(&r);
+    assert_non_null(strstr(r.err, "warning: "));
+    assert_non_null(strstr(r.err, "the head is below the hips on 20 of the 20 frames"));
+    assert_non_null(strstr(r.err, "use --frame engine"));
+    cli_result_free(&r);
+    r = cli_run("pose", up, "--frame", "engine", "--bones", cli_path("warn.csv"));
+    cli_expect_ok(&r);
+    assert_string_equal(r.err, "");
+    cli_result_free(&r);
+    const char *down = clip_file("warn_down.csv", 20, true, false, 20.0);
+    r = cli_run("pose", down, "--frame", "engine", "--bones", cli_path("warn.csv"));
+    cli_expect_ok(&r);
+    assert_non_null(strstr(r.err, "use --frame mediapipe_world"));
+    cli_result_free(&r);
+    r = cli_run("pose", down, "--bones", cli_path("warn.csv"));
+    cli_expect_ok(&r);
+    assert_string_equal(r.err, "");
+    cli_result_free(&r);
+    const char *scene = cli_write("warn_scene.json",
+                                  "{\"frames\": 3, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
+                                  " {\"name\": \"b\", \"limbs\": {}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 1},\n"
+                                  "  {\"rig\": \"b\", \"count\": 2, \"pose\": {\"clip\": \"warn_up.csv\"}}]}\n");
+    r = cli_run("run", scene, "--quiet");
+    cli_expect_ok(&r);
+    assert_non_null(strstr(r.err, "use rigs[1].limbs.frame engine"));
+    cli_result_free(&r);
 }
 
 /* `crowd pose --bvh` (engine frame and mediapipe_world) and `crowd run --bvh --instance K`
@@ -261,6 +327,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(pose_bvh_dropouts),
         cmocka_unit_test(run_bvh),
         cmocka_unit_test(shared_walk_bvh),
+        cmocka_unit_test(frame_warning),
         cmocka_unit_test(blender_pose_and_run),
     };
     return cmocka_run_group_tests_name("cli_bvh", tests, NULL, NULL);
