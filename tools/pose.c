@@ -20,6 +20,7 @@ static const char pose_usage[] =
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
     "                  [--local] [--bones FILE] [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
+    "                  [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
     "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
     "first row), and writes its bone rotations\n"
@@ -29,6 +30,7 @@ static const char pose_usage[] =
     "               trace is written only when --bones names a file\n"
     "  --vmc HOST:PORT  also send each solved frame over VMC (OSC/UDP) to a receiver such as VSeeFace\n"
     "               (port 39539; README.md); then too the trace is written only when --bones names a file\n"
+    "  --vmc-send LIST  the VMC groups sent (default all; README.md); --vmc-blend: blend shape names\n"
     "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
     "  --outputs    the rotations the rig stores (default both): world only suits the world trace and\n"
     "               --vmc, local only --local and --bvh; asking for the other kind is refused\n"
@@ -100,12 +102,15 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
 }
 
 static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
-                      const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime) {
+                      const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime,
+                      vmc_settings *vmc_choice) {
     tool_args a = {argc, argv, 1, "pose"};
     for (; a.i < argc; a.i++) {
         const char *v;
         int m;
         if ((m = pose_limb_option(&a, limbs)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+        } else if ((m = vmc_option(&a, vmc_choice)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
@@ -179,7 +184,9 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
                 if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            int st = vmc_send(vmc, (const float(*)[4])q, clip->t_s[k] - clip->t_s[0], NULL);
+            vmc_frame vf = {.world = (const float(*)[4])q, .landmarks = clip_landmarks(clip, k, frame), .frame = frame,
+                            .t_s = clip->t_s[k] - clip->t_s[0]};
+            int st = vmc_send_frame(vmc, &vf);
             if (st != TOOL_OK) return st;
         }
     }
@@ -190,7 +197,9 @@ int cmd_pose(int argc, char **argv) {
     const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     bool local = false, realtime = false;
-    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime);
+    vmc_settings vmc_choice = vmc_settings_defaults();
+    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime,
+                        &vmc_choice);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if (!bones_path && !bvh_path && !vmc_target) bones_path = "-";
     if (bones_path && (st = pose_outputs_check("pose", &limbs, local ? "--local" : "the bones trace without --local",
@@ -237,6 +246,7 @@ int cmd_pose(int argc, char **argv) {
     vmc_sender *vmc = NULL;
     vmc_pacer pacer = {0};
     if (st == TOOL_OK && vmc_target) st = vmc_open(&vmc, "pose: --vmc", vmc_target, &limbs);
+    vmc_configure(vmc, &vmc_choice);
     if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
     if (st == TOOL_OK)
         st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL);

@@ -31,8 +31,10 @@ static const char run_usage[] =
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
     "  --bvh FILE     instance K's motion as BVH (local rotations, Frame Time dt; README.md)\n"
     "  --vmc HOST:PORT  send instance K's bones (and blink) over VMC (OSC/UDP) to a receiver such as\n"
-    "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals\n"
-    "  --instance K   the instance --bvh writes and --vmc sends (default 0; its rig needs limbs)\n"
+    "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals;\n"
+    "                 --vmc-send bones,fingers,face,eyes picks what goes, --vmc-blend vrm0|arkit the names\n"
+    "  --instance K   the instance --bvh writes and --vmc sends (default 0; its rig needs limbs);\n"
+    "                 with it --bones writes that instance alone\n"
     "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
     "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
@@ -86,6 +88,7 @@ typedef struct run_files {
     bool has_instance;
     const char *vmc;      /* --vmc HOST:PORT */
     bool realtime;        /* --realtime */
+    vmc_settings vmc_choice; /* --vmc-send, --vmc-blend */
 } run_files;
 
 static void print_summary(const world *w, const run_files *f, uint32_t first, uint32_t frames, double seconds,
@@ -218,7 +221,9 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *
         return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
     *blink = sr->rig_desc.blink != NULL;
-    return vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+    int st = vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+    vmc_configure(*vmc, &f->vmc_choice);
+    return st;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -226,7 +231,7 @@ int cmd_run(int argc, char **argv) {
         if (strcmp(argv[i], "--mpi") == 0) return cmd_run_mpi(argc, argv);
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
-    run_files f = {0};
+    run_files f = {.vmc_choice = vmc_settings_defaults()};
     bool json = false;
     for (; a.i < argc; a.i++) {
         const char *v;
@@ -253,6 +258,10 @@ int cmd_run(int argc, char **argv) {
         if ((m = args_value(&a, "--vmc", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             f.vmc = v;
+            continue;
+        }
+        if ((m = vmc_option(&a, &f.vmc_choice)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
             continue;
         }
         if ((m = args_flag(&a, "--realtime")) != 0) {

@@ -50,7 +50,14 @@ static int send_vmc(const world *w, const sim_options *o, uint32_t k) {
         res = crowd_get(w->engine, h, CROWD_FIELD_BONE_WORLD, b, q[b]);
     if (res == CROWD_OK && o->vmc_blink) res = crowd_get(w->engine, h, CROWD_FIELD_BLINK_OPENING, 0, &opening);
     if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (vmc)");
-    return vmc_send(o->vmc, (const float(*)[4])q, (double)(k - 1) * (double)o->dt, o->vmc_blink ? &opening : NULL);
+    uint32_t i = o->vmc_instance, row = w->row[i];
+    const world_rig *wr = &w->rigs[w->rig_of[i]];
+    float lm[CLIP_FLOATS];
+    for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
+    vmc_face face = {.has_blink = o->vmc_blink, .blink = {1.0f - opening, 1.0f - opening}};
+    vmc_frame f = {.world = (const float(*)[4])q, .landmarks = lm, .frame = w->scene->rigs[w->rig_of[i]].limbs.frame,
+                   .face = o->vmc_blink ? &face : NULL, .t_s = (double)(k - 1) * (double)o->dt};
+    return vmc_send_frame(o->vmc, &f);
 }
 
 int simulate(world *w, const sim_options *o, double *tick_seconds) {

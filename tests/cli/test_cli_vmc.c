@@ -13,6 +13,11 @@
  *   CRLF, blank lines and a last line without a newline read as a file's.
  * - pose --vmc --realtime over a 2 s clip: bundles arrive within 5 ms of the rows' t_s (from the
  *   first); skipped with a message when this machine's own sleeps overshoot too much to judge.
+ * - osc_receiver: a second receiver on the npm package osc (vmc_osc.mjs) checks `crowd stream`'s
+ *   pose and face bundles against the VMC specification's addresses, argument types, Unity's
+ *   HumanBodyBones and the VRM 0 / ARKit blend shape names (case-sensitive), the eyes, blinks,
+ *   mouth and visemes against the --params trace and the input scores, the hips' position, and
+ *   --vmc-send / --vmc-blend; skipped with the reason without Node or the package.
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -31,6 +36,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,8 +126,14 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     vmc_frame *f = &r->frames[r->count - 1];
     f->messages++;
     if (strcmp(path, "/VMC/Ext/Bone/Pos") == 0 || strcmp(path, "/VMC/Ext/Root/Pos") == 0) {
-        if (strcmp(types, "sfffffff") != 0) BAD("%s has types %s, expected sfffffff", path, types);
-        if (argc != 8 || strcmp(types, "sfffffff") != 0) return 0;
+        /* Root/Pos in VMC 2.1's long form: the pose, scale (1, 1, 1) and offset (0, 0, 0) */
+        bool root = strcmp(path, "/VMC/Ext/Root/Pos") == 0;
+        const char *want = root ? "sfffffffffffff" : "sfffffff";
+        if (strcmp(types, want) != 0) BAD("%s has types %s, expected %s", path, types, want);
+        if (argc != (int)strlen(want) || strcmp(types, want) != 0) return 0;
+        if (root)
+            for (int c = 8; c < 14; c++)
+                if (arg_f(argv[c]) != (c < 11 ? 1.0f : 0.0f)) BAD("Root/Pos argument %d is %g", c, (double)arg_f(argv[c]));
         double q[4] = {arg_f(argv[4]), arg_f(argv[5]), arg_f(argv[6]), arg_f(argv[7])};
         double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (fabs(n - 1.0) > 1e-6) BAD("%s %s: |q| = %.9g", path, arg_s(argv[0]), n);
@@ -829,6 +841,33 @@ static void run_vmc(void **state) {
     free(trace_text);
 }
 
+static void osc_receiver(void **state) {
+    (void)state;
+    char pkg[1400];
+    snprintf(pkg, sizeof pkg, "%s/node_modules/osc/package.json", CROWD_OSC_DIR);
+    if (access(pkg, R_OK) != 0) {
+        print_message("the npm package osc is not installed in %s (the npm_osc test installs it): skipped\n", CROWD_OSC_DIR);
+        skip();
+    }
+    if (system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node is not on PATH: the osc receiver is skipped\n");
+        skip();
+    }
+    char dir[1400], cmd[6000];
+    snprintf(dir, sizeof dir, "%s", cli_path("osc"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, CROWD_VMC_OSC_SCRIPT, CROWD_OSC_DIR,
+             cli_exe, dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("the osc receiver's checks failed:\n%s", out);
+    print_message("%s", out);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -837,6 +876,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
         cmocka_unit_test(realtime),
+        cmocka_unit_test(osc_receiver),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }
