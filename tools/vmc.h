@@ -55,10 +55,11 @@
  *
  * The T-pose (engine frame, metres, left side; the right side mirrors x; visibility 1): the
  * rest pose of crowd_rest_landmarks with the legs straight, the feet flat, the arms straight
- * out to the sides (palms down, thumbs forward): nose (0, 0.66, -0.10), eye inner (0.03, 0.69,
+ * out to the sides (palms down, thumbs forward; the hands level with the arms, as a VRM
+ * T-pose has them, so a hand in line with its forearm is sent as no turn): nose (0, 0.66, -0.10), eye inner (0.03, 0.69,
  * -0.075), eye (0.04, 0.69, -0.075), eye outer (0.05, 0.69, -0.07), ear (0.075, 0.66, 0), mouth
  * (0.02, 0.62, -0.085), shoulder (0.18, 0.50, 0), elbow (0.46, 0.50, 0), wrist (0.72, 0.50, 0),
- * pinky (0.80, 0.49, 0.03), index (0.81, 0.49, -0.03), thumb (0.77, 0.49, -0.06), hip (0.10, 0,
+ * pinky (0.80, 0.50, 0.03), index (0.81, 0.50, -0.03), thumb (0.77, 0.50, -0.06), hip (0.10, 0,
  * 0), knee (0.10, -0.45, 0), ankle (0.10, -0.88, 0), heel (0.10, -0.93, 0.04), foot index (0.10,
  * -0.93, -0.13).
  *

@@ -18,6 +18,9 @@
  *   HumanBodyBones and the VRM 0 / ARKit blend shape names (case-sensitive), the eyes, blinks,
  *   mouth and visemes against the --params trace and the input scores, the hips' position, and
  *   --vmc-send / --vmc-blend; skipped with the reason without Node or the package.
+ * - client_conversions: the README's conversions for Unity, glTF/three-vrm (a humanoid built on
+ *   the npm package @pixiv/three-vrm) and Unreal receivers pose each limb along the landmarks
+ *   within 0.05 degrees (vmc_clients.mjs).
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -235,7 +238,7 @@ static void tpose(float lm[132]) {
     static const struct { int l, r; float x, y, z; } p[] = {
         {0, 0, 0, 0.66f, -0.10f},    {1, 4, 0.03f, 0.69f, -0.075f}, {2, 5, 0.04f, 0.69f, -0.075f}, {3, 6, 0.05f, 0.69f, -0.07f},
         {7, 8, 0.075f, 0.66f, 0},    {9, 10, 0.02f, 0.62f, -0.085f}, {11, 12, 0.18f, 0.50f, 0},   {13, 14, 0.46f, 0.50f, 0},
-        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.49f, 0.03f}, {19, 20, 0.81f, 0.49f, -0.03f}, {21, 22, 0.77f, 0.49f, -0.06f},
+        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.50f, 0.03f}, {19, 20, 0.81f, 0.50f, -0.03f}, {21, 22, 0.77f, 0.50f, -0.06f},
         {23, 24, 0.10f, 0, 0},       {25, 26, 0.10f, -0.45f, 0},    {27, 28, 0.10f, -0.88f, 0},    {29, 30, 0.10f, -0.93f, 0.04f},
         {31, 32, 0.10f, -0.93f, -0.13f}};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
@@ -841,31 +844,67 @@ static void run_vmc(void **state) {
     free(trace_text);
 }
 
-static void osc_receiver(void **state) {
-    (void)state;
+/* Is `package` in the build folder's npm-vmc, and node on PATH? Else says why (skip). */
+static bool have_npm(const char *package) {
     char pkg[1400];
-    snprintf(pkg, sizeof pkg, "%s/node_modules/osc/package.json", CROWD_OSC_DIR);
+    snprintf(pkg, sizeof pkg, "%s/node_modules/%s/package.json", CROWD_VMC_NPM_DIR, package);
     if (access(pkg, R_OK) != 0) {
-        print_message("the npm package osc is not installed in %s (the npm_osc test installs it): skipped\n", CROWD_OSC_DIR);
-        skip();
+        print_message("the npm package %s is not installed in %s (the npm_vmc test installs it): skipped\n", package,
+                      CROWD_VMC_NPM_DIR);
+        return false;
     }
     if (system("node --version >/dev/null 2>&1") != 0) {
-        print_message("node is not on PATH: the osc receiver is skipped\n");
-        skip();
+        print_message("node is not on PATH: skipped\n");
+        return false;
     }
-    char dir[1400], cmd[6000];
-    snprintf(dir, sizeof dir, "%s", cli_path("osc"));
-    assert_int_equal(mkdir(dir, 0700), 0);
-    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, CROWD_VMC_OSC_SCRIPT, CROWD_OSC_DIR,
-             cli_exe, dir);
+    return true;
+}
+
+/* Runs a node script; fails the test with its output unless it exits 0. */
+static void node_check(const char *script, const char *arg, const char *what) {
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, script, CROWD_VMC_NPM_DIR,
+             cli_exe, arg);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     char out[8192];
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = 0;
     int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("the osc receiver's checks failed:\n%s", out);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("%s failed:\n%s", what, out);
     print_message("%s", out);
+}
+
+static void osc_receiver(void **state) {
+    (void)state;
+    if (!have_npm("osc")) skip();
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s", cli_path("osc"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    node_check(CROWD_VMC_OSC_SCRIPT, dir, "the osc receiver's checks");
+}
+
+/* The README's conversions for Unity, glTF/three-vrm and Unreal receivers (vmc_clients.mjs) on
+ * a clip with every landmark seen: each client's limb directions equal the landmarks'. */
+static void client_conversions(void **state) {
+    (void)state;
+    enum { ROWS = 40 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 30.0, 3, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 30.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("clients.csv", text));
+    free(text);
+    free(lm);
+    free(t);
+    if (!have_npm("osc") || !have_npm("three") || !have_npm("@pixiv/three-vrm")) skip();
+    node_check(CROWD_VMC_CLIENTS_SCRIPT, clip, "the receivers' conversions");
 }
 
 int main(int argc, char **argv) {
@@ -877,6 +916,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(run_vmc),
         cmocka_unit_test(realtime),
         cmocka_unit_test(osc_receiver),
+        cmocka_unit_test(client_conversions),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }
