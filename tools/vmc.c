@@ -393,6 +393,26 @@ int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values
     return finish_bundle(s, bundle, bad, t_s);
 }
 
+int vmc_converter_open(vmc_sender **out, const crowd_limbs_desc *limbs) {
+    *out = NULL;
+    vmc_sender *s = tool_calloc(1, sizeof *s);
+    if (!s) return TOOL_FAILED;
+    s->settings = vmc_settings_defaults();
+    int st = solve_bind(s, limbs);
+    if (st != TOOL_OK) {
+        vmc_close(s);
+        return st;
+    }
+    *out = s;
+    return TOOL_OK;
+}
+
+void vmc_rest_offset(const vmc_sender *s, int bone, float out[3]) {
+    for (int c = 0; c < 3; c++) out[c] = s->offset[bone][c];
+}
+
+int vmc_bone_parent(int bone) { return (unsigned)bone < CROWD_BONE_COUNT ? parent_of[bone] : -1; }
+
 void vmc_close(vmc_sender *s) {
     if (!s) return;
     if (s->address) lo_address_free(s->address);

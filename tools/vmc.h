@@ -137,6 +137,12 @@ void vmc_eye_rotation(const float gaze[2], float q[4]);
 /* The local rotations vmc_send would send for these world rotations (see above). */
 void vmc_convert(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4], float local[CROWD_BONE_COUNT][4]);
 void vmc_close(vmc_sender *s);
+/* A sender that only converts (vmc_convert, vmc_rest_offset): no address. */
+int vmc_converter_open(vmc_sender **out, const crowd_limbs_desc *limbs);
+/* Bone b's T-pose offset from its parent's joint (the hips': from the floor), Unity's frame, m. */
+void vmc_rest_offset(const vmc_sender *s, int bone, float out[3]);
+/* The parent of bone b in the hierarchy sent (crowd_bone order), -1 for the hips. */
+int vmc_bone_parent(int bone);
 
 /* Sleeps until `seconds` after the first call on this pacer (CLOCK_MONOTONIC, absolute, so no
  * drift builds up): --realtime. */

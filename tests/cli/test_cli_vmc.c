@@ -21,6 +21,7 @@
  * - client_conversions: the README's conversions for Unity, glTF/three-vrm (a humanoid built on
  *   the npm package @pixiv/three-vrm) and Unreal receivers pose each limb along the landmarks
  *   within 0.05 degrees (vmc_clients.mjs).
+ * - vrma_pose: crowd pose --vrma played by @pixiv/three-vrm-animation (vrma_three.mjs).
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -907,6 +908,69 @@ static void client_conversions(void **state) {
     node_check(CROWD_VMC_CLIENTS_SCRIPT, clip, "the receivers' conversions");
 }
 
+/* crowd pose --vrma: a glTF binary (header magic, version 2, its length the file's) that
+ * @pixiv/three-vrm-animation plays on a VRM built in vrma_three.mjs with every arm, leg and hand
+ * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip and the
+ * CMU walk (when the shared data is there); an unwritable FILE fails naming it. */
+static void vrma_pose(void **state) {
+    (void)state;
+    enum { ROWS = 45 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 24.0, 2, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 24.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400], vrma[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("anim.csv", text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("anim.vrma"));
+    free(text);
+    free(lm);
+    free(t);
+    cli_result r = cli_run("pose", clip, "--frame", "engine", "--vrma", vrma);
+    cli_expect_ok(&r);
+    assert_string_equal(r.out, ""); /* --vrma alone: no trace on standard output */
+    cli_result_free(&r);
+    size_t size = 0;
+    unsigned char *glb = (unsigned char *)cli_read(vrma, &size);
+    assert_non_null(glb);
+    assert_true(size > 20);
+    uint32_t magic = glb[0] | glb[1] << 8 | glb[2] << 16 | (uint32_t)glb[3] << 24;
+    uint32_t version = glb[4] | glb[5] << 8, length = glb[8] | glb[9] << 8 | glb[10] << 16 | (uint32_t)glb[11] << 24;
+    assert_int_equal(magic, 0x46546C67u);
+    assert_int_equal(version, 2);
+    assert_int_equal(length, size);
+    free(glb);
+    r = cli_run("pose", clip, "--frame", "engine", "--vrma", cli_path("no/such/dir/a.vrma"));
+    cli_expect_fail(&r, 1, "no/such/dir/a.vrma");
+    cli_result_free(&r);
+    if (!have_npm("three") || !have_npm("@pixiv/three-vrm") || !have_npm("@pixiv/three-vrm-animation")) skip();
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, vrma, clip);
+    const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
+    char walk_vrma[1400];
+    snprintf(walk_vrma, sizeof walk_vrma, "%s", cli_path("walk.vrma"));
+    for (int pass = 0; pass < (walk ? 2 : 1); pass++) {
+        if (pass == 1) {
+            r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
+            cli_expect_ok(&r);
+            cli_result_free(&r);
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, walk_vrma, walk);
+        }
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        char out[8192];
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int status = pclose(p);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
+        print_message("%s", out);
+    }
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -917,6 +981,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(realtime),
         cmocka_unit_test(osc_receiver),
         cmocka_unit_test(client_conversions),
+        cmocka_unit_test(vrma_pose),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }
