@@ -41,6 +41,20 @@ static int write_bvh(const world *w, const sim_options *o) {
     return TOOL_OK;
 }
 
+/* Frame k of instance bvh_instance into the VRM Animation, at (k-1)*dt. */
+static int write_vrma(const world *w, const sim_options *o, uint32_t k) {
+    uint32_t i = o->bvh_instance, row = w->row[i];
+    const world_rig *wr = &w->rigs[w->rig_of[i]];
+    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4];
+    for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
+    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
+        crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BONE_WORLD, b, q[b]);
+        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bone_world)");
+    }
+    vrma_frame(o->vrma, (double)(k - 1) * (double)o->dt, (const float(*)[4])q, lm, w->scene->rigs[w->rig_of[i]].limbs.frame);
+    return TOOL_OK;
+}
+
 /* After tick k: instance vmc_instance over VMC, at (k-1)*dt. */
 static int send_vmc(const world *w, const sim_options *o, uint32_t k) {
     crowd_instance h = w->handles[o->vmc_instance];
@@ -81,6 +95,7 @@ int simulate(world *w, const sim_options *o, double *tick_seconds) {
             simulate_write_traces(w, o->parameters, o->bones, k);
         }
         if (st == TOOL_OK && o->bvh) st = write_bvh(w, o);
+        if (st == TOOL_OK && o->vrma) st = write_vrma(w, o, k);
         if (st == TOOL_OK && o->vmc) st = send_vmc(w, o, k);
         if (st == TOOL_OK && o->snapshot_path && k == o->snapshot_at) st = resume_save(w, k, o->snapshot_path);
         progress_update(&pr, k);

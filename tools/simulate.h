@@ -10,6 +10,7 @@
 #include "bvh.h"
 #include "trace.h"
 #include "vmc.h"
+#include "vrma.h"
 #include "world.h"
 
 typedef struct sim_options {
@@ -21,6 +22,7 @@ typedef struct sim_options {
     bool bones_one;             /* bones holds instance bvh_instance alone (--instance K), not every one */
     bvh_file *bvh;              /* NULL: none; else instance bvh_instance's motion, a frame per tick */
     uint32_t bvh_instance;      /* < instance_count, of a rig with limbs */
+    vrma_writer *vrma;          /* NULL: none; else instance bvh_instance's motion as VRM Animation */
     bool quiet;                 /* no progress line */
     vmc_sender *vmc;            /* NULL: none; else instance vmc_instance (of a rig with limbs) sent a frame per tick */
     uint32_t vmc_instance;

@@ -910,8 +910,9 @@ static void client_conversions(void **state) {
 
 /* crowd pose --vrma: a glTF binary (header magic, version 2, its length the file's) that
  * @pixiv/three-vrm-animation plays on a VRM built in vrma_three.mjs with every arm, leg and hand
- * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip and the
- * CMU walk (when the shared data is there); an unwritable FILE fails naming it. */
+ * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip, on
+ * `crowd run --vrma --instance K` and on the CMU walk (when the shared data is there); an
+ * unwritable FILE fails naming it, an instance without limbs is refused. */
 static void vrma_pose(void **state) {
     (void)state;
     enum { ROWS = 45 };
@@ -953,8 +954,39 @@ static void vrma_pose(void **state) {
     const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
     char walk_vrma[1400];
     snprintf(walk_vrma, sizeof walk_vrma, "%s", cli_path("walk.vrma"));
-    for (int pass = 0; pass < (walk ? 2 : 1); pass++) {
-        if (pass == 1) {
+    /* crowd run --vrma --instance K: a scene playing a 16 fps clip of 33 rows from row 0 at dt
+     * 1/16 s (exact in binary), so keyframe k is row k - 1 as vrma_three.mjs expects */
+    enum { RUN_ROWS = 33 };
+    float *rl = malloc(sizeof *rl * 132 * RUN_ROWS);
+    char(*rt)[32] = malloc(sizeof *rt * RUN_ROWS);
+    const char *rtp[RUN_ROWS];
+    for (int k = 0; k < RUN_ROWS; k++) {
+        cli_synthetic_pose(k / 16.0, 1, &rl[k * 132]);
+        snprintf(rt[k], sizeof rt[k], "%.17g", k / 16.0);
+        rtp[k] = rt[k];
+    }
+    char *run_text = cli_clip_text(RUN_ROWS, rtp, rl);
+    char run_clip[1400], run_vrma[1400];
+    snprintf(run_clip, sizeof run_clip, "%s", cli_write("run16.csv", run_text));
+    snprintf(run_vrma, sizeof run_vrma, "%s", cli_path("run.vrma"));
+    free(run_text);
+    free(rl);
+    free(rt);
+    const char *scene = cli_write("vrma_scene.json",
+                                  "{\"frames\": 33, \"dt\": 0.0625, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
+                                  " {\"name\": \"b\", \"limbs\": {\"frame\": \"engine\"}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
+    r = cli_run("run", scene, "--vrma", run_vrma, "--instance", "3", "--quiet", "--simd", cli_target);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--vrma", cli_path("bad.vrma"), "--instance", "1", "--quiet");
+    cli_expect_fail(&r, 2, "--vrma: instance 1's rig \"f\" has no limbs");
+    cli_result_free(&r);
+    for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
+        if (pass == 1)
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, run_vrma,
+                     run_clip);
+        if (pass == 2) {
             r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
             cli_expect_ok(&r);
             cli_result_free(&r);
