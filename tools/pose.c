@@ -189,7 +189,8 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
                 if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame), frame);
+            vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame), frame,
+                       NULL);
         }
         if (vmc) {
             float q[CROWD_BONE_COUNT][4];

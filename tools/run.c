@@ -354,6 +354,8 @@ int cmd_run(int argc, char **argv) {
     vmc_pacer pacer = {0};
     bool vmc_blink = false;
     if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc, &vmc_blink);
+    /* the blink of instance K goes to the VRM Animation too */
+    if (st == TOOL_OK && f.vrma) vmc_blink = w.scene->rigs[w.rig_of[f.instance]].rig_desc.blink != NULL;
     double seconds = 0;
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,

@@ -51,7 +51,14 @@ static int write_vrma(const world *w, const sim_options *o, uint32_t k) {
         crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BONE_WORLD, b, q[b]);
         if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bone_world)");
     }
-    vrma_frame(o->vrma, (double)(k - 1) * (double)o->dt, (const float(*)[4])q, lm, w->scene->rigs[w->rig_of[i]].limbs.frame);
+    float opening = 1.0f;
+    if (o->vmc_blink) {
+        crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BLINK_OPENING, 0, &opening);
+        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (blink)");
+    }
+    vmc_face face = {.has_blink = o->vmc_blink, .blink = {1.0f - opening, 1.0f - opening}};
+    vrma_frame(o->vrma, (double)(k - 1) * (double)o->dt, (const float(*)[4])q, lm, w->scene->rigs[w->rig_of[i]].limbs.frame,
+               o->vmc_blink ? &face : NULL);
     return TOOL_OK;
 }
 

@@ -12,6 +12,9 @@
  * Animation: one, with a LINEAR rotation channel per bone: the VMC local rotation (tools/vmc.h)
  * taken from Unity's frame into glTF's, (x, y, z, w) -> (x, -y, -z, w); and for landmarks in
  * the engine frame (world positions) a translation channel on the hips: the pelvis (x, y, -z).
+ * Expressions: with a blink controller (crowd run) the VRM presets blinkLeft and blinkRight (1 -
+ * the eye opening, clamped to [0, 1]), each a node of its own outside the skeleton whose
+ * translation x is the weight, as VRMC_vrm_animation has it.
  * Keyframe k at the clip's t_s[k] - t_s[0]. Written to FILE.tmp, renamed when complete. */
 #ifndef CROWD_TOOLS_VRMA_H
 #define CROWD_TOOLS_VRMA_H
@@ -26,16 +29,18 @@ typedef struct vrma_writer {
     vmc_sender *convert; /* the VMC conversion (no address) */
     const char *path;
     float *times, *rotations, *hips; /* [cap], [cap * 15 * 4], [cap * 3] */
+    float *blink;                    /* [cap * 3 * 2]: blinkLeft's then blinkRight's translations */
     uint32_t count, cap;
-    bool has_hips;
+    bool has_hips, has_blink;
 } vrma_writer;
 
 /* Prepares a writer for `frames` keyframes, solving the T-pose with the rig's limb settings.
  * TOOL_OK or TOOL_FAILED / TOOL_BAD_INPUT (printed). */
 int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, uint32_t frames);
-/* One keyframe: its time, the 15 world rotations, and the landmarks as fed (in `frame`). */
+/* One keyframe: its time, the 15 world rotations, the landmarks as fed (in `frame`), and the face
+ * (NULL: none; its blinks are written). */
 void vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
-                crowd_pose_frame frame);
+                crowd_pose_frame frame, const vmc_face *face);
 /* Writes the file (FILE.tmp, renamed). TOOL_OK or TOOL_FAILED. Frees the writer. */
 int vrma_finish(vrma_writer *v);
 /* Frees a writer without writing. Safe on one never opened. */

@@ -974,9 +974,14 @@ static void vrma_pose(void **state) {
     free(rt);
     const char *scene = cli_write("vrma_scene.json",
                                   "{\"frames\": 33, \"dt\": 0.0625, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
-                                  " {\"name\": \"b\", \"limbs\": {\"frame\": \"engine\"}}],\n"
-                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
-    r = cli_run("run", scene, "--vrma", run_vrma, "--instance", "3", "--quiet", "--simd", cli_target);
+                                  " {\"name\": \"b\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1}],\n"
+                                  "  \"blink\": {\"parameters\": [\"EyeOpen\"], \"mean\": 0.5, \"max_deviation\": 0.2},\n"
+                                  "  \"limbs\": {\"frame\": \"engine\"}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"blink_start\": \"random\",\n"
+                                  "  \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
+    char run_trace[1400];
+    snprintf(run_trace, sizeof run_trace, "%s", cli_path("vrma_trace.csv"));
+    r = cli_run("run", scene, "--vrma", run_vrma, "--instance", "3", "--quiet", "--simd", cli_target, "--trace", run_trace);
     cli_expect_ok(&r);
     cli_result_free(&r);
     r = cli_run("run", scene, "--vrma", cli_path("bad.vrma"), "--instance", "1", "--quiet");
@@ -984,8 +989,8 @@ static void vrma_pose(void **state) {
     cli_result_free(&r);
     for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
         if (pass == 1)
-            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, run_vrma,
-                     run_clip);
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR,
+                     run_vrma, run_clip, run_trace);
         if (pass == 2) {
             r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
             cli_expect_ok(&r);

@@ -2,23 +2,27 @@
 // @pixiv/three-vrm-animation (GLTFLoader + VRMAnimationLoaderPlugin, createVRMAnimationClip) on a
 // VRM 1.0 humanoid built here (@pixiv/three-vrm's VRMHumanoid over bones with arbitrary rest
 // rotations, as a real model's) and checks it against the clip:
-//   node vrma_three.mjs NPM_DIR FILE.vrma CLIP.csv
+//   node vrma_three.mjs NPM_DIR FILE.vrma CLIP.csv [TRACE.csv PARAMETER INSTANCE]
 // - the file is a glTF binary that GLTFLoader reads, with one VRM animation of the clip's
 //   duration whose keyframes sit at the clip's times;
 // - at every keyframe every arm, leg and hand bone of the avatar (raw bones' world positions,
 //   after VRMHumanoid.update()) points along the clip's landmark segment in glTF's frame
 //   (x, y, -z) within 0.05 degrees (the hand: wrist to mid index/pinky, so a T-posed VRM hand lies
-//   along its arm), and the left shoulder lies on the avatar's left.
+//   along its arm), and the left shoulder lies on the avatar's left;
+// - expressions: with TRACE (crowd run --trace of a rig whose blink drives PARAMETER, default 1,
+//   so its value is the eye opening) the avatar's blinkLeft and blinkRight weights (three-vrm's
+//   VRMExpression objects, driven by the clip) are 1 - the opening, clamped to [0, 1], within
+//   1e-5 at every keyframe; without it the file has no expression.
 // Exit 0: all good; 1: a check failed (printed).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [npmDir, vrmaPath, clipPath] = process.argv.slice(2);
+const [npmDir, vrmaPath, clipPath, tracePath, parameter, instance] = process.argv.slice(2);
 const mod = (p) => import(pathToFileURL(path.resolve(npmDir, 'node_modules', p)).href);
 const THREE = await mod('three/build/three.module.js');
 const { GLTFLoader } = await mod('three/examples/jsm/loaders/GLTFLoader.js');
-const { VRMHumanoid } = await mod('@pixiv/three-vrm/lib/three-vrm.module.js');
+const { VRMHumanoid, VRMExpression, VRMExpressionManager } = await mod('@pixiv/three-vrm/lib/three-vrm.module.js');
 const { VRMAnimationLoaderPlugin, createVRMAnimationClip } = await mod(
   '@pixiv/three-vrm-animation/lib/three-vrm-animation.module.js');
 
@@ -76,9 +80,25 @@ for (const [hand, x] of [['leftHand', 0.805], ['rightHand', -0.805]]) {
 }
 const humanoid = new VRMHumanoid(Object.fromEntries(Object.keys(joints).map((n) => [n, { node: raw[n] }])));
 scene.add(humanoid.normalizedHumanBonesRoot);
-const vrm = { humanoid, scene, meta: { metaVersion: '1' }, expressionManager: null, lookAt: null };
+const expressionManager = new VRMExpressionManager();
+const blinks = ['blinkLeft', 'blinkRight'].map((name) => {
+  const e = new VRMExpression(name);
+  scene.add(e);
+  expressionManager.registerExpression(e);
+  return e;
+});
+const vrm = { humanoid, scene, meta: { metaVersion: '1' }, expressionManager, lookAt: null };
 const clip = createVRMAnimationClip(animations[0], vrm);
 const mixer = new THREE.AnimationMixer(scene);
+const expressionTracks = animations[0].expressionTracks.preset;
+if (tracePath && expressionTracks.size !== 2) fail(`${expressionTracks.size} expression tracks, expected blinkLeft and blinkRight`);
+if (!tracePath && expressionTracks.size !== 0) fail(`${expressionTracks.size} expression tracks, expected none`);
+const opening = new Map(); // frame -> the parameter's value
+if (tracePath)
+  for (const l of readFileSync(tracePath, 'utf8').split('\n').slice(1)) {
+    const f = l.split(',');
+    if (f[1] === instance && f[2] === parameter) opening.set(Number(f[0]), Number(f[3]));
+  }
 const action = mixer.clipAction(clip);
 action.setLoop(THREE.LoopOnce); // (a looping action shows the first frame at the clip's end)
 action.clampWhenFinished = true;
@@ -92,12 +112,21 @@ const limbs = [['leftUpperArm', 'leftLowerArm', 11, 13], ['leftLowerArm', 'leftH
   ['leftHand', 'leftHandTip', 15, [17, 19]], ['rightHand', 'rightHandTip', 16, [18, 20]]];
 const point = (row, p, c) => [p].flat().reduce((s, i) => s + row[2 + i * 4 + c], 0) / [p].flat().length;
 const at = (name) => new THREE.Vector3().setFromMatrixPosition(raw[name].matrixWorld);
-let worst = 0, checked = 0;
+let worst = 0, checked = 0, worstWeight = 0, highest = 0;
 for (const [k, row] of rows.entries()) {
   if (![...Array(33).keys()].every((i) => row[2 + i * 4 + 3] >= 0.5)) continue;
   mixer.setTime(times[k]);
   humanoid.update();
   scene.updateMatrixWorld(true);
+  if (tracePath) {
+    const want = Math.min(1, Math.max(0, 1 - opening.get(k + 1)));
+    highest = Math.max(highest, want);
+    for (const e of blinks) {
+      const err = Math.abs(e.weight - want);
+      worstWeight = Math.max(worstWeight, err);
+      if (!(err <= 1e-5)) fail(`frame ${k + 1} ${e.expressionName}: weight ${e.weight}, expected ${want}`);
+    }
+  }
   for (const [a, b, la, lb] of limbs) {
     const got = at(b).sub(at(a)).normalize();
     const d = [0, 1, 2].map((c) => point(row, lb, c) - point(row, la, c));
@@ -114,6 +143,7 @@ for (const [k, row] of rows.entries()) {
   if (at('leftUpperArm').sub(at('rightUpperArm')).dot(left) <= 0) fail(`frame ${k + 1}: the left shoulder on the avatar's right`);
 }
 if (checked === 0) fail('no frame with every landmark seen');
-console.log(`vrma_three: ${rows.length} keyframes, worst bone direction ${worst.toExponential(2)} deg over ${checked} bones, ` +
-  `${failures} failures`);
+if (tracePath && !(highest > 0.5)) fail(`the eyes never close past half (${highest}): the blink check proves little`);
+console.log(`vrma_three: ${rows.length} keyframes, worst bone direction ${worst.toExponential(2)} deg over ${checked} bones` +
+  (tracePath ? `, blink weights up to ${highest.toFixed(3)}, worst ${worstWeight.toExponential(2)} off` : '') + `, ${failures} failures`);
 process.exit(failures ? 1 : 0);
