@@ -300,6 +300,29 @@ int clip_load(const char *path, pose_clip *clip) {
     return st;
 }
 
+bool clip_frame_warning(const pose_clip *clip, crowd_pose_frame frame, const char *setting) {
+    static const int needed[] = {7, 8, 23, 24};
+    uint32_t counted = 0, below = 0;
+    for (uint32_t r = clip->rest_rows; r < clip->row_count; r++) {
+        const float *lm = &clip->landmarks[(size_t)r * CLIP_FLOATS];
+        bool seen = true;
+        for (size_t k = 0; k < sizeof needed / sizeof *needed; k++) seen = seen && lm[needed[k] * 4 + 3] >= 0.5f;
+        if (!seen) continue;
+        double head = 0.5 * ((double)lm[7 * 4 + 1] + lm[8 * 4 + 1]), hips = 0.5 * ((double)lm[23 * 4 + 1] + lm[24 * 4 + 1]);
+        bool y_up = frame == CROWD_FRAME_ENGINE;
+        counted++;
+        if (y_up ? head < hips : head > hips) below++;
+    }
+    if (!counted || below * 2 <= counted) return false;
+    bool engine = frame == CROWD_FRAME_ENGINE;
+    tool_error(TOOL_OK,
+               "warning: %s: the head is below the hips on %u of the %u frames where both are seen, read in the %s "
+               "frame (y %s): if the clip's y axis points %s, use %s %s",
+               clip->path, below, counted, engine ? "engine" : "mediapipe_world", engine ? "up" : "down",
+               engine ? "down" : "up", setting, engine ? "mediapipe_world" : "engine");
+    return true;
+}
+
 double clip_period(const pose_clip *clip) {
     uint32_t n = clip->row_count;
     if (n < 2) return 0.0;

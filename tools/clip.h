@@ -52,6 +52,11 @@ void clip_no_detection(pose_clip *clip, uint32_t k);
  * row before any detection the canonical rest pose in that frame with visibility 0. */
 const float *clip_landmarks(const pose_clip *clip, uint32_t row, crowd_pose_frame frame);
 
+/* A clip read in the wrong frame stands on its head: when the head (mid-ears) is below the hips
+ * (mid-hips) in `frame` on more than half of the rows where all four are seen, prints a warning
+ * naming `setting` (the flag or scene field that chooses the frame) and returns true. */
+bool clip_frame_warning(const pose_clip *clip, crowd_pose_frame frame, const char *setting);
+
 /* The looping period in seconds (0 when every row has the same t_s). */
 double clip_period(const pose_clip *clip);
 /* The row in effect tau >= 0 seconds after the clip's start. */
