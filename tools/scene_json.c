@@ -947,7 +947,9 @@ int scene_parse(const char *path, const char *text, size_t size, scene *s) {
     json_error_t err;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
     if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    s->inputs_first = tool_input_count();
     int st = read_scene(&c, root);
+    s->inputs_count = tool_input_count() - s->inputs_first;
     name_index_free(&c.rig_names);
     name_index_free(&c.param_ids);
     json_decref(root);
