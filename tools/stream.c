@@ -113,7 +113,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             size_t n = (size_t)(nl - (r->buf + r->start));
             *line = r->buf + r->start;
             r->start += n + 1;
-            if (too_long) {
+            if (too_long || n > r->max) { /* however the line arrived: one read or many */
                 *len = n;
                 return 2;
             }
@@ -127,7 +127,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             *line = r->buf + r->start; /* the last line without a newline */
             *len = scanned;
             r->start = r->end;
-            return too_long ? 2 : 1;
+            return too_long || scanned > r->max ? 2 : 1;
         }
         if (scanned > r->max) { /* drop what is held of an over-long line, keep looking for its end */
             too_long = true;
