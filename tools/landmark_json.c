@@ -197,13 +197,16 @@ static int tfjs_frame(reader *r, const json_t *v, const char *fpath, const json_
     if (!json_is_array(kp)) return bad_path(r, &lp, NULL, "expected an array of 33 keypoints, got %s", tool_json_type_name(kp));
     size_t count = json_array_size(kp);
     if (count > CROWD_LANDMARK_COUNT) return bad_path(r, &lp, NULL, "has %zu keypoints, expected 33 (BlazePose)", count);
-    if (count < CROWD_LANDMARK_COUNT) return push(r, &at, "frameNum", n / tps, NULL); /* no (full) detection */
+    double t = n / tps;
+    if (!isfinite(t)) /* 1e300 frames at 1e-9 ticks per second */
+        return bad_path(r, &at, "frameNum", "%.9g / ticksPerSecond %.9g is not a finite time in seconds", n, tps);
+    if (count < CROWD_LANDMARK_COUNT) return push(r, &at, "frameNum", t, NULL); /* no (full) detection */
     float lm[CLIP_FLOATS];
     for (size_t k = 0; k < count; k++) {
         lp.i = (long)k;
         if ((st = point(r, json_array_get(kp, k), &lp, "score", &lm[k * 4])) != TOOL_OK) return st;
     }
-    return push(r, &at, "frameNum", n / tps, lm);
+    return push(r, &at, "frameNum", t, lm);
 }
 
 /* One Tasks result or TF.js frame. */
@@ -266,6 +269,7 @@ static int fast_push(reader *r, const scan_frame *f) {
         if (f->ticks_per_second.state == SCAN_NUMBER) tps = f->ticks_per_second.value;
         if (!(n >= 0 && n <= 1e300) || !(tps >= 1e-9 && tps <= 1e300)) return BAIL;
         t = n / tps;
+        if (!isfinite(t)) return BAIL; /* the slow path names it */
     }
     if (r->have_t && t < r->prev_t) return BAIL;
     if (f->count != CROWD_LANDMARK_COUNT) return push(r, NULL, NULL, t, NULL);
