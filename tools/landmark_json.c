@@ -384,6 +384,13 @@ static int slurp(reader *r, FILE *f, char **text, size_t *size) {
     return tool_read_opened(f, r->path, "landmark JSON", text, size);
 }
 
+/* Does a document hold "frames" (a TF.js recording)? For messages only. */
+static bool has_frames_key(const char *p, const char *end) {
+    for (; end - p >= 8; p++)
+        if (memcmp(p, "\"frames\"", 8) == 0) return true;
+    return false;
+}
+
 static int read_document(reader *r, source *s) {
     char *owned = NULL;
     const char *text = s->text;
@@ -397,6 +404,11 @@ static int read_document(reader *r, source *s) {
         text = owned;
     }
     r->line = 0;
+    /* rows are named by their JSON path (clip_row_where) */
+    const char *first = text + s->start;
+    while (first < text + size && (*first == ' ' || *first == '\t' || *first == '\n' || *first == '\r')) first++;
+    r->clip->document = first < text + size && *first == '[' ? CLIP_DOC_ARRAY
+                        : has_frames_key(first, text + size) ? CLIP_DOC_FRAMES : CLIP_DOC_ONE;
     int st = fast_document(r, text + s->start, text + size);
     if (st == BAIL) {
         restart(r);

@@ -614,6 +614,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
         f->mapping_count = kept;
     } else if (json_is_array(mapping)) {
         size_t n = json_array_size(mapping);
+        if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
         crowd_face_mapping_desc *m = scene_alloc(c->s, n ? n : 1, sizeof *m);
         if (!m) return TOOL_FAILED;
         for (size_t k = 0; k < n; k++) {
