@@ -33,14 +33,15 @@ int scene_parts_differ(const char *path, const scene *s, uint32_t rigs, const ui
  * w's engine (the settings the payload's rigs must have). TOOL_FAILED on an engine error. */
 int resume_fingerprint(const world *w, uint64_t *out);
 
-/* Writes the world's state after `frame` frames to path (through path.tmp, renamed when
- * complete). TOOL_FAILED when it cannot be written. */
+/* Writes the world's state after `frame` frames to path (an exclusive temporary beside it,
+ * renamed when complete: files.h). TOOL_FAILED when it cannot be written. */
 int resume_save(const world *w, uint32_t frame, const char *path);
 
-/* Replaces the state of w (just created from the same scene, seed and dt) with the one saved
- * in path, and gives the frames that run had done. TOOL_BAD_INPUT with a message naming the
- * file when it cannot be read, is not a run snapshot, is corrupt, or was saved from another
- * scene, seed or dt. */
+/* Replaces the state of w (just created from the same scene, seed and dt, over the same
+ * instance range) with the one saved in path, and gives the frames that run had done.
+ * TOOL_BAD_INPUT with a message naming the file when it cannot be read, is not a run snapshot,
+ * is corrupt, holds another instance range, or was saved from another scene (naming the part
+ * that changed), seed or dt. */
 int resume_load(world *w, const char *path, uint32_t *out_frame);
 
 /* The same from memory (path names it in messages). */
