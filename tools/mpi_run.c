@@ -619,6 +619,11 @@ int cmd_run_mpi(int argc, char **argv) {
     int saved = quiet_stderr();
     int st = parse(argc, argv, &m);
     if (st == TOOL_OK) st = scene_options_load(&m.o, &s);
+    if (st == TOOL_OK) { /* rank 0's outputs against each other and every file the scene read */
+        const tool_named_file files[3] = {
+            {"--trace", m.trace, true}, {"--bones", m.bones, true}, {"the scene", m.o.scene_path, false}};
+        st = tool_check_aliases("run", files, 3);
+    }
     if (st == TOOL_OK && m.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     restore_stderr(saved);

@@ -14,7 +14,8 @@ usage: test_mpi.py CASE CROWD MPIEXEC SCRATCH
   manifest_guards  rank files swapped or one named twice, an edited manifest, a manifest frame -1,
                  a face track changed after the snapshot: exit 2, said once (by rank 0) where every
                  rank reads the same manifest; a second --snapshot-at into the same folder writes
-                 the other set of names and leaves the first set whole until the manifest switched
+                 the other set of names and leaves the first set whole until the manifest switched;
+                 --trace naming the face track the scene reads: exit 2 before anything is written
 Every run has a time-out: a hang fails the test.
 """
 import json
@@ -401,6 +402,12 @@ def case_manifest_guards():
     assert p.returncode == 2 and "face track" in p.stderr and "track.ndjson" in p.stderr and "changed" in p.stderr, p.stderr
     assert p.stderr.count("crowd: ") == 1, p.stderr
     print("a changed face track: refused, named once")
+    # rank 0's trace naming the face track the scene reads: refused before anything is written
+    before = read(track)
+    p = run(["run", fpath, "--mpi", "--trace", track], ranks=2, expect=2)
+    assert p.returncode == 2 and "same file" in p.stderr and p.stderr.count("crowd: ") == 1, p.stderr
+    assert read(track) == before
+    print("an output naming an input: refused, said once")
 
 
 globals()["case_" + CASE]()
