@@ -24,26 +24,6 @@ static int check_stat(const char *path, const char *what, const struct stat *st)
     return TOOL_OK;
 }
 
-int tool_open_file(const char *path, const char *what, FILE **out) {
-    *out = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
-    if (fd < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
-    struct stat st;
-    int res = fstat(fd, &st) == 0 ? check_stat(path, what, &st)
-                                  : tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
-    int flags = fcntl(fd, F_GETFL);
-    if (res == TOOL_OK && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0))
-        res = tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
-    FILE *f = res == TOOL_OK ? fdopen(fd, "rb") : NULL;
-    if (res == TOOL_OK && !f) res = tool_error(TOOL_FAILED, "%s: cannot read the %s: %s", path, what, strerror(errno));
-    if (!f) {
-        close(fd);
-        return res;
-    }
-    *out = f;
-    return TOOL_OK;
-}
-
 /* ---- the inputs read so far ---- */
 static tool_input *inputs;
 static size_t input_count, input_capacity;
@@ -58,9 +38,19 @@ void tool_inputs_clear(void) {
     input_count = input_capacity = 0;
 }
 
-static int remember_input(FILE *f, const char *path, const char *what, const char *data, size_t size) {
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) memset(&st, 0, sizeof st);
+/* Every file opened for reading is remembered with a digest of its bytes, read here with pread
+ * (the readers stream some files: this sees them whole without holding them). */
+static int remember_input(int fd, const struct stat *st, const char *path, const char *what) {
+    uint64_t digest = FNV1A64_INIT;
+    char buf[1 << 16];
+    for (off_t at = 0;;) {
+        ssize_t got = pread(fd, buf, sizeof buf, at);
+        if (got < 0 && errno == EINTR && !tool_interrupted) continue;
+        if (got < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
+        if (got == 0) break;
+        digest = fnv1a64_bytes(digest, buf, (size_t)got);
+        at += got;
+    }
     if (input_count == input_capacity) {
         size_t cap = input_capacity ? 2 * input_capacity : 16;
         tool_input *grown = tool_realloc(inputs, cap, sizeof *grown);
@@ -74,9 +64,30 @@ static int remember_input(FILE *f, const char *path, const char *what, const cha
         free(in->path), free(in->what);
         return TOOL_FAILED;
     }
-    in->dev = (uint64_t)st.st_dev, in->ino = (uint64_t)st.st_ino;
-    in->digest = fnv1a64_bytes(FNV1A64_INIT, data, size);
+    in->dev = (uint64_t)st->st_dev, in->ino = (uint64_t)st->st_ino;
+    in->digest = digest;
     input_count++;
+    return TOOL_OK;
+}
+
+int tool_open_file(const char *path, const char *what, FILE **out) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
+    if (fd < 0) return tool_error(TOOL_BAD_INPUT, "%s: cannot open the %s: %s", path, what, strerror(errno));
+    struct stat st;
+    int res = fstat(fd, &st) == 0 ? check_stat(path, what, &st)
+                                  : tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (res == TOOL_OK && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0))
+        res = tool_error(TOOL_BAD_INPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    if (res == TOOL_OK) res = remember_input(fd, &st, path, what);
+    FILE *f = res == TOOL_OK ? fdopen(fd, "rb") : NULL;
+    if (res == TOOL_OK && !f) res = tool_error(TOOL_FAILED, "%s: cannot read the %s: %s", path, what, strerror(errno));
+    if (!f) {
+        close(fd);
+        return res;
+    }
+    *out = f;
     return TOOL_OK;
 }
 
@@ -120,10 +131,6 @@ int tool_read_opened(FILE *f, const char *path, const char *what, char **out_dat
                           path, what, (unsigned long long)tool_max_file_bytes);
     }
     data[size] = 0;
-    if (remember_input(f, path, what, data, size) != TOOL_OK) {
-        free(data);
-        return TOOL_FAILED;
-    }
     *out_data = data;
     *out_size = size;
     return TOOL_OK;

@@ -14,8 +14,8 @@
  * followed: its target gets the temporary and the rename (the link stays a link). A directory,
  * a block device, a socket or a link to nothing is refused.
  *
- * Every input read through tool_read_opened is remembered (its path, kind, device and inode, and
- * an FNV-1a 64 digest of its bytes): tool_check_aliases compares every output with all of them,
+ * Every input opened through tool_open_file (tool_read_file too) is remembered (its path, kind,
+ * device and inode, and an FNV-1a 64 digest of its bytes, read once more for it): tool_check_aliases compares every output with all of them,
  * and run snapshots fingerprint the scene's inputs from the same list (resume.h), so a reader
  * added later is covered without being listed anywhere. */
 #ifndef CROWD_TOOLS_FILES_H

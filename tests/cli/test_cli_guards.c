@@ -252,6 +252,24 @@ static void aliases_every_input(void **state) {
     assert_string_equal(after, cdi);
     free(after);
 
+    /* a pose clip of NDJSON lines, which the reader streams a line at a time */
+    cli_buf nd = {0};
+    for (int k = 0; k < 3; k++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", k);
+        tfjs_line(&nd, k / 30.0, num, "30");
+        cli_buf_printf(&nd, "\n");
+    }
+    cli_write("lines.ndjson", nd.text);
+    const char *lines_scene = cli_write("lines_scene.json", "{\"frames\": 2, \"rigs\": [{\"name\": \"r\", \"limbs\": {}}], "
+                                                            "\"groups\": [{\"rig\": \"r\", \"count\": 1, \"pose\": {\"clip\": \"lines.ndjson\"}}]}\n");
+    r = cli_run("run", lines_scene, "--bones", cli_path("lines.ndjson"));
+    cli_expect_fail(&r, 2, "--bones", "lines.ndjson", "pose clip", "same file");
+    cli_result_free(&r);
+    after = cli_read(cli_path("lines.ndjson"), NULL);
+    assert_string_equal(after, nd.text);
+    free(after), free(nd.text);
+
     /* crowd render: the 70th of 70 pose clips (a cap of 64 once let it through) */
     cli_buf b = {0};
     cli_buf_printf(&b, "{\"frames\": 1, \"rigs\": [{\"name\": \"r\", \"limbs\": {}}], \"groups\": [");
