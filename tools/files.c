@@ -50,6 +50,7 @@ static int remember_input(int fd, const struct stat *st, const char *path, const
         if (got == 0) break;
         digest = fnv1a64_bytes(digest, buf, (size_t)got);
         at += got;
+        if ((uint64_t)at > tool_max_file_bytes) break; /* growing while read: its reader refuses it */
     }
     if (input_count == input_capacity) {
         size_t cap = input_capacity ? 2 * input_capacity : 16;
