@@ -252,16 +252,19 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
     /* the set the folder's manifest does not name (rank 0 reads it; the others follow) */
     int set = 0;
     if (rank == 0) {
-        char *path = join(dir, MANIFEST), *text = NULL;
-        FILE *f = path ? fopen(path, "rb") : NULL;
+        char *path = join(dir, MANIFEST);
+        int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1; /* (a FIFO there must not block) */
+        struct stat info;
+        FILE *f = fd >= 0 && fstat(fd, &info) == 0 && S_ISREG(info.st_mode) ? fdopen(fd, "rb") : NULL;
         if (f) {
             char line[256];
             while (fgets(line, sizeof line, f))
                 if (strncmp(line, "piece ", 6) == 0 && strstr(line, " rank-0.run\n")) set = 1;
             fclose(f);
+        } else if (fd >= 0) {
+            close(fd);
         }
         free(path);
-        free(text);
     }
     MPI_Bcast(&set, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (uint32_t p = 0; p < sh->piece_count && st == TOOL_OK; p++) {
