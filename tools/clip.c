@@ -35,6 +35,15 @@ int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count) {
     return TOOL_OK;
 }
 
+const char *clip_row_where(const pose_clip *clip, uint32_t k, char *buf, size_t size) {
+    uint32_t line = k < clip->row_count ? clip->line[k] : 0;
+    if (line || clip->document == CLIP_DOC_NONE) snprintf(buf, size, "%s:%u", clip->path, line);
+    else if (clip->document == CLIP_DOC_ARRAY) snprintf(buf, size, "%s: [%u]", clip->path, k);
+    else if (clip->document == CLIP_DOC_FRAMES) snprintf(buf, size, "%s: frames[%u]", clip->path, k);
+    else snprintf(buf, size, "%s", clip->path);
+    return buf;
+}
+
 int clip_push(pose_clip *clip, double t_s, const float *landmarks, uint32_t line) {
     if (clip->row_count == clip->capacity) {
         if (clip->capacity >= (1u << 31)) return tool_error(TOOL_FAILED, "%s: more than 2^31 frames", clip->path);

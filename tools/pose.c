@@ -160,14 +160,15 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
         if (tool_interrupted) return tool_error(TOOL_FAILED, "interrupted");
         double step = k ? clip->t_s[k] - clip->t_s[k - 1] : 0.0;
         float dt = (float)step;
+        char where[1200];
         if (!(dt <= 1.0f))
-            return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
-                              clip->path, clip->line[k], step);
+            return tool_error(TOOL_BAD_INPUT, "%s: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
+                              clip_row_where(clip, k, where, sizeof where), step);
         if (pacer) vmc_pace(pacer, clip->t_s[k]);
         res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, clip_landmarks(clip, k, frame));
         if (res != CROWD_OK) {
-            char what[512];
-            snprintf(what, sizeof what, "%s:%u: crowd_set (pose)", clip->path, clip->line[k]);
+            char what[1300];
+            snprintf(what, sizeof what, "%s: crowd_set (pose)", clip_row_where(clip, k, where, sizeof where));
             return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
         }
         if ((res = crowd_tick(engine, dt)) != CROWD_OK) return tool_engine_error(TOOL_FAILED, engine, res, "crowd_tick");

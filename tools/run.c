@@ -162,23 +162,14 @@ static void warn_clip_frames(const scene *s) {
     }
 }
 
-/* Outputs against each other and every input the scene read, by device and inode. */
-static int check_aliases(const run_files *f, const scene *s, const scene_options *o) {
-    size_t n = 0, cap = 7 + s->clip_count + s->rig_count;
-    tool_named_file *files = tool_calloc(cap, sizeof *files);
-    if (!files) return TOOL_FAILED;
-    files[n++] = (tool_named_file){"--trace", f->trace, true};
-    files[n++] = (tool_named_file){"--bones", f->bones, true};
-    files[n++] = (tool_named_file){"--snapshot-at", f->snapshot, true};
-    files[n++] = (tool_named_file){"--bvh", f->bvh, true};
-    files[n++] = (tool_named_file){"--vrma", f->vrma, true};
-    files[n++] = (tool_named_file){"--resume", f->resume, false};
-    files[n++] = (tool_named_file){"the scene", o->scene_path, false};
-    for (size_t k = 0; k < s->clip_count; k++) files[n++] = (tool_named_file){"the pose clip", s->clips[k]->path, false};
-    for (uint32_t r = 0; r < s->rig_count; r++) files[n++] = (tool_named_file){"the .model3.json", s->rigs[r].model3, false};
-    int st = tool_check_aliases("run", files, n);
-    free(files);
-    return st;
+/* Outputs against each other, the --resume file and every input read so far (the scene and
+ * every file its reader read: files.h remembers them), by device and inode. */
+static int check_aliases(const run_files *f, const scene_options *o) {
+    const tool_named_file files[7] = {
+        {"--trace", f->trace, true},        {"--bones", f->bones, true},       {"--snapshot-at", f->snapshot, true},
+        {"--bvh", f->bvh, true},            {"--vrma", f->vrma, true},         {"--resume", f->resume, false},
+        {"the scene", o->scene_path, false}};
+    return tool_check_aliases("run", files, 7);
 }
 
 /* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
@@ -322,7 +313,7 @@ int cmd_run(int argc, char **argv) {
 
     scene s;
     st = scene_options_load(&o, &s);
-    if (st == TOOL_OK) st = check_aliases(&f, &s, &o);
+    if (st == TOOL_OK) st = check_aliases(&f, &o);
     if (st == TOOL_OK) warn_clip_frames(&s);
     if (st == TOOL_OK && f.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "face_track.h"
+#include "files.h"
 #include "landmark_json.h"
 #include "trace.h"
 #include "vmc.h"
@@ -117,7 +118,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             size_t n = (size_t)(nl - (r->buf + r->start));
             *line = r->buf + r->start;
             r->start += n + 1;
-            if (too_long) {
+            if (too_long || n > r->max) { /* however the line arrived: one read or many */
                 *len = n;
                 return 2;
             }
@@ -131,7 +132,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             *line = r->buf + r->start; /* the last line without a newline */
             *len = scanned;
             r->start = r->end;
-            return too_long ? 2 : 1;
+            return too_long || scanned > r->max ? 2 : 1;
         }
         if (scanned > r->max) { /* drop what is held of an over-long line, keep looking for its end */
             too_long = true;
@@ -382,6 +383,13 @@ int cmd_stream(int argc, char **argv) {
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if (!o.bones && !o.vmc && !o.params) o.bones = "-";
+    if (o.bones && o.params && strcmp(o.bones, "-") == 0 && strcmp(o.params, "-") == 0)
+        return tool_error(TOOL_BAD_INPUT, "stream: --bones - and --params - would both write to standard output (two CSVs "
+                          "interleaved); give one of them a file");
+    /* the outputs against each other and against the recording read on standard input */
+    const tool_named_file files[3] = {
+        {"--bones", o.bones, true}, {"--params", o.params, true}, {"standard input", "/dev/stdin", false}};
+    if ((st = tool_check_aliases("stream", files, 3)) != TOOL_OK) return st;
     if (o.bones && (st = pose_outputs_check("stream", &o.limbs, o.local ? "--local" : "the bones trace without --local",
                                             o.local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
         return st;
