@@ -230,9 +230,11 @@ static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_
     cv_v3 side = cv_v3_select(none, p, cv_v3_normalized(mix));
     /* calibration solves the bind pose as held: the side the blend settles at */
     if (v->limb_side_settle) side = cv_v3_select(none, p, cv_v3_normalized(bend));
-    cv_storeu(col + i, cv_select(trusted, cv_v3_dot(T->x, side), kept.x));
-    cv_storeu(col + st + i, cv_select(trusted, cv_v3_dot(T->y, side), kept.y));
-    cv_storeu(col + 2 * st + i, cv_select(trusted, cv_v3_dot(T->z, side), kept.z));
+    cv_v3 stored = {cv_v3_dot(T->x, side), cv_v3_dot(T->y, side), cv_v3_dot(T->z, side)};
+    if (!cv_all(trusted)) stored = cv_v3_select(trusted, stored, kept);
+    cv_storeu(col + i, stored.x);
+    cv_storeu(col + st + i, stored.y);
+    cv_storeu(col + 2 * st + i, stored.z);
     return side;
 }
 
@@ -430,26 +432,37 @@ static inline void cvk_put_up(cvk_limb_scratch *s, int bone, size_t j, cv_v3 up)
 /* One limb's side axis and its two bones' ups (their forwards are in the scratch already). */
 static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_rig_view *v, size_t i,
                                                                       cvk_limb_scratch *s, size_t j, int limb,
-                                                                      const cvk_basis *T) {
+                                                                      const cvk_basis *T, const bool check_trust) {
     const int upper = crowdi_limb_upper[limb];
     cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
     cv_m trusted = cv_mtrue();
-    if (v->limb_track)
+    if (check_trust)
         for (int k = 0; k < 3; k++) trusted = cv_mand(trusted, cvk_landmark_seen(v, crowdi_bones[upper].landmarks[k], i));
     cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, T, trusted);
     cvk_put_up(s, upper, j, cv_v3_cross(d, side));
     cvk_put_up(s, upper + 1, j, cv_v3_cross(ld, side));
 }
 
-__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+/* check_trust (a constant at each call): whether some landmark of the block can be unseen; a
+ * steady block (cvk_limb_inputs) or a rig without tracking stores every side */
+static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi_rig_view *v, size_t i,
+                                                                     cvk_limb_scratch *s, size_t j,
+                                                                     const bool check_trust) {
     /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
      * that every limb's columns and constants are known where they are used */
     cvk_basis T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j));
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T);
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T, check_trust);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T, check_trust);
     T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j));
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T);
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T, check_trust);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T, check_trust);
+}
+
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+    if (v->limb_track && !s->steady[j / CV_W])
+        cvk_limb_sides_by(v, i, s, j, true);
+    else
+        cvk_limb_sides_by(v, i, s, j, false);
 }
 
 /* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
