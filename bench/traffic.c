@@ -96,10 +96,7 @@ static void name_columns(const crowdi_rig *r, const char **names) {
         name_range(names, r->col_local, 4 * CROWDI_BONES, "limbs.local");
         if (crowdi_limbs_have_side(v)) name_range(names, r->col_side, 3 * CROWD_LIMB_COUNT, "limbs.side");
         if (v->limb_smoothing) name_range(names, r->col_filter, 3 * 3 * CROWDI_LANDMARKS + 1, "limbs.filter");
-        if (crowdi_limbs_track(v)) {
-            name_range(names, r->col_track, CROWDI_BONES, "limbs.track");
-            name_range(names, r->col_src, 4 * CROWDI_BONES, "limbs.src");
-        }
+        if (crowdi_limbs_track(v)) name_range(names, r->col_track, CROWDI_BONES, "limbs.track");
     }
     if (r->has[CROWDI_CTL_FACE]) name_range(names, r->col_face, r->column_count - r->col_face, "face"); /* laid out last */
 }

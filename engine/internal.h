@@ -77,7 +77,7 @@ typedef struct crowdi_rig {
     bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
     uint32_t col_base, col_out, col_look, col_harm_T, col_harm_NR, col_harm_weight, col_blink,
-        col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter, col_track, col_src;
+        col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter, col_track;
 
     float **base_ptrs, **out_ptrs, **harm_T_ptrs, **harm_NR_ptrs; /* arrays the view points at */
     crowdi_rig_view view;
@@ -183,7 +183,7 @@ typedef struct crowdi_loading {
     uint32_t rig;            /* its index in the snapshot, for messages */
     uint32_t param_count;
     const char *const *ids;  /* its parameter ids */
-    uint32_t version;        /* the snapshot's format version (2 or 3) */
+    uint32_t version;        /* the snapshot's format version (2 to 4) */
 } crowdi_loading;
 static inline const char *crowdi_loading_id(const crowdi_loading *ld, uint32_t p) {
     return p < ld->param_count ? ld->ids[p] : ""; /* an index out of range fails validation */

@@ -19,9 +19,10 @@ crowd_limbs_desc crowd_limbs_defaults(void) {
     return (crowd_limbs_desc){
         .frame = CROWD_FRAME_MEDIAPIPE_WORLD, .axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE,
         .fallback = CROWD_FALLBACK_STABLE, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
-        .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.3f,
+        .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.4f,
         .bend_min = 10.0f, .bend_full = 45.0f, .smoothing = false,
-        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f, .outputs = CROWD_LIMB_OUTPUTS_BOTH};
+        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f, .outputs = CROWD_LIMB_OUTPUTS_BOTH,
+        .arm_image_bend = 15.0f};
 }
 
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
@@ -194,6 +195,9 @@ static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *d
     CROWDI_RIG_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
                "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
                (double)d->bend_full, (double)d->bend_min);
+    CROWDI_RIG_CHECK(crowdi_finite(d->arm_image_bend), CROWD_ERR_NOT_FINITE, "desc->limbs->arm_image_bend is not finite");
+    CROWDI_RIG_CHECK(d->arm_image_bend >= 0 && d->arm_image_bend <= 90, CROWD_ERR_RANGE,
+               "desc->limbs->arm_image_bend (%g) must be in [0, 90] degrees", (double)d->arm_image_bend);
     CROWDI_RIG_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
     CROWDI_RIG_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
     CROWDI_RIG_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
@@ -258,7 +262,7 @@ static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool fl
     tmp.limb_root = root;
     tmp.limb_world = world;
     tmp.limb_local = local;
-    tmp.limb_side = tmp.limb_filter = tmp.limb_track = tmp.limb_src = NULL;
+    tmp.limb_side = tmp.limb_filter = tmp.limb_track = NULL;
     if (stable_held) { /* the stable side as the pose, held, settles it */
         tmp.limb_side_mode = CROWDI_SIDE_STABLE;
         tmp.limb_side_settle = 1;
@@ -342,6 +346,7 @@ static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc
     v->limb_reacquire_half_life = d->reacquire_half_life;
     v->limb_bend_sin_min = sin_degrees(d->bend_min);
     v->limb_bend_sin_range = sin_degrees(d->bend_full) - v->limb_bend_sin_min;
+    v->limb_arm_image_sin = sin_degrees(d->arm_image_bend);
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;
@@ -381,10 +386,7 @@ static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
     if (crowdi_limbs_local_kept(r)) r->col_local = n, n += 4 * CROWDI_BONES;
     if (crowdi_limbs_have_side(v)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
     if (v->limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
-    if (crowdi_limbs_track(v)) {
-        r->col_track = n, n += CROWDI_BONES;
-        r->col_src = n, n += 4 * CROWDI_BONES;
-    }
+    if (crowdi_limbs_track(v)) r->col_track = n, n += CROWDI_BONES;
     return n - first;
 }
 
@@ -396,7 +398,6 @@ static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
         for (uint32_t c = 0; c < 4; c++) {
             if (crowdi_limbs_world(r)) bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
             if (crowdi_limbs_local_kept(r)) bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
-            if (crowdi_limbs_track(v)) bits[r->col_src + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
         }
         if (crowdi_limbs_track(v)) bits[r->col_track + b] = crowdi_bits(1.0f);
     }
@@ -422,7 +423,6 @@ static void limbs_point(crowdi_rig *r) {
     v->limb_local = crowdi_limbs_local_kept(r) ? r->columns[r->col_local] : NULL;
     v->limb_side = crowdi_limbs_have_side(v) ? r->columns[r->col_side] : NULL;
     v->limb_track = crowdi_limbs_track(v) ? r->columns[r->col_track] : NULL;
-    v->limb_src = crowdi_limbs_track(v) ? r->columns[r->col_src] : NULL;
     v->limb_filter = v->limb_smoothing ? r->columns[r->col_filter] : NULL;
 }
 
@@ -443,6 +443,7 @@ static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
     crowdi_w_f32(w, d->min_cutoff);
     crowdi_w_f32(w, d->beta);
     crowdi_w_f32(w, d->d_cutoff);
+    crowdi_w_f32(w, d->arm_image_bend); /* since version 4 */
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) crowdi_w_words(w, d->custom_fix, 4 * CROWD_BONE_COUNT);
     if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
         crowdi_w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
@@ -483,6 +484,21 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
     limbs->min_cutoff = crowdi_r_f32(rd);
     limbs->beta = crowdi_r_f32(rd);
     limbs->d_cutoff = crowdi_r_f32(rd);
+    if (ld->version >= 4) {
+        limbs->arm_image_bend = crowdi_r_f32(rd);
+    } else {
+        /* Versions 2 and 3 are SPEC 5.1 revision 1: a rig without tracking (threshold 0) keeps
+         * what its state means (the side axes) and continues under revision 2's rules with
+         * the default arm_image_bend; a tracked rig's state held the rotation a re-acquired
+         * bone eased from, which revision 2 has no place for: refused by name */
+        limbs->arm_image_bend = 15.0f;
+        if (limbs->visibility_threshold > 0.0f)
+            return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT,
+                               "crowd_snapshot_load: rigs[%u].limbs: format version %u holds limb tracking state of SPEC "
+                               "5.1 revision 1 (visibility_threshold %g: the ease source), which this library (version 4, "
+                               "revision 2) does not continue; save it again from the tracked landmarks",
+                               ld->rig, ld->version, (double)limbs->visibility_threshold);
+    }
     if (limbs->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
         limbs->custom_fix = l->quats;
@@ -503,9 +519,9 @@ static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
     do { if (!(cond)) return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: " __VA_ARGS__); } while (0)
 
 /* Loaded rows: the columns no field rule covers. Sides and One Euro state finite; the tick
- * multiplies sides by unit vectors, eases from src and prev and reads r: sides at most unit (2
- * allows rounding), src unit, r -1 or in [0, 1], and the local rotations that outputs world
- * keeps unreadable (prev) unit, as crowd_instances_set's rule for rotations has it. */
+ * multiplies sides by unit vectors, eases from prev and reads r: sides at most unit (2 allows
+ * rounding), r -1 or in [0, 1], and the local rotations that outputs world keeps unreadable
+ * (prev) unit, as crowd_instances_set's rule for rotations has it. */
 static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
     const crowdi_rig_view *v = &r->view;
     const bool side = crowdi_limbs_have_side(v), track = crowdi_limbs_track(v);
@@ -538,15 +554,6 @@ static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint3
             float rb = r->columns[r->col_track + b][row];
             ROWS_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
                        crowd_bone_name((crowd_bone)b), row, (double)rb);
-            float n2 = 0.0f;
-            for (uint32_t c = 0; c < 4; c++) {
-                float q = r->columns[r->col_src + 4 * b + c][row];
-                ROWS_CHECK(crowdi_finite(q), "rigs[%u]: bone %s's ease source of row %u is not finite", k,
-                           crowd_bone_name((crowd_bone)b), row);
-                n2 += q * q;
-            }
-            ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's ease source of row %u is not unit", k,
-                       crowd_bone_name((crowd_bone)b), row);
         }
     return CROWD_OK;
 }

@@ -358,6 +358,30 @@ static void test_atan2(void **state) {
   assert_true(worst <= 2.5e-7);
 }
 
+/* ---------------------------------------------------------------- cv_exp2 (cv_math.h) */
+/* 2^x against double exp2: relative error <= 4e-7 over [-126, 127] (every 1/64, random x in
+ * [-70, 0] where the limbs' ease uses it, the integers exactly), and the clamp outside. */
+static void test_exp2(void **state) {
+  (void)state;
+  enum { N = 60000 };
+  static float x[N + CV_W], y[N + CV_W];
+  size_t n = 0;
+  for (int k = -126 * 64; k <= 127 * 64; k++) x[n++] = (float)k / 64.0f;
+  while (n < N) x[n++] = -70.0f * (float)(rnd() >> 8) * 0x1p-24f;
+  for (size_t j = 0; j < CV_W; j++) x[n + j] = 0.0f;
+  for (size_t i = 0; i < n; i += CV_W) cv_storeu(y + i, cv_exp2(cv_loadu(x + i)));
+  for (size_t i = 0; i < n; i++) {
+    const double want = exp2((double)x[i]), rel = fabs((double)y[i] - want) / want;
+    if (!(rel <= 4e-7)) fail_msg("cv_exp2(%a) = %a, exp2 %a: relative error %.3g", (double)x[i], (double)y[i], want, rel);
+    if (x[i] == floorf(x[i]) && (double)y[i] != want) fail_msg("cv_exp2(%g) = %a, not exact", (double)x[i], (double)y[i]);
+  }
+  float o[CV_W];
+  cv_storeu(o, cv_exp2(cv_set1(-1000.0f)));
+  for (size_t j = 0; j < CV_W; j++) assert_true(o[j] == 0x1p-126f);
+  cv_storeu(o, cv_exp2(cv_set1(1000.0f)));
+  for (size_t j = 0; j < CV_W; j++) assert_true(o[j] == 0x1p127f);
+}
+
 int crowd_test_cv_run(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_load_store), cmocka_unit_test(test_constants),
@@ -377,7 +401,7 @@ int crowd_test_cv_run(void) {
     cmocka_unit_test(test_i2f), cmocka_unit_test(test_i2f_small), cmocka_unit_test(test_iadd),
     cmocka_unit_test(test_isub), cmocka_unit_test(test_imul), cmocka_unit_test(test_iand),
     cmocka_unit_test(test_ior), cmocka_unit_test(test_ixor), cmocka_unit_test(test_ieq),
-    cmocka_unit_test(test_igt_s), cmocka_unit_test(test_shifts),
+    cmocka_unit_test(test_igt_s), cmocka_unit_test(test_shifts), cmocka_unit_test(test_exp2),
   };
   return cmocka_run_group_tests_name("cv_" CV_TARGET_NAME, tests, setup, NULL);
 }

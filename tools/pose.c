@@ -19,7 +19,8 @@ static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
-    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
+    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--arm-image-bend DEG]\n"
+    "                  [--outputs both|world|local]\n"
     "                  [--local] [--bones FILE] [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
     "                  [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit] [--vrma FILE]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
@@ -90,6 +91,8 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
         if (m < 0 || parse_float(a, "--bend-min", v, 0.0f, 90.0f, &limbs->bend_min) != TOOL_OK) return -1;
     } else if ((m = args_value(a, "--bend-full", &v)) != 0) {
         if (m < 0 || parse_float(a, "--bend-full", v, 0.0f, 90.0f, &limbs->bend_full) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--arm-image-bend", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--arm-image-bend", v, 0.0f, 90.0f, &limbs->arm_image_bend) != TOOL_OK) return -1;
     } else if ((m = args_value(a, "--smoothing", &v)) != 0) {
         if (m < 0 || (st = parse_choice(a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return -1;
         limbs->smoothing = k == 1;

@@ -74,6 +74,7 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
         h = fp_floats(h, l->fallback_sign, CROWD_LIMB_COUNT);
         h = fp_floats(h, (const float[]){l->visibility_threshold, l->hold_half_life, l->reacquire_half_life, l->bend_min, l->bend_full, l->min_cutoff, l->beta, l->d_cutoff}, 8);
         h = fp_u32(h, l->smoothing);
+        h = fp_floats(h, &l->arm_image_bend, 1);
         /* only when not both: run snapshots of scenes from before the setting still match */
         if (l->outputs != CROWD_LIMB_OUTPUTS_BOTH) h = fp_u32(h, (uint32_t)l->outputs);
         if (l->axis_fix == CROWD_AXIS_FIX_CUSTOM && l->custom_fix)

@@ -496,7 +496,8 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
 
 static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", "one_euro",
-                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "outputs", NULL};
+                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "arm_image_bend",
+                                       "outputs", NULL};
     static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
     static const char *const frames[] = {"mediapipe_world", "engine"};       /* crowd_pose_frame order */
     static const char *const fixes[] = {"y_along_bone", "z_along_bone"};     /* crowd_axis_fix order */
@@ -533,6 +534,7 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     TRY(get_float(c, jl, "reacquire_half_life", 0, true, 3600, &l->reacquire_half_life));
     TRY(get_float(c, jl, "bend_min", 0, false, 90, &l->bend_min));
     TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
+    TRY(get_float(c, jl, "arm_image_bend", 0, false, 90, &l->arm_image_bend));
     k = -1;
     TRY(get_enum(c, jl, "outputs", outputs, 3, &k));
     if (k >= 0) l->outputs = (crowd_limb_outputs)k;

@@ -86,17 +86,18 @@ typedef struct crowdi_rig_view {
      * root, world, local: 4 per quaternion; side: 3 per limb (fallback previous: the last bent
      * side; stable: the side in the torso's frame); filter: 99 filtered coordinates, 99
      * derivatives, 99 last raw values, 1 "has a first sample" flag; track (when the threshold
-     * is above 0): per bone the re-acquisition progress r, or -1 after an untrusted tick;
-     * src: per bone the local rotation a re-acquired bone eases from (4 per quaternion) */
+     * is above 0): per bone the re-acquisition progress r, or -1 after an untrusted tick
+     * (a re-acquired bone eases from its previous local rotation: the local columns) */
     uint32_t limbs_enabled, limb_flip_y, limb_side_mode, limb_smoothing;
     uint32_t limb_side_settle; /* stable, calibration only: the side a held pose settles at */
     float limb_sign[4], limb_visibility_threshold, limb_hold_half_life, limb_reacquire_half_life;
     float limb_bend_sin_min, limb_bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
+    float limb_arm_image_sin; /* sin(arm_image_bend): an arm bent this much in the image plane keeps its sign */
     float limb_min_cutoff, limb_beta, limb_d_cutoff;
     float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4], limb_rest_world[CROWDI_BONES][4];
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     size_t limb_stride;
-    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
+    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track;
     float limb_root_value[4]; /* the root every row holds while limb_root is NULL */
 
     crowdi_face_view face; /* face tracking (kernels/face.h) */

@@ -496,6 +496,7 @@ class Limbs:
     beta: float = _LIMBS.beta
     d_cutoff: float = _LIMBS.d_cutoff
     outputs: object = LimbOutputs(_LIMBS.outputs)
+    arm_image_bend: float = _LIMBS.arm_image_bend
 
 
 @_dc.dataclass
@@ -621,7 +622,7 @@ def _marshal_rig(desc: RigDesc):
             raise ValueError(f"limbs.fallback_sign: expected 4 signs, got {len(signs)}")
         ls.fallback_sign = (_ffi.f32 * 4)(*signs)
         for name in ("visibility_threshold", "hold_half_life", "reacquire_half_life", "bend_min", "bend_full",
-                     "min_cutoff", "beta", "d_cutoff"):
+                     "min_cutoff", "beta", "d_cutoff", "arm_image_bend"):
             setattr(ls, name, getattr(lm, name))
         ls.smoothing = bool(lm.smoothing)
         ls.outputs = _enum_value(LimbOutputs, lm.outputs)

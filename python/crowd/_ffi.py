@@ -104,7 +104,7 @@ class LimbsDesc(C.Structure):
                 ("bind_rotations", P(Quat)), ("fallback", i32), ("fallback_sign", f32 * LIMBS),
                 ("visibility_threshold", f32), ("hold_half_life", f32), ("reacquire_half_life", f32),
                 ("bend_min", f32), ("bend_full", f32), ("smoothing", b8), ("min_cutoff", f32),
-                ("beta", f32), ("d_cutoff", f32), ("outputs", i32)]
+                ("beta", f32), ("d_cutoff", f32), ("outputs", i32), ("arm_image_bend", f32)]
 
 
 class RigDesc(C.Structure):

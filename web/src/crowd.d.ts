@@ -79,6 +79,8 @@ export interface LimbsDesc {
   reacquire_half_life?: number;
   bend_min?: number;
   bend_full?: number;
+  /** Degrees (default 15): an arm bent this much in the image plane keeps its own bend sign. */
+  arm_image_bend?: number;
   smoothing?: boolean;
   min_cutoff?: number;
   beta?: number;

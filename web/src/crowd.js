@@ -274,7 +274,7 @@ export class Engine {
    * direction, origin, range, duration }], channel_timescales, blend }, blink: { parameters:
    * [ids], model, blend, mean, max_deviation, timescale }, limbs: { frame, axis_fix, fallback,
    * visibility_threshold, hold_half_life, reacquire_half_life, bend_min, bend_full, smoothing,
-   * min_cutoff, beta, d_cutoff, outputs } }. A controller is present when its key is; unset settings take
+   * min_cutoff, beta, d_cutoff, outputs, arm_image_bend } }. A controller is present when its key is; unset settings take
    * crowd.h's defaults. The engine checks everything and names the field it refuses.
    */
   rig(desc) {

@@ -175,6 +175,7 @@ int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
     F("limbs.reacquire_half_life", b->limbs.reacquire_half_life, b->has_limbs)
     F("limbs.bend_min", b->limbs.bend_min, b->has_limbs)
     F("limbs.bend_full", b->limbs.bend_full, b->has_limbs)
+    F("limbs.arm_image_bend", b->limbs.arm_image_bend, b->has_limbs)
     F("limbs.min_cutoff", b->limbs.min_cutoff, b->has_limbs)
     F("limbs.beta", b->limbs.beta, b->has_limbs)
     F("limbs.d_cutoff", b->limbs.d_cutoff, b->has_limbs)
