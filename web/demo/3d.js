@@ -106,8 +106,8 @@ const vertexShader = /* glsl */ `
 precision highp float;
 precision highp int;
 precision highp sampler2D;
-uniform sampler2D columns; // R32F: column c (bone b component k = 4b + k, then the face's) rows c*rowsPerColumn..
-uniform int texWidth, rowsPerColumn, gridCols;
+uniform sampler2D columns; // R32F: column c (bone b's component k is 4b + k, then the face's), row i at texel c * columnStride + i
+uniform int texWidth, columnStride, gridCols;
 uniform float spacing;
 uniform vec3 joints[${BONES}];
 in float bone, kind, part;
@@ -117,7 +117,8 @@ out vec3 vNormal;
 const int PARENT[${BONES}] = int[${BONES}](${PARENT.join(', ')});
 
 float column(int c, int i) {
-  return texelFetch(columns, ivec2(i % texWidth, c * rowsPerColumn + i / texWidth), 0).r;
+  int texel = c * columnStride + i;
+  return texelFetch(columns, ivec2(texel % texWidth, texel / texWidth), 0).r;
 }
 vec4 boneWorld(int b, int i) {
   return vec4(column(4 * b, i), column(4 * b + 1, i), column(4 * b + 2, i), column(4 * b + 3, i));
@@ -202,9 +203,27 @@ async function main() {
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
   renderer.setPixelRatio(1);
   const gl = renderer.getContext();
-  const texWidth = Math.min(1024, n), rowsPerColumn = Math.ceil(n / texWidth);
-  const full = Math.floor(n / texWidth), rest = n % texWidth;
-  const texture = new THREE.DataTexture(new Float32Array(texWidth * rowsPerColumn * sources.length),
+  // The texture holds column c's row i at texel c * columnStride + i (rows of texWidth texels).
+  // crowd stores a rig's bone columns one after another at a fixed stride: when texWidth divides
+  // that stride, the 60 bone columns are one block of memory and one texSubImage2D call, and each
+  // face column one more (each call costs tens of microseconds in Chromium, whatever its size).
+  // Otherwise two calls per column, for the rows of the drawn avatars only (the first `shown`;
+  // every avatar's with ?upload=all, to measure a crowd larger than software rendering draws).
+  const uploaded = params.get('upload') === 'all' ? n : shown;
+  const maxSize = Math.min(4096, gl.getParameter(gl.MAX_TEXTURE_SIZE));
+  const stride = offsets[1] - offsets[0], boneFloats = BONES * 4;
+  let texWidth = 0;
+  if (stride >= n && offsets.slice(0, boneFloats).every((o, k) => o === offsets[0] + k * stride) &&
+      offsets.every((o) => o + stride <= M.HEAPF32.length))
+    for (let w = Math.min(stride, maxSize); w >= 256 && !texWidth; w--)
+      if (stride % w === 0 && (sources.length * stride) / w <= maxSize) texWidth = w;
+  const block = texWidth > 0;
+  if (!block) texWidth = Math.min(1024, Math.max(uploaded, 1));
+  const rowsPerColumn = block ? stride / texWidth : Math.ceil(Math.max(uploaded, 1) / texWidth);
+  const columnStride = rowsPerColumn * texWidth;
+  const full = Math.floor(uploaded / texWidth), rest = uploaded % texWidth;
+  status.uploadCalls = block ? 1 + FACE.length : sources.length * ((full > 0) + (rest > 0));
+  const texture = new THREE.DataTexture(new Float32Array(columnStride * sources.length),
     texWidth, rowsPerColumn * sources.length, THREE.RedFormat, THREE.FloatType);
   texture.minFilter = texture.magFilter = THREE.NearestFilter;
   texture.generateMipmaps = false;
@@ -221,6 +240,12 @@ async function main() {
     gl.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
     gl.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
     gl.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
+    if (block) {
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, texWidth, boneFloats * rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[0]);
+      for (let c = boneFloats; c < offsets.length; c++)
+        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, c * rowsPerColumn, texWidth, rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[c]);
+      return;
+    }
     for (let c = 0; c < offsets.length; c++) {
       const y = c * rowsPerColumn;
       if (full) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y, texWidth, full, gl.RED, gl.FLOAT, heap, offsets[c]);
@@ -234,13 +259,13 @@ async function main() {
   const gridCols = Math.ceil(Math.sqrt(Math.max(shown, 1))), spacing = 1.3;
   const extent = gridCols * spacing;
   const lightDir = new THREE.Vector3(0.4, 0.8, -0.45).normalize();
-  const ground = new THREE.Mesh(new THREE.PlaneGeometry(extent + 16, extent + 16).rotateX(-Math.PI / 2),
+  const ground = new THREE.Mesh(new THREE.PlaneGeometry(extent * 6 + 100, extent * 6 + 100).rotateX(-Math.PI / 2),
     new THREE.MeshBasicMaterial({ color: 0x5d7a4c }));
   scene.add(ground);
   const material = new THREE.ShaderMaterial({
     glslVersion: THREE.GLSL3, vertexShader, fragmentShader,
     uniforms: {
-      columns: { value: texture }, texWidth: { value: texWidth }, rowsPerColumn: { value: rowsPerColumn },
+      columns: { value: texture }, texWidth: { value: texWidth }, columnStride: { value: columnStride },
       gridCols: { value: gridCols }, spacing: { value: spacing }, lightDir: { value: lightDir },
       joints: { value: JOINTS.map((j) => new THREE.Vector3(...j)) },
     },
@@ -285,7 +310,7 @@ async function main() {
       const t0 = performance.now();
       upload();
       status.uploadMs[slot] = performance.now() - t0;
-      if (status.garbage) status.lastGarbage = new Float32Array(n);
+      if (status.garbage) status.lastGarbage = new Array(n).fill(0.5); // n doubles on the JS heap
     }
     if (orbit) placeCamera(0.35 + (performance.now() - start) * 0.00005);
     const t1 = performance.now();

@@ -170,16 +170,21 @@ async function allocatedPerFrame(page, frames) {
 }
 
 test('the 3D page allocates no crowd-sized array per frame: the heap stays flat over 300 frames', { skip }, async () => {
-  const n = 10000, crowdBytes = n * 4; // the smallest array the size of the crowd: a Float32Array
+  // The profiler counts the JS heap: a JS array of the crowd's size (n numbers, at least 4 bytes
+  // each) and a typed array's object, not the typed array's backing store (outside the heap).
+  const n = 10000, crowdBytes = n * 4;
   const demo = await open3d(`n=${n}&show=50`, () => window.crowd3d?.error || window.crowd3d?.frame >= 20);
   try {
     const heap = await allocatedPerFrame(demo.page, 300);
-    assert.ok(heap.perFrame < crowdBytes / 4, `${heap.perFrame.toFixed(0)} bytes allocated per frame`);
+    // three.js's own per-frame bookkeeping is some kilobytes; an array of the crowd's size would
+    // add at least crowdBytes
+    assert.ok(heap.perFrame < crowdBytes * 0.75, `${heap.perFrame.toFixed(0)} bytes allocated per frame`);
     assert.ok(heap.growth < 1 << 20, `the heap grew by ${heap.growth} bytes over ${heap.frames} frames`);
     // the measure sees such an array: the page's self-check allocates one per frame
     await demo.page.evaluate(() => (window.crowd3d.garbage = true));
     const leaky = await allocatedPerFrame(demo.page, 60);
-    assert.ok(leaky.perFrame >= crowdBytes * 0.8, `a ${crowdBytes}-byte array per frame measured as ${leaky.perFrame.toFixed(0)} bytes`);
+    const extra = leaky.perFrame - heap.perFrame;
+    assert.ok(extra >= crowdBytes * 0.8, `a ${crowdBytes}-byte array per frame measured as ${extra.toFixed(0)} bytes`);
     assert.deepEqual(demo.errors, []);
   } finally {
     await demo.close();
@@ -189,17 +194,17 @@ test('the 3D page allocates no crowd-sized array per frame: the heap stays flat 
 // The benchmark (reported, not asserted): at 10,000 avatars the tick and the texture upload per
 // frame in Chromium, against the native tick of the same crowd (`crowd run`, single thread).
 test('benchmark: the 3D page at 10,000 avatars against the native tick', { skip }, async (t) => {
-  const frames = 150, warm = 30;
-  const demo = await open3d(`n=10000&show=1000&frames=${frames}&orbit=0`, () => window.crowd3d?.error || window.crowd3d?.done);
+  const frames = 120, warm = 20;
+  const demo = await open3d(`n=10000&show=1000&upload=all&frames=${frames}&orbit=0`, () => window.crowd3d?.error || window.crowd3d?.done);
   try {
     const r = await demo.page.evaluate(([from, to]) => {
       const s = window.crowd3d, pick = (ring) => Array.from(ring.slice(from, to)).sort((a, b) => a - b);
       const median = (a) => a[a.length >> 1];
-      return { simd: s.simd, tick: median(pick(s.tickMs)), upload: median(pick(s.uploadMs)), render: median(pick(s.renderMs)) };
+      return { simd: s.simd, calls: s.uploadCalls, tick: median(pick(s.tickMs)), upload: median(pick(s.uploadMs)), render: median(pick(s.renderMs)) };
     }, [warm, frames]);
     await screenshot(demo.page, 'demo3d-10000-show-1000.png');
     const lines = [`page (${r.simd}), median of frames ${warm + 1}..${frames}: tick ${r.tick.toFixed(2)} ms, ` +
-      `upload ${r.upload.toFixed(3)} ms, render of 1,000 drawn on SwiftShader (CPU side) ${r.render.toFixed(1)} ms`];
+      `upload ${r.upload.toFixed(3)} ms (${r.calls} texSubImage2D calls), render of 1,000 drawn on SwiftShader (CPU side) ${r.render.toFixed(1)} ms`];
     if (nativeCrowd)
       for (const simd of ['auto', 'sse2']) {
         const out = execFileSync(nativeCrowd, ['run', '--frames', String(frames), '--simd', simd, '--json', '--quiet'], { encoding: 'utf8' });
