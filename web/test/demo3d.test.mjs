@@ -87,7 +87,7 @@ function regionStats([name, other, x0, y0, x1, y1]) {
 }
 const stats = (page, ...args) => page.evaluate(regionStats, args);
 
-test('the 3D page draws the crowd where it stands; avatars move, the sky does not', { skip }, async () => {
+test('the 3D page draws the crowd where it stands; avatars move, the sky does not, pause holds them', { skip }, async () => {
   const demo = await open3d('n=1000&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 30);
   try {
     await demo.page.evaluate(grab, 'a');
@@ -111,6 +111,15 @@ test('the 3D page draws the crowd where it stands; avatars move, the sky does no
     assert.ok(middle.changed > 0.02, `only ${(middle.changed * 100).toFixed(2)}% of the crowd's pixels changed`);
     assert.equal(top.changed, 0, 'the sky changed');
     assert.equal(corner.changed, 0, 'the ground changed');
+    // paused: no frame is ticked and the picture holds still
+    await demo.page.evaluate(() => window.crowd3d.pause(true));
+    await new Promise((r) => setTimeout(r, 300));
+    const paused = await demo.page.evaluate(() => window.crowd3d.frame);
+    await demo.page.evaluate(grab, 'c');
+    await new Promise((r) => setTimeout(r, 700));
+    await demo.page.evaluate(grab, 'd');
+    assert.equal(await demo.page.evaluate(() => window.crowd3d.frame), paused);
+    assert.equal((await stats(demo.page, 'c', 'd', 0, 0, 1, 1)).changed, 0, 'the picture changed while paused');
     assert.deepEqual(demo.errors, []);
   } finally {
     await demo.close();
