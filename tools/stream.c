@@ -381,6 +381,7 @@ int cmd_stream(int argc, char **argv) {
                         .vmc_choice = vmc_settings_defaults()};
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
+    if ((st = vmc_settings_check(&o.vmc_choice, "stream", o.vmc)) != TOOL_OK) return st;
     if (!o.bones && !o.vmc && !o.params) o.bones = "-";
     if (o.bones && (st = pose_outputs_check("stream", &o.limbs, o.local ? "--local" : "the bones trace without --local",
                                             o.local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)

@@ -101,12 +101,16 @@ typedef enum vmc_blend_names { VMC_BLEND_VRM0, VMC_BLEND_ARKIT } vmc_blend_names
 typedef struct vmc_settings {
     unsigned send; /* VMC_SEND_* bits */
     vmc_blend_names blend;
+    const char *chosen; /* NULL, or the last of --vmc-send / --vmc-blend given (for vmc_settings_check) */
 } vmc_settings;
 vmc_settings vmc_settings_defaults(void);
 struct tool_args;
 /* --vmc-send LIST or --vmc-blend NAMES at argv[i]: 1 (read into *s), 0 (another argument), -1
  * (bad, printed). */
 int vmc_option(struct tool_args *a, vmc_settings *s);
+/* --vmc-send and --vmc-blend only go with --vmc: TOOL_OK, or TOOL_BAD_INPUT (printed, naming
+ * `command`) when one was given and `vmc` (the --vmc target) is NULL. */
+int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc);
 /* Applies the settings to an open sender (vmc_open starts with the defaults). */
 void vmc_configure(vmc_sender *s, const vmc_settings *settings);
 
