@@ -389,6 +389,14 @@ static void pose_vmc(void **state) {
     cli_expect_fail(&r2, 2, "--vmc", "HOST:PORT");
     cli_result_free(&r1);
     cli_result_free(&r2);
+    /* --vmc-send and --vmc-blend choose what --vmc sends: alone they are flag misuse, named */
+    cli_result r3 = cli_run("pose", clip, "--vmc-send", "face");
+    cli_expect_fail(&r3, 2, "pose: --vmc-send goes with --vmc HOST:PORT");
+    cli_result r4 = cli_run("pose", clip, "--vmc-blend", "arkit", "--vrma", cli_path("unused.vrma"));
+    cli_expect_fail(&r4, 2, "pose: --vmc-blend goes with --vmc HOST:PORT");
+    if (access(cli_path("unused.vrma"), F_OK) == 0) fail_msg("a refused command wrote its --vrma");
+    cli_result_free(&r3);
+    cli_result_free(&r4);
 }
 
 /* ---- crowd stream through a pipe ---- */
@@ -604,6 +612,9 @@ static void stream_pipe(void **state) {
     /* bad usage */
     cli_result u = cli_run("stream", "--vmc", "nowhere");
     cli_expect_fail(&u, 2, "--vmc");
+    cli_result_free(&u);
+    u = cli_run("stream", "--vmc-blend", "vrm0");
+    cli_expect_fail(&u, 2, "stream: --vmc-blend goes with --vmc HOST:PORT");
     cli_result_free(&u);
     cli_result_free(&want);
     for (int k = 0; k < LINES; k++) free(lines[k]);
@@ -835,6 +846,9 @@ static void run_vmc(void **state) {
     cli_result bad = cli_run("run", scene, "--vmc", "127.0.0.1:9", "--instance", "5");
     cli_expect_fail(&bad, 2, "--instance 5");
     cli_result_free(&bad);
+    bad = cli_run("run", scene, "--vmc-send", "bones,eyes", "--frames", "1");
+    cli_expect_fail(&bad, 2, "run: --vmc-send goes with --vmc HOST:PORT");
+    cli_result_free(&bad);
     cli_result_free(&statue);
     cli_result_free(&bind);
     cli_result_free(&ref);
@@ -974,10 +988,17 @@ static void vrma_pose(void **state) {
     free(rt);
     const char *scene = cli_write("vrma_scene.json",
                                   "{\"frames\": 33, \"dt\": 0.0625, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
-                                  " {\"name\": \"b\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1}],\n"
+                                  " {\"name\": \"b\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1},\n"
+                                  "   {\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1},\n"
+                                  "   {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
                                   "  \"blink\": {\"parameters\": [\"EyeOpen\"], \"mean\": 0.5, \"max_deviation\": 0.2},\n"
+                                  "  \"look\": {\"parameters\": [{\"id\": \"ParamEyeBallX\", \"axis\": \"x\"},\n"
+                                  "   {\"id\": \"ParamEyeBallY\", \"axis\": \"y\"}]},\n"
+                                  "  \"harmonic\": {\"channel_timescales\": [1], \"parameters\": [{\"id\": \"ParamMouthOpenY\", \"channel\": 0,\n"
+                                  "   \"direction\": \"centric\", \"origin\": 0.5, \"range\": 0.5, \"duration\": 1}]},\n"
                                   "  \"limbs\": {\"frame\": \"engine\"}}],\n"
                                   " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"blink_start\": \"random\",\n"
+                                  "  \"look\": {\"keys\": [{\"t\": 0, \"target\": [0.9, 0.8, 0]}, {\"t\": 1, \"target\": [-0.9, -0.8, 0]}]},\n"
                                   "  \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
     char run_trace[1400];
     snprintf(run_trace, sizeof run_trace, "%s", cli_path("vrma_trace.csv"));
@@ -989,7 +1010,8 @@ static void vrma_pose(void **state) {
     cli_result_free(&r);
     for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
         if (pass == 1)
-            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR,
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 ParamMouthOpenY ParamEyeBallX ParamEyeBallY 2>&1",
+                     CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR,
                      run_vrma, run_clip, run_trace);
         if (pass == 2) {
             r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
