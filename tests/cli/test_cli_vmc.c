@@ -68,6 +68,9 @@ static double now_s(void) {
 typedef struct vmc_frame {
     int messages, root, ok, t_count, blend, apply, outside;
     float blink[2]; /* Blink_L, Blink_R */
+    float vowel[5]; /* A, I, U, E, O */
+    int vowel_seen[5], eye_seen[2];
+    double eye[2][4]; /* LeftEye, RightEye */
     int bone_seen[15];
     double bone[15][4];
     float t;
@@ -148,6 +151,12 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
             f->root++;
             return 0;
         }
+        for (int e = 0; e < 2; e++)
+            if (strcmp(arg_s(argv[0]), e ? "RightEye" : "LeftEye") == 0) {
+                f->eye_seen[e]++;
+                memcpy(f->eye[e], q, sizeof q);
+                return 0;
+            }
         int b = 0;
         while (b < 15 && strcmp(unity_names[b], arg_s(argv[0])) != 0) b++;
         if (b == 15) {
@@ -167,7 +176,13 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         if (strcmp(types, "sf") != 0) BAD("/VMC/Ext/Blend/Val has types %s, expected sf", types);
         else if (strcmp(arg_s(argv[0]), "Blink_L") == 0) f->blink[0] = arg_f(argv[1]);
         else if (strcmp(arg_s(argv[0]), "Blink_R") == 0) f->blink[1] = arg_f(argv[1]);
-        else BAD("unexpected blend shape %s", arg_s(argv[0]));
+        else {
+            static const char *const vowels[5] = {"A", "I", "U", "E", "O"};
+            int v = 0;
+            while (v < 5 && strcmp(vowels[v], arg_s(argv[0])) != 0) v++;
+            if (v == 5) BAD("unexpected blend shape %s", arg_s(argv[0]));
+            else f->vowel[v] = arg_f(argv[1]), f->vowel_seen[v]++;
+        }
         if (f->apply) BAD("Blend/Val after Blend/Apply");
         f->blend++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
@@ -213,19 +228,24 @@ static void receiver_close(receiver *r) {
     free(r->frames);
 }
 
-/* Every frame complete and as the protocol says; with blink: both eyes and one Apply. */
-static void check_frames(const receiver *r, bool blink) {
+/* Every frame complete and as the protocol says: Root, 15 bones, `eyes` eye bones (0 or 2),
+ * `blends` blend shapes and then (with any) one Apply, OK, T. */
+static void check_frames_with(const receiver *r, int blends, int eyes) {
     for (int k = 0; k < r->count; k++) {
         const vmc_frame *f = &r->frames[k];
         if (f->bad[0]) fail_msg("bundle %d: %s", k + 1, f->bad);
-        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend != (blink ? 2 : 0) || f->apply != (blink ? 1 : 0) ||
-            f->messages != (blink ? 21 : 18))
-            fail_msg("bundle %d: %d messages (root %d, OK %d, T %d, blend %d): expected Root, 15 bones, OK, T", k + 1,
-                     f->messages, f->root, f->ok, f->t_count, f->blend);
+        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend != blends || f->apply != (blends ? 1 : 0) ||
+            f->messages != 18 + eyes + blends + (blends ? 1 : 0) || f->eye_seen[0] != eyes / 2 || f->eye_seen[1] != eyes / 2)
+            fail_msg("bundle %d: %d messages (root %d, OK %d, T %d, blend %d, eyes %d+%d): expected Root, 15 bones, %d "
+                     "eyes, %d blend shapes, OK, T", k + 1, f->messages, f->root, f->ok, f->t_count, f->blend,
+                     f->eye_seen[0], f->eye_seen[1], eyes, blends);
         for (int b = 0; b < 15; b++)
             if (f->bone_seen[b] != 1) fail_msg("bundle %d: bone %s seen %d times", k + 1, unity_names[b], f->bone_seen[b]);
     }
 }
+
+/* Every frame complete; with blink: both eyes' blend shapes and one Apply. */
+static void check_frames(const receiver *r, bool blink) { check_frames_with(r, blink ? 2 : 0, 0); }
 
 /* ---- quaternions in double ---- */
 static void qmul(const double a[4], const double b[4], double o[4]) {
@@ -772,6 +792,86 @@ static void realtime(void **state) {
     skip();
 }
 
+/* crowd run --vmc of a rig with a look controller on ParamEyeBallX/Y and a harmonic mouth on
+ * ParamMouthOpenY: LeftEye and RightEye each turn Unity's forward (+Z) to the gaze direction
+ * (-sin(30 deg x) cos(20 deg y), sin(20 deg y), cos(30 deg x) cos(20 deg y)) with no roll (x: +1
+ * the subject's left, which is Unity's -X for an avatar facing +Z; y: +1 up), x and y the
+ * parameters' outputs in the trace; A is ParamMouthOpenY's output; no blink controller: no Blink. */
+static void run_vmc_look(void **state) {
+    (void)state;
+    enum { FRAMES = 60 };
+    char *text = make_clip(30, 1.0 / 30, NULL);
+    cli_write("look_clip.csv", text);
+    free(text);
+    const char *scene = cli_write(
+        "look_scene.json",
+        "{\"dt\": 0.0333333351, \"frames\": 60,\n"
+        " \"rigs\": [{\"name\": \"looker\", \"parameters\": [{\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1},\n"
+        "   {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
+        "   \"look\": {\"parameters\": [{\"id\": \"ParamEyeBallX\", \"axis\": \"x\"}, {\"id\": \"ParamEyeBallY\", \"axis\": \"y\"}]},\n"
+        "   \"harmonic\": {\"channel_timescales\": [1], \"parameters\": [{\"id\": \"ParamMouthOpenY\", \"channel\": 0,\n"
+        "     \"direction\": \"centric\", \"origin\": 0.5, \"range\": 0.5, \"duration\": 1}]},\n"
+        "   \"limbs\": {\"frame\": \"engine\"}}],\n"
+        " \"groups\": [{\"rig\": \"looker\", \"count\": 1, \"pose\": {\"clip\": \"look_clip.csv\"},\n"
+        "   \"look\": {\"keys\": [{\"t\": 0, \"target\": [-0.9, 0.8, 0]}, {\"t\": 1, \"target\": [0.9, -0.8, 0]}]}}]}\n");
+    const char *trace = cli_path("look_trace.csv");
+    cli_result ref = cli_run("run", scene, "--quiet", "--trace", trace);
+    cli_expect_ok(&ref);
+    cli_result_free(&ref);
+    float *gx = calloc(FRAMES, sizeof *gx), *gy = calloc(FRAMES, sizeof *gy), *mouth = calloc(FRAMES, sizeof *mouth);
+    char *trace_text = cli_read(trace, NULL), *save, *line = strtok_r(trace_text, "\n", &save);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst;
+        float v;
+        char id[64];
+        if (sscanf(line, "%d,%d,%63[^,],%f", &frame, &inst, id, &v) != 4 || frame < 1 || frame > FRAMES) continue;
+        if (strcmp(id, "ParamEyeBallX") == 0) gx[frame - 1] = v;
+        if (strcmp(id, "ParamEyeBallY") == 0) gy[frame - 1] = v;
+        if (strcmp(id, "ParamMouthOpenY") == 0) mouth[frame - 1] = v;
+    }
+    free(trace_text);
+    receiver r;
+    receiver_open(&r);
+    run_receiving((const char *const[]){"run", scene, "--quiet", "--vmc", port_arg(&r), NULL}, &r, FRAMES);
+    if (r.count != FRAMES) fail_msg("%d bundles for %d frames", r.count, FRAMES);
+    check_frames_with(&r, 1, 2);
+    const double deg = M_PI / 180.0;
+    double worst = 0, lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0, hi_mouth = 0;
+    for (int k = 0; k < r.count && k < FRAMES; k++) {
+        const vmc_frame *f = &r.frames[k];
+        if (f->vowel_seen[0] != 1 || f->vowel[0] != mouth[k])
+            fail_msg("frame %d: A %.9g, ParamMouthOpenY %.9g", k + 1, f->vowel[0], mouth[k]);
+        double yaw = 30.0 * deg * gx[k], up = 20.0 * deg * gy[k];
+        double want[3] = {-sin(yaw) * cos(up), sin(up), cos(yaw) * cos(up)};
+        for (int e = 0; e < 2; e++) {
+            const double *q = f->eye[e];
+            double zq[4] = {0, 0, 1, 0}, xq[4] = {1, 0, 0, 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4], z[4], x[4];
+            qmul(q, zq, t);
+            qmul(t, c, z);
+            qmul(q, xq, t);
+            qmul(t, c, x);
+            double dot = z[0] * want[0] + z[1] * want[1] + z[2] * want[2];
+            double cross = sqrt(pow(z[1] * want[2] - z[2] * want[1], 2) + pow(z[2] * want[0] - z[0] * want[2], 2) +
+                                pow(z[0] * want[1] - z[1] * want[0], 2));
+            double off = atan2(cross, dot) / deg;
+            worst = fmax(worst, off);
+            if (off > 1e-4 || fabs(x[1]) > 1e-6)
+                fail_msg("frame %d %s: looks %.6f deg off the gaze (%.6g, %.6g), its x axis %.3g up", k + 1,
+                         e ? "RightEye" : "LeftEye", off, gx[k], gy[k], x[1]);
+        }
+        lo_x = fmin(lo_x, gx[k]), hi_x = fmax(hi_x, gx[k]), lo_y = fmin(lo_y, gy[k]), hi_y = fmax(hi_y, gy[k]);
+        hi_mouth = fmax(hi_mouth, mouth[k]);
+    }
+    if (!(lo_x < -0.3 && hi_x > 0.3 && lo_y < -0.3 && hi_y > 0.3 && hi_mouth > 0.5))
+        fail_msg("the gaze sweeps x %g..%g, y %g..%g and the mouth to %g: too little to prove the axes", lo_x, hi_x, lo_y,
+                 hi_y, hi_mouth);
+    print_message("run --vmc eyes: worst %.2e deg off the gaze over %d frames\n", worst, r.count);
+    receiver_close(&r);
+    free(gx);
+    free(gy);
+    free(mouth);
+}
+
 /* crowd run --vmc --instance K: one instance of a crowd, its blink as Blink_L/R = 1 - the eye
  * opening (the blink parameter's output: default 1, multiplied), its bones as the run's. */
 static void run_vmc(void **state) {
@@ -1037,6 +1137,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stream_pipe),
         cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
+        cmocka_unit_test(run_vmc_look),
         cmocka_unit_test(realtime),
         cmocka_unit_test(osc_receiver),
         cmocka_unit_test(client_conversions),
