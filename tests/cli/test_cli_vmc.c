@@ -872,6 +872,74 @@ static void run_vmc_look(void **state) {
     free(mouth);
 }
 
+/* crowd run --vmc of a face-track group (a rig with face tracking, the standard mapping, no
+ * blink controller): the blend shapes are the VRM 0 presets from the track's scores (Blink_L/R =
+ * eyeBlinkLeft/Right, I = mean(mouthStretchLeft, mouthStretchRight), U = mouthPucker, E =
+ * mean(mouthLowerDownLeft, mouthLowerDownRight), O = mouthFunnel), A = ParamMouthOpenY's output,
+ * and the eyes go too (the gaze from ParamEyeBallX/Y). */
+static void run_vmc_face(void **state) {
+    (void)state;
+    enum { FRAMES = 10, SCORES = 52 };
+    char *text = make_clip(30, 1.0 / 30, NULL);
+    cli_write("facegroup_clip.csv", text);
+    free(text);
+    float sc[SCORES];
+    cli_buf track = {0};
+    for (int row = 0; row < 2; row++) { /* the same face at 0 and 1 s */
+        cli_buf_printf(&track, "{\"timestamp_ms\": %d, \"faceBlendshapes\": [{\"categories\": [", row * 1000);
+        for (int k = 0; k < SCORES; k++) {
+            sc[k] = (float)(0.1 + 0.8 * ((k * 37) % SCORES) / (double)SCORES);
+            cli_buf_printf(&track, "%s{\"index\": %d, \"score\": %.9g, \"categoryName\": \"%s\"}", k ? ", " : "", k, (double)sc[k],
+                           crowd_face_source_name((crowd_face_source)k));
+        }
+        cli_buf_printf(&track, "]}], \"facialTransformationMatrixes\": [{\"rows\": 4, \"columns\": 4, \"data\": "
+                               "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]}]}\n");
+    }
+    cli_write("facegroup.ndjson", track.text);
+    free(track.text);
+    const char *scene = cli_write(
+        "facegroup_scene.json",
+        "{\"dt\": 0.0333333351, \"frames\": 10,\n"
+        " \"rigs\": [{\"name\": \"tracked\", \"parameters\": [{\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1},\n"
+        "   {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
+        "   \"face\": {}, \"limbs\": {\"frame\": \"engine\"}}],\n"
+        " \"groups\": [{\"rig\": \"tracked\", \"count\": 1, \"pose\": {\"clip\": \"facegroup_clip.csv\"},\n"
+        "   \"face\": {\"clip\": \"facegroup.ndjson\"}}]}\n");
+    const char *trace = cli_path("facegroup_trace.csv");
+    cli_result ref = cli_run("run", scene, "--quiet", "--trace", trace);
+    cli_expect_ok(&ref);
+    cli_result_free(&ref);
+    float mouth[FRAMES] = {0};
+    char *trace_text = cli_read(trace, NULL), *save, *line = strtok_r(trace_text, "\n", &save);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst;
+        float v;
+        if (sscanf(line, "%d,%d,ParamMouthOpenY,%f", &frame, &inst, &v) == 3 && frame >= 1 && frame <= FRAMES)
+            mouth[frame - 1] = v;
+    }
+    free(trace_text);
+    receiver r;
+    receiver_open(&r);
+    run_receiving((const char *const[]){"run", scene, "--quiet", "--vmc", port_arg(&r), NULL}, &r, FRAMES);
+    if (r.count != FRAMES) fail_msg("%d bundles for %d frames", r.count, FRAMES);
+    check_frames_with(&r, 7, 2);
+    const float vowel[5] = {0, 0.5f * (sc[CROWD_FACE_MOUTH_STRETCH_LEFT] + sc[CROWD_FACE_MOUTH_STRETCH_RIGHT]),
+                            sc[CROWD_FACE_MOUTH_PUCKER],
+                            0.5f * (sc[CROWD_FACE_MOUTH_LOWER_DOWN_LEFT] + sc[CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT]),
+                            sc[CROWD_FACE_MOUTH_FUNNEL]};
+    for (int k = 0; k < r.count && k < FRAMES; k++) {
+        const vmc_frame *f = &r.frames[k];
+        if (f->blink[0] != sc[CROWD_FACE_EYE_BLINK_LEFT] || f->blink[1] != sc[CROWD_FACE_EYE_BLINK_RIGHT])
+            fail_msg("frame %d: Blink_L %.9g, Blink_R %.9g; the track's eyeBlinkLeft/Right %.9g, %.9g", k + 1, f->blink[0],
+                     f->blink[1], sc[CROWD_FACE_EYE_BLINK_LEFT], sc[CROWD_FACE_EYE_BLINK_RIGHT]);
+        if (f->vowel[0] != mouth[k]) fail_msg("frame %d: A %.9g, ParamMouthOpenY %.9g", k + 1, f->vowel[0], mouth[k]);
+        for (int v = 1; v < 5; v++)
+            if (f->vowel_seen[v] != 1 || fabsf(f->vowel[v] - vowel[v]) > 1e-6f)
+                fail_msg("frame %d: vowel %d is %.9g, the scores give %.9g", k + 1, v, f->vowel[v], vowel[v]);
+    }
+    receiver_close(&r);
+}
+
 /* crowd run --vmc --instance K: one instance of a crowd, its blink as Blink_L/R = 1 - the eye
  * opening (the blink parameter's output: default 1, multiplied), its bones as the run's. */
 static void run_vmc(void **state) {
@@ -1138,6 +1206,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
         cmocka_unit_test(run_vmc_look),
+        cmocka_unit_test(run_vmc_face),
         cmocka_unit_test(realtime),
         cmocka_unit_test(osc_receiver),
         cmocka_unit_test(client_conversions),
