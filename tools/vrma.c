@@ -19,6 +19,9 @@ enum { AT_TIME = 0, AT_ROT = 1, AT_HIPS = 61, AT_BLINK = 64, AT_MOUTH = 66, AT_L
 
 int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, uint32_t frames) {
     memset(v, 0, sizeof *v);
+    if (frames > VRMA_MAX_FRAMES)
+        return tool_error(TOOL_BAD_INPUT, "--vrma: %u keyframes, more than the %u a file holds (%s)", frames, VRMA_MAX_FRAMES,
+                          path);
     v->path = path;
     v->cap = frames ? frames : 1;
     v->data = tool_calloc((size_t)v->cap * FRAME_FLOATS, sizeof *v->data);
@@ -36,8 +39,13 @@ static float unit_clamp(float w) { return w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w;
 int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
                crowd_pose_frame frame, const vmc_face *face) {
     if (v->count >= v->cap) {
-        if (v->cap >= VRMA_MAX_FRAMES)
-            return tool_error(TOOL_BAD_INPUT, "--vrma: more than %u keyframes (%s)", VRMA_MAX_FRAMES, v->path);
+        if (v->cap >= VRMA_MAX_FRAMES) { /* a stream past the bound: the file keeps the first ones */
+            if (!v->full)
+                tool_error(TOOL_OK, "--vrma: %u keyframes, the most a file holds: %s keeps those, later frames are left out",
+                           VRMA_MAX_FRAMES, v->path);
+            v->full = true;
+            return TOOL_OK;
+        }
         uint32_t cap = v->cap > VRMA_MAX_FRAMES / 2 ? VRMA_MAX_FRAMES : v->cap * 2;
         float *grown = realloc(v->data, (size_t)cap * FRAME_FLOATS * sizeof *grown);
         if (!grown) return tool_error(TOOL_FAILED, "--vrma: out of memory at %u keyframes", v->count);
@@ -58,13 +66,14 @@ int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4
         d[AT_HIPS + 1] = 0.5f * (landmarks[23 * 4 + 1] + landmarks[24 * 4 + 1]);
         d[AT_HIPS + 2] = -0.5f * (landmarks[23 * 4 + 2] + landmarks[24 * 4 + 2]);
     }
-    v->has_blink = face && face->has_blink;
-    if (v->has_blink) /* a timed blink may overshoot: weights are in [0, 1] */
+    /* a face part once present stays (a stream's face may start late: 0 before) */
+    v->has_blink |= face && face->has_blink;
+    if (face && face->has_blink) /* a timed blink may overshoot: weights are in [0, 1] */
         d[AT_BLINK] = unit_clamp(face->blink[0]), d[AT_BLINK + 1] = unit_clamp(face->blink[1]);
-    v->has_mouth = face && (face->has_mouth || face->scores);
-    if (v->has_mouth) d[AT_MOUTH] = unit_clamp(face->has_mouth ? face->mouth : face->scores[CROWD_FACE_JAW_OPEN]);
-    v->has_gaze = face && face->has_gaze;
-    if (v->has_gaze) { /* VMC's eye turn (Unity's frame) in glTF's: (x, -y, -z, w) */
+    v->has_mouth |= face && (face->has_mouth || face->scores);
+    if (face && (face->has_mouth || face->scores)) d[AT_MOUTH] = unit_clamp(face->has_mouth ? face->mouth : face->scores[CROWD_FACE_JAW_OPEN]);
+    v->has_gaze |= face && face->has_gaze;
+    if (face && face->has_gaze) { /* VMC's eye turn (Unity's frame) in glTF's: (x, -y, -z, w) */
         float q[4];
         vmc_eye_rotation(face->gaze, q);
         d[AT_LOOK] = q[0], d[AT_LOOK + 1] = -q[1], d[AT_LOOK + 2] = -q[2], d[AT_LOOK + 3] = q[3];

@@ -40,6 +40,7 @@ typedef struct vrma_writer {
     float *data; /* [cap * 71]: per keyframe its time, rotations, hips, blinks, mouth, gaze */
     uint32_t count, cap;
     bool has_hips, has_blink, has_mouth, has_gaze;
+    bool full; /* VRMA_MAX_FRAMES reached (told once) */
 } vrma_writer;
 
 /* 2^19 keyframes: 4.8 hours at 30 frames a second, 149 MB. */
@@ -48,9 +49,11 @@ typedef struct vrma_writer {
 /* Prepares a writer for `frames` keyframes (0: unknown; it grows to VRMA_MAX_FRAMES), solving the T-pose with the rig's limb settings.
  * TOOL_OK or TOOL_FAILED / TOOL_BAD_INPUT (printed). */
 int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, uint32_t frames);
+/* (frames > VRMA_MAX_FRAMES: TOOL_BAD_INPUT before anything is allocated.) */
 /* One keyframe: its time, the 15 world rotations, the landmarks as fed (in `frame`), and the face
- * (NULL: none; its blinks, mouth and gaze are written). TOOL_OK, TOOL_BAD_INPUT (past
- * VRMA_MAX_FRAMES) or TOOL_FAILED (out of memory), printed. */
+ * (NULL: none; its blinks, mouth and gaze are written). Past VRMA_MAX_FRAMES (a stream) the
+ * keyframe is left out, with a warning the first time. TOOL_OK or TOOL_FAILED (out of memory,
+ * printed). */
 int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
                crowd_pose_frame frame, const vmc_face *face);
 /* Writes the file (FILE.tmp, renamed). TOOL_OK or TOOL_FAILED. Frees the writer. */

@@ -575,8 +575,10 @@ static void stream_pipe(void **state) {
     receiver r;
     receiver_open(&r);
     const char *err_path = cli_path("stream.err");
+    char stream_vrma[1400];
+    snprintf(stream_vrma, sizeof stream_vrma, "%s", cli_path("stream.vrma"));
     child c = spawn((const char *const[]){"stream", "--vmc", port_arg(&r), "--bones", "-", "--max-line-bytes", "100000",
-                                          NULL},
+                                          "--vrma", stream_vrma, NULL},
                     err_path);
     cli_buf out = {0};
     read_lines(&c, &out, 1); /* the header, before any input */
@@ -602,6 +604,19 @@ static void stream_pipe(void **state) {
     check_frames(&r, false);
     read_lines(&c, &out, 1 + 15 * n);
     assert_string_equal(out.text, want.out);
+    /* --vrma: written at the end of input, the same bytes as crowd pose --vrma gives on the good
+     * lines (whose file three-vrm-animation plays in vrma_pose) */
+    cli_result pose_vrma = cli_run("pose", good_path, "--vrma", cli_path("stream_want.vrma"));
+    cli_expect_ok(&pose_vrma);
+    cli_result_free(&pose_vrma);
+    size_t got_size = 0, want_size = 0;
+    char *got_glb = cli_read(stream_vrma, &got_size), *want_glb = cli_read(cli_path("stream_want.vrma"), &want_size);
+    assert_non_null(got_glb);
+    assert_non_null(want_glb);
+    if (got_size != want_size || memcmp(got_glb, want_glb, got_size) != 0)
+        fail_msg("stream --vrma (%zu bytes) differs from pose --vrma on the same frames (%zu bytes)", got_size, want_size);
+    free(got_glb);
+    free(want_glb);
     char *err = cli_read(err_path, NULL);
     assert_non_null(err);
     static const char *const expected[] = {"-:4:", "has 1 landmarks", "-:6:", "not valid JSON", "-:8:", "repeats",
