@@ -1213,6 +1213,71 @@ static void vrma_pose(void **state) {
     }
 }
 
+/* crowd stream --frame engine --vrma with a face frame before each pose frame: each keyframe
+ * carries that face's blinks (1 - ParamEyeLOpen/ROpen), mouth (ParamMouthOpenY) and gaze
+ * (ParamEyeBallX/Y) as --params gives them (face frame k is keyframe k's latest), played by
+ * @pixiv/three-vrm-animation (vrma_three.mjs: bones within 0.05 degrees, expressions within 1e-5,
+ * the lookAt direction). */
+static void stream_vrma_face(void **state) {
+    (void)state;
+    if (!have_npm("@pixiv/three-vrm-animation")) skip();
+    enum { ROWS = 33, SCORES = 52 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*tt)[32] = malloc(sizeof *tt * ROWS);
+    const char *tp[ROWS];
+    cli_buf in = {0};
+    for (int k = 0; k < ROWS; k++) {
+        double t = k / 16.0, u = k / (double)(ROWS - 1); /* exact in binary; u sweeps 0..1 */
+        cli_synthetic_pose(t, 1, &lm[k * 132]);
+        snprintf(tt[k], sizeof tt[k], "%.17g", t);
+        tp[k] = tt[k];
+        float sc[SCORES] = {0};
+        sc[CROWD_FACE_EYE_BLINK_LEFT] = sc[CROWD_FACE_EYE_BLINK_RIGHT] = (float)u;
+        sc[CROWD_FACE_JAW_OPEN] = (float)u;
+        sc[CROWD_FACE_EYE_LOOK_OUT_LEFT] = sc[CROWD_FACE_EYE_LOOK_IN_RIGHT] = (float)u; /* x from -1 to 1 */
+        sc[CROWD_FACE_EYE_LOOK_IN_LEFT] = sc[CROWD_FACE_EYE_LOOK_OUT_RIGHT] = (float)(1 - u);
+        sc[CROWD_FACE_EYE_LOOK_UP_LEFT] = sc[CROWD_FACE_EYE_LOOK_UP_RIGHT] = (float)(1 - u); /* y from 1 to -1 */
+        sc[CROWD_FACE_EYE_LOOK_DOWN_LEFT] = sc[CROWD_FACE_EYE_LOOK_DOWN_RIGHT] = (float)u;
+        cli_buf_printf(&in, "{\"timestamp_ms\": %.17g, \"faceBlendshapes\": [{\"categories\": [", t * 1000.0);
+        for (int c = 0; c < SCORES; c++)
+            cli_buf_printf(&in, "%s{\"index\": %d, \"score\": %.9g, \"categoryName\": \"%s\"}", c ? ", " : "", c, (double)sc[c],
+                           crowd_face_source_name((crowd_face_source)c));
+        cli_buf_printf(&in, "]}], \"facialTransformationMatrixes\": [{\"rows\": 4, \"columns\": 4, \"data\": "
+                            "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]}]}\n");
+        cli_buf_printf(&in, "{\"timestamp_ms\": %.17g, \"worldLandmarks\": [[", t * 1000.0);
+        for (int i = 0; i < 33; i++)
+            cli_buf_printf(&in, "%s{\"x\": %.9g, \"y\": %.9g, \"z\": %.9g, \"visibility\": %.9g}", i ? ", " : "",
+                           lm[k * 132 + i * 4], lm[k * 132 + i * 4 + 1], lm[k * 132 + i * 4 + 2], lm[k * 132 + i * 4 + 3]);
+        cli_buf_printf(&in, "]]}\n");
+    }
+    char *clip_text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400], vrma[1400], params[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("stream_face_clip.csv", clip_text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("stream_face.vrma"));
+    snprintf(params, sizeof params, "%s", cli_path("stream_face_params.csv"));
+    free(clip_text);
+    free(lm);
+    free(tt);
+    const char *err_path = cli_path("stream_face.err");
+    child c = spawn((const char *const[]){"stream", "--frame", "engine", "--vrma", vrma, "--params", params, NULL}, err_path);
+    assert_int_equal(write(c.in, in.text, in.len), (ssize_t)in.len);
+    close(c.in);
+    free(in.text);
+    assert_int_equal(reap(&c), 0);
+    close(c.out);
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' ParamEyeLOpen 0 ParamMouthOpenY ParamEyeBallX ParamEyeBallY 2>&1",
+             CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, vrma, clip, params);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
+    print_message("stream --vrma with faces: %s", out);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1291,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(osc_receiver),
         cmocka_unit_test(client_conversions),
         cmocka_unit_test(vrma_pose),
+        cmocka_unit_test(stream_vrma_face),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }
