@@ -6,8 +6,10 @@
  *   /VMC/Ext/Root/Pos  s "root", f px py pz (0), f qx qy qz qw (identity), f sx sy sz (1),
  *                      f ox oy oz (0)            (VMC 2.1's long form: scale and MR offset)
  *   /VMC/Ext/Bone/Pos  s NAME, f px py pz, f qx qy qz qw    once per bone, names below
- *   /VMC/Ext/Bone/Pos  s "LeftEye", s "RightEye" (with a gaze: face tracking's eye direction)
- *   /VMC/Ext/Blend/Val s NAME f v ...; /VMC/Ext/Blend/Apply    (with a blink controller or a face)
+ *   /VMC/Ext/Bone/Pos  s "LeftEye", s "RightEye" (with a gaze: face tracking's eye direction, or
+ *                      crowd run's ParamEyeBallX/Y with a look controller or face tracking)
+ *   /VMC/Ext/Blend/Val s NAME f v ...; /VMC/Ext/Blend/Apply    (with a blink controller, a mouth
+ *                      parameter ParamMouthOpenY or a face)
  *   /VMC/Ext/OK        i 1 (loaded), i 3 (calibrated), i 0 (normal calibration mode), i 1 (tracking)
  *   /VMC/Ext/T         f the frame's time in seconds
  * --vmc-send bones,fingers,face,eyes (default all) picks the groups: bones (Root/Pos and the body
