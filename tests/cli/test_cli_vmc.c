@@ -1191,6 +1191,11 @@ static void vrma_pose(void **state) {
     r = cli_run("run", scene, "--vrma", cli_path("bad.vrma"), "--instance", "1", "--quiet");
     cli_expect_fail(&r, 2, "--vrma: instance 1's rig \"f\" has no limbs");
     cli_result_free(&r);
+    /* the keyframes a file holds are bounded: more is refused before anything is allocated */
+    r = cli_run("run", scene, "--vrma", cli_path("long.vrma"), "--instance", "3", "--quiet", "--frames", "524289");
+    cli_expect_fail(&r, 2, "--vrma: 524289 keyframes, more than the 524288 a file holds");
+    if (access(cli_path("long.vrma"), F_OK) == 0) fail_msg("a refused --vrma was written");
+    cli_result_free(&r);
     for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
         if (pass == 1)
             snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 ParamMouthOpenY ParamEyeBallX ParamEyeBallY 2>&1",
