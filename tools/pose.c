@@ -193,8 +193,9 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
                 if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame), frame,
-                       NULL);
+            int st = vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame),
+                                frame, NULL);
+            if (st != TOOL_OK) return st;
         }
         if (vmc) {
             float q[CROWD_BONE_COUNT][4];
@@ -218,6 +219,7 @@ int cmd_pose(int argc, char **argv) {
     int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime,
                         &vmc_choice, &vrma_path);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
+    if ((st = vmc_settings_check(&vmc_choice, "pose", vmc_target)) != TOOL_OK) return st;
     if (!bones_path && !bvh_path && !vmc_target && !vrma_path) bones_path = "-";
     if (vrma_path && (st = pose_outputs_check("pose", &limbs, "--vrma", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
     if (bones_path && (st = pose_outputs_check("pose", &limbs, local ? "--local" : "the bones trace without --local",

@@ -31,10 +31,11 @@ static const char run_usage[] =
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
     "  --bvh FILE     instance K's motion as BVH (local rotations, Frame Time dt; README.md)\n"
     "  --vrma FILE    instance K's motion as VRM Animation (glTF binary, VRMC_vrm_animation; README.md)\n"
-    "  --vmc HOST:PORT  send instance K's bones (and blink) over VMC (OSC/UDP) to a receiver such as\n"
+    "  --vmc HOST:PORT  send instance K's bones and face (blink, ParamMouthOpenY, gaze ParamEyeBallX/Y,\n"
+    "                 face tracking's scores) over VMC (OSC/UDP) to a receiver such as\n"
     "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals;\n"
     "                 --vmc-send bones,fingers,face,eyes picks what goes, --vmc-blend vrm0|arkit the names\n"
-    "  --instance K   the instance --bvh writes and --vmc sends (default 0; its rig needs limbs);\n"
+    "  --instance K   the instance --bvh and --vrma write and --vmc sends (default 0; its rig needs limbs);\n"
     "                 with it --bones writes that instance alone\n"
     "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
@@ -143,6 +144,7 @@ static int check_files(const run_files *f) {
     if (f->has_instance && !f->bvh && !f->vmc && !f->bones && !f->vrma)
         return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE, --vmc HOST:PORT or --bones FILE");
     if (f->realtime && !f->vmc) return tool_error(TOOL_BAD_INPUT, "run: --realtime goes with --vmc HOST:PORT");
+    if (vmc_settings_check(&f->vmc_choice, "run", f->vmc) != TOOL_OK) return TOOL_BAD_INPUT;
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
             if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
@@ -217,8 +219,8 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
     return st;
 }
 
-/* --vmc HOST:PORT: instance K's rig (limbs needed; its blink, when it has one). */
-static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *blink) {
+/* --vmc HOST:PORT: instance K's rig (limbs needed). */
+static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc) {
     uint32_t k = f->instance;
     if (k >= w->instance_count)
         return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
@@ -227,7 +229,6 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *
     if (!w->rigs[w->rig_of[k]].limbs)
         return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
-    *blink = sr->rig_desc.blink != NULL;
     int st = vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
     vmc_configure(*vmc, &f->vmc_choice);
     return st;
@@ -343,17 +344,14 @@ int cmd_run(int argc, char **argv) {
     if (st == TOOL_OK && f.vrma) st = open_vrma(&w, &f, first, &vrma);
     vmc_sender *vmc = NULL;
     vmc_pacer pacer = {0};
-    bool vmc_blink = false;
-    if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc, &vmc_blink);
-    /* the blink of instance K goes to the VRM Animation too */
-    if (st == TOOL_OK && f.vrma) vmc_blink = w.scene->rigs[w.rig_of[f.instance]].rig_desc.blink != NULL;
+    if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc);
     double seconds = 0;
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
                           .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL, .vrma = f.vrma ? &vrma : NULL,
                           .bvh_instance = f.instance, .bones_one = f.has_instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
                           .snapshot_at = f.snapshot_at, .vmc = vmc, .vmc_instance = f.instance,
-                          .vmc_blink = vmc_blink, .pacer = f.realtime ? &pacer : NULL};
+                          .pacer = f.realtime ? &pacer : NULL};
         st = simulate(&w, &so, &seconds);
     }
     vmc_close(vmc);

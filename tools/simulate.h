@@ -26,7 +26,9 @@ typedef struct sim_options {
     bool quiet;                 /* no progress line */
     vmc_sender *vmc;            /* NULL: none; else instance vmc_instance (of a rig with limbs) sent a frame per tick */
     uint32_t vmc_instance;
-    bool vmc_blink;             /* its rig has a blink controller: send (and --vrma: write) the eye opening too */
+    /* the face of vmc_instance (and --vrma: of bvh_instance) goes too: its blink controller, its
+     * ParamMouthOpenY, its ParamEyeBallX/Y (with a look controller or face tracking), face
+     * tracking's scores */
     vmc_pacer *pacer;           /* NULL: as fast as possible; else frame k at (k-1)*dt (--realtime) */
     const char *snapshot_path;  /* NULL: none; else written after frame snapshot_at (resume.h) */
     uint32_t snapshot_at;       /* first <= snapshot_at <= frames; == first: before the loop */

@@ -25,12 +25,14 @@
 #include "landmark_json.h"
 #include "trace.h"
 #include "vmc.h"
+#include "vrma.h"
 
 #define STREAM_DEFAULT_MAX_LINE (1u << 20)
 #define STREAM_NAME "-" /* standard input, in messages */
 
 static const char stream_usage[] =
-    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--params FILE] [--local] [--strict] [--max-line-bytes N]\n"
+    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--params FILE] [--vrma FILE] [--local] [--strict]\n"
+    "                    [--max-line-bytes N]\n"
     "                    [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit]\n"
     "                    [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
@@ -47,6 +49,9 @@ static const char stream_usage[] =
     "                   frame,instance,bone,qx,qy,qz,qw, flushed every frame; \"-\" (the default\n"
     "                   without --vmc) is standard output\n"
     "  --params FILE    write face frames' parameters as frame,instance,id,value (\"-\": standard output)\n"
+    "  --vrma FILE      the motion as VRM Animation (glTF binary, VRMC_vrm_animation; README.md), a keyframe a\n"
+    "                   pose frame with the latest face frame's expressions and gaze, written when the input\n"
+    "                   ends (kept in memory: at most 524288 keyframes, later ones are left out with a warning)\n"
     "  --vmc-send LIST  what --vmc sends: bones,fingers,face,eyes (default all); face frames go as blend\n"
     "                   shapes (--vmc-blend vrm0: Blink_L/R, A, I, U, E, O; arkit: the 52 names) and eyes\n"
     "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
@@ -56,7 +61,7 @@ static const char stream_usage[] =
     "Exit status: 0 at the end of input, 2 bad usage (or with --strict bad input), 1 any other failure.\n";
 
 typedef struct stream_options {
-    const char *vmc, *bones, *params;
+    const char *vmc, *bones, *params, *vrma;
     vmc_settings vmc_choice;
     bool local, strict;
     uint32_t max_line;
@@ -78,6 +83,9 @@ static int parse_args(int argc, char **argv, stream_options *o) {
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->bones = v;
+        } else if ((m = args_value(&a, "--vrma", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->vrma = v;
         } else if ((m = args_value(&a, "--params", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->params = v;
@@ -211,6 +219,9 @@ typedef struct stream_state {
     face_stream face;
     trace_file out;
     vmc_sender *vmc;
+    vrma_writer vrma;                          /* --vrma: open when vrma.path */
+    vmc_face latest;                           /* the latest face frame's, for --vrma (none yet: all false) */
+    float face_scores[CROWD_FACE_SCORE_COUNT]; /* latest.scores points here once a face frame came */
     uint32_t frames, bad_lines, dropped;
     bool have_t;
     double t0, prev_t;
@@ -234,9 +245,15 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
         return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_tick");
     s->frames++;
     float world[CROWD_BONE_COUNT][4];
-    for (uint32_t b = 0; (s->vmc || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
+    for (uint32_t b = 0; (s->vmc || s->vrma.path || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
+    if (s->vrma.path) {
+        bool any = s->latest.has_blink || s->latest.has_mouth || s->latest.has_gaze || s->latest.scores;
+        int st = vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])world, clip_landmarks(c, k, o->limbs.frame),
+                            o->limbs.frame, any ? &s->latest : NULL);
+        if (st != TOOL_OK) return st;
+    }
     if (s->vmc) {
         vmc_frame vf = {.world = (const float(*)[4])world, .landmarks = clip_landmarks(c, k, o->limbs.frame),
                         .frame = o->limbs.frame, .t_s = t - s->t0};
@@ -300,10 +317,12 @@ static int face_line(stream_state *s, const stream_options *o, const char *line,
     float values[FACE_PARAMS];
     if ((res = crowd_get_outputs(f->engine, f->inst, values, FACE_PARAMS)) != CROWD_OK)
         return tool_engine_error(TOOL_FAILED, f->engine, res, "crowd_get_outputs");
-    if (s->vmc) { /* (face_params' order: EyeLOpen 3, EyeROpen 4, EyeBallX 5, EyeBallY 6, MouthOpenY 7) */
-        vmc_face face = {.scores = fr.scores, .blink = {1.0f - values[3], 1.0f - values[4]}, .mouth = values[7],
-                         .gaze = {values[5], values[6]}, .has_blink = true, .has_mouth = true, .has_gaze = true};
-        vmc_frame vf = {.face = &face, .t_s = fr.t_s - f->t0};
+    /* (face_params' order: EyeLOpen 3, EyeROpen 4, EyeBallX 5, EyeBallY 6, MouthOpenY 7) */
+    memcpy(s->face_scores, fr.scores, sizeof s->face_scores);
+    s->latest = (vmc_face){.scores = s->face_scores, .blink = {1.0f - values[3], 1.0f - values[4]}, .mouth = values[7],
+                           .gaze = {values[5], values[6]}, .has_blink = true, .has_mouth = true, .has_gaze = true};
+    if (s->vmc) {
+        vmc_frame vf = {.face = &s->latest, .t_s = fr.t_s - f->t0};
         if ((st = vmc_send_frame(s->vmc, &vf)) != TOOL_OK) return st;
     }
     if (f->out.f) {
@@ -383,14 +402,18 @@ int cmd_stream(int argc, char **argv) {
                         .vmc_choice = vmc_settings_defaults()};
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
-    if (!o.bones && !o.vmc && !o.params) o.bones = "-";
+    if ((st = vmc_settings_check(&o.vmc_choice, "stream", o.vmc)) != TOOL_OK) return st;
+    if (!o.bones && !o.vmc && !o.params && !o.vrma) o.bones = "-";
+    if (o.vrma && (st = pose_outputs_check("stream", &o.limbs, "--vrma", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
     if (o.bones && o.params && strcmp(o.bones, "-") == 0 && strcmp(o.params, "-") == 0)
         return tool_error(TOOL_BAD_INPUT, "stream: --bones - and --params - would both write to standard output (two CSVs "
                           "interleaved); give one of them a file");
     /* the outputs against each other and against the recording read on standard input */
-    const tool_named_file files[3] = {
-        {"--bones", o.bones, true}, {"--params", o.params, true}, {"standard input", "/dev/stdin", false}};
-    if ((st = tool_check_aliases("stream", files, 3)) != TOOL_OK) return st;
+    const tool_named_file files[4] = {{"--bones", o.bones, true},
+                                      {"--params", o.params, true},
+                                      {"--vrma", o.vrma, true},
+                                      {"standard input", "/dev/stdin", false}};
+    if ((st = tool_check_aliases("stream", files, 4)) != TOOL_OK) return st;
     if (o.bones && (st = pose_outputs_check("stream", &o.limbs, o.local ? "--local" : "the bones trace without --local",
                                             o.local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
         return st;
@@ -412,6 +435,7 @@ int cmd_stream(int argc, char **argv) {
     if (st == TOOL_OK) st = face_setup(&s.face, &o);
     if (st == TOOL_OK && o.vmc) st = vmc_open(&s.vmc, "stream: --vmc", o.vmc, &o.limbs);
     vmc_configure(s.vmc, &o.vmc_choice);
+    if (st == TOOL_OK && o.vrma) st = vrma_open(&s.vrma, o.vrma, &o.limbs, 0);
     if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);
     if (st == TOOL_OK && s.out.f && fflush(s.out.f) != 0) st = tool_error(TOOL_FAILED, "stream: cannot write the bones");
     if (st == TOOL_OK) st = run_stream(&s, &o);
@@ -420,6 +444,8 @@ int cmd_stream(int argc, char **argv) {
                    s.bad_lines, s.dropped);
     if (st == TOOL_OK) st = trace_finish(&s.out);
     if (st == TOOL_OK) st = trace_finish(&s.face.out);
+    if (st == TOOL_OK && s.vrma.path) st = vrma_finish(&s.vrma);
+    vrma_abort(&s.vrma);
     trace_abort(&s.out);
     trace_abort(&s.face.out);
     crowd_engine_destroy(s.face.engine);

@@ -369,6 +369,7 @@ int vmc_option(tool_args *a, vmc_settings *s) {
             p += n + 1;
         }
         s->send = send;
+        s->chosen = "--vmc-send";
         return 1;
     }
     if ((m = args_value(a, "--vmc-blend", &v)) != 0) {
@@ -379,9 +380,15 @@ int vmc_option(tool_args *a, vmc_settings *s) {
             tool_error(TOOL_BAD_INPUT, "%s: --vmc-blend: \"%s\" is not vrm0 or arkit", a->command, v);
             return -1;
         }
+        s->chosen = "--vmc-blend";
         return 1;
     }
     return 0;
+}
+
+int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc) {
+    if (s->chosen && !vmc) return tool_error(TOOL_BAD_INPUT, "%s: %s goes with --vmc HOST:PORT", command, s->chosen);
+    return TOOL_OK;
 }
 
 int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s) {

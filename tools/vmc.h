@@ -6,8 +6,10 @@
  *   /VMC/Ext/Root/Pos  s "root", f px py pz (0), f qx qy qz qw (identity), f sx sy sz (1),
  *                      f ox oy oz (0)            (VMC 2.1's long form: scale and MR offset)
  *   /VMC/Ext/Bone/Pos  s NAME, f px py pz, f qx qy qz qw    once per bone, names below
- *   /VMC/Ext/Bone/Pos  s "LeftEye", s "RightEye" (with a gaze: face tracking's eye direction)
- *   /VMC/Ext/Blend/Val s NAME f v ...; /VMC/Ext/Blend/Apply    (with a blink controller or a face)
+ *   /VMC/Ext/Bone/Pos  s "LeftEye", s "RightEye" (with a gaze: face tracking's eye direction, or
+ *                      crowd run's ParamEyeBallX/Y with a look controller or face tracking)
+ *   /VMC/Ext/Blend/Val s NAME f v ...; /VMC/Ext/Blend/Apply    (with a blink controller, a mouth
+ *                      parameter ParamMouthOpenY or a face)
  *   /VMC/Ext/OK        i 1 (loaded), i 3 (calibrated), i 0 (normal calibration mode), i 1 (tracking)
  *   /VMC/Ext/T         f the frame's time in seconds
  * --vmc-send bones,fingers,face,eyes (default all) picks the groups: bones (Root/Pos and the body
@@ -101,12 +103,16 @@ typedef enum vmc_blend_names { VMC_BLEND_VRM0, VMC_BLEND_ARKIT } vmc_blend_names
 typedef struct vmc_settings {
     unsigned send; /* VMC_SEND_* bits */
     vmc_blend_names blend;
+    const char *chosen; /* NULL, or the last of --vmc-send / --vmc-blend given (for vmc_settings_check) */
 } vmc_settings;
 vmc_settings vmc_settings_defaults(void);
 struct tool_args;
 /* --vmc-send LIST or --vmc-blend NAMES at argv[i]: 1 (read into *s), 0 (another argument), -1
  * (bad, printed). */
 int vmc_option(struct tool_args *a, vmc_settings *s);
+/* --vmc-send and --vmc-blend only go with --vmc: TOOL_OK, or TOOL_BAD_INPUT (printed, naming
+ * `command`) when one was given and `vmc` (the --vmc target) is NULL. */
+int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc);
 /* Applies the settings to an open sender (vmc_open starts with the defaults). */
 void vmc_configure(vmc_sender *s, const vmc_settings *settings);
 

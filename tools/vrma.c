@@ -13,15 +13,19 @@ static const char *const vrm_names[CROWD_BONE_COUNT] = {
     "leftHand",     "rightUpperArm", "rightLowerArm", "rightHand",   "leftUpperLeg",
     "leftLowerLeg", "leftFoot",      "rightUpperLeg", "rightLowerLeg", "rightFoot"};
 
+/* One keyframe's floats in the writer's array: its time, the 15 rotations, the hips, the blinks,
+ * the mouth and the gaze. */
+enum { AT_TIME = 0, AT_ROT = 1, AT_HIPS = 61, AT_BLINK = 64, AT_MOUTH = 66, AT_LOOK = 67, FRAME_FLOATS = 71 };
+
 int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, uint32_t frames) {
     memset(v, 0, sizeof *v);
+    if (frames > VRMA_MAX_FRAMES)
+        return tool_error(TOOL_BAD_INPUT, "--vrma: %u keyframes, more than the %u a file holds (%s)", frames, VRMA_MAX_FRAMES,
+                          path);
     v->path = path;
     v->cap = frames ? frames : 1;
-    v->times = tool_calloc(v->cap, sizeof *v->times);
-    v->rotations = tool_calloc((size_t)v->cap * CROWD_BONE_COUNT * 4, sizeof *v->rotations);
-    v->hips = tool_calloc((size_t)v->cap * 3, sizeof *v->hips);
-    v->blink = tool_calloc((size_t)v->cap * 6, sizeof *v->blink);
-    if (!v->times || !v->rotations || !v->hips || !v->blink) {
+    v->data = tool_calloc((size_t)v->cap * FRAME_FLOATS, sizeof *v->data);
+    if (!v->data) {
         vrma_abort(v);
         return TOOL_FAILED;
     }
@@ -30,57 +34,98 @@ int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, u
     return st;
 }
 
-void vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
-                crowd_pose_frame frame, const vmc_face *face) {
-    if (v->count >= v->cap) return;
-    uint32_t k = v->count++;
+static float unit_clamp(float w) { return w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w; }
+
+int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
+               crowd_pose_frame frame, const vmc_face *face) {
+    if (v->count >= v->cap) {
+        if (v->cap >= VRMA_MAX_FRAMES) { /* a stream past the bound: the file keeps the first ones */
+            if (!v->full)
+                tool_error(TOOL_OK, "--vrma: %u keyframes, the most a file holds: %s keeps those, later frames are left out",
+                           VRMA_MAX_FRAMES, v->path);
+            v->full = true;
+            return TOOL_OK;
+        }
+        uint32_t cap = v->cap > VRMA_MAX_FRAMES / 2 ? VRMA_MAX_FRAMES : v->cap * 2;
+        float *grown = realloc(v->data, (size_t)cap * FRAME_FLOATS * sizeof *grown);
+        if (!grown) return tool_error(TOOL_FAILED, "--vrma: out of memory at %u keyframes", v->count);
+        v->data = grown, v->cap = cap;
+    }
+    float *d = &v->data[(size_t)v->count++ * FRAME_FLOATS];
+    memset(d, 0, FRAME_FLOATS * sizeof *d);
     float local[CROWD_BONE_COUNT][4];
     vmc_convert(v->convert, world, local);
-    v->times[k] = (float)t_s;
+    d[AT_TIME] = (float)t_s;
     for (int b = 0; b < CROWD_BONE_COUNT; b++) { /* Unity's frame -> glTF's: mirror x */
-        float *q = &v->rotations[((size_t)k * CROWD_BONE_COUNT + b) * 4];
+        float *q = &d[AT_ROT + b * 4];
         q[0] = local[b][0], q[1] = -local[b][1], q[2] = -local[b][2], q[3] = local[b][3];
     }
     v->has_hips = landmarks && frame == CROWD_FRAME_ENGINE;
     if (v->has_hips) { /* the pelvis, turned to face +Z: (x, y, -z) */
-        v->hips[k * 3] = 0.5f * (landmarks[23 * 4] + landmarks[24 * 4]);
-        v->hips[k * 3 + 1] = 0.5f * (landmarks[23 * 4 + 1] + landmarks[24 * 4 + 1]);
-        v->hips[k * 3 + 2] = -0.5f * (landmarks[23 * 4 + 2] + landmarks[24 * 4 + 2]);
+        d[AT_HIPS] = 0.5f * (landmarks[23 * 4] + landmarks[24 * 4]);
+        d[AT_HIPS + 1] = 0.5f * (landmarks[23 * 4 + 1] + landmarks[24 * 4 + 1]);
+        d[AT_HIPS + 2] = -0.5f * (landmarks[23 * 4 + 2] + landmarks[24 * 4 + 2]);
     }
-    v->has_blink = face && face->has_blink;
-    if (v->has_blink)
-        for (int e = 0; e < 2; e++) { /* a timed blink may overshoot: weights are in [0, 1] */
-            float w = face->blink[e];
-            v->blink[((size_t)e * v->cap + k) * 3] = w < 0.0f ? 0.0f : w > 1.0f ? 1.0f : w;
-        }
+    /* a face part once present stays (a stream's face may start late: 0 before) */
+    v->has_blink |= face && face->has_blink;
+    if (face && face->has_blink) /* a timed blink may overshoot: weights are in [0, 1] */
+        d[AT_BLINK] = unit_clamp(face->blink[0]), d[AT_BLINK + 1] = unit_clamp(face->blink[1]);
+    v->has_mouth |= face && (face->has_mouth || face->scores);
+    if (face && (face->has_mouth || face->scores)) d[AT_MOUTH] = unit_clamp(face->has_mouth ? face->mouth : face->scores[CROWD_FACE_JAW_OPEN]);
+    v->has_gaze |= face && face->has_gaze;
+    if (face && face->has_gaze) { /* VMC's eye turn (Unity's frame) in glTF's: (x, -y, -z, w) */
+        float q[4];
+        vmc_eye_rotation(face->gaze, q);
+        d[AT_LOOK] = q[0], d[AT_LOOK + 1] = -q[1], d[AT_LOOK + 2] = -q[2], d[AT_LOOK + 3] = q[3];
+    }
+    return TOOL_OK;
 }
 
 void vrma_abort(vrma_writer *v) {
     vmc_close(v->convert);
-    free(v->times);
-    free(v->rotations);
-    free(v->hips);
-    free(v->blink);
+    free(v->data);
     memset(v, 0, sizeof *v);
 }
+
+/* The animated tracks in file order: each a node's rotation (4 floats) or translation (3; an
+ * expression's weight is its x, the rest 0). */
+typedef struct track {
+    int node, at, width; /* width 1: a weight written as (w, 0, 0) */
+    bool rotation;
+} track;
+
+static int tracks_of(const vrma_writer *v, track t[CROWD_BONE_COUNT + 5], int *nodes) {
+    int n = 0, node = CROWD_BONE_COUNT;
+    for (int b = 0; b < CROWD_BONE_COUNT; b++) t[n++] = (track){b, AT_ROT + b * 4, 4, true};
+    if (v->has_hips) t[n++] = (track){0, AT_HIPS, 3, false};
+    if (v->has_blink) t[n++] = (track){node++, AT_BLINK, 1, false}, t[n++] = (track){node++, AT_BLINK + 1, 1, false};
+    if (v->has_mouth) t[n++] = (track){node++, AT_MOUTH, 1, false};
+    if (v->has_gaze) t[n++] = (track){node++, AT_LOOK, 4, true};
+    *nodes = node;
+    return n;
+}
+
+static size_t track_bytes(const track *t, uint32_t n) { return (size_t)n * (t->width == 4 ? 16 : 12); }
 
 static void put_u32(unsigned char *p, uint32_t x) {
     p[0] = (unsigned char)x, p[1] = (unsigned char)(x >> 8), p[2] = (unsigned char)(x >> 16), p[3] = (unsigned char)(x >> 24);
 }
 
-/* The JSON chunk: nodes, the extension, accessors over the binary chunk laid out as times,
- * then each bone's rotations, then the hips' translations. */
+/* The JSON chunk: nodes, the extension, accessors over the binary chunk laid out as times, then
+ * each track's values. */
 static char *gltf_json(const vrma_writer *v, size_t *len) {
     char *text = NULL;
     FILE *j = open_memstream(&text, len);
     if (!j) return NULL;
     uint32_t n = v->count;
-    size_t times_bytes = (size_t)n * 4, rot_bytes = (size_t)n * 16, hips_bytes = v->has_hips ? (size_t)n * 12 : 0;
-    size_t blink_bytes = v->has_blink ? (size_t)n * 12 : 0;
-    size_t total = times_bytes + CROWD_BONE_COUNT * rot_bytes + hips_bytes + 2 * blink_bytes;
-    int blink_node = CROWD_BONE_COUNT; /* blinkLeft, then blinkRight */
+    track t[CROWD_BONE_COUNT + 5];
+    int nodes, count = tracks_of(v, t, &nodes);
+    size_t total = (size_t)n * 4;
+    for (int k = 0; k < count; k++) total += track_bytes(&t[k], n);
     fprintf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"crowd\"},\"extensionsUsed\":[\"VRMC_vrm_animation\"],");
-    fprintf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0%s]}],\"nodes\":[", v->has_blink ? ",15,16" : "");
+    fprintf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
+    for (int k = CROWD_BONE_COUNT; k < nodes; k++) fprintf(j, ",%d", k);
+    fprintf(j, "]}],\"nodes\":[");
     for (int b = 0; b < CROWD_BONE_COUNT; b++) {
         float o[3];
         vmc_rest_offset(v->convert, b, o);
@@ -90,47 +135,42 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
             if (vmc_bone_parent(c) == b) fprintf(j, "%s%d", children++ ? "," : ",\"children\":[", c);
         fprintf(j, "%s}", children ? "]" : "");
     }
-    if (v->has_blink) fprintf(j, ",{\"name\":\"blinkLeft\"},{\"name\":\"blinkRight\"}");
+    /* expression and lookAt nodes, in the order tracks_of numbers them */
+    const char *preset[3];
+    int presets = 0;
+    if (v->has_blink) preset[presets++] = "blinkLeft", preset[presets++] = "blinkRight";
+    if (v->has_mouth) preset[presets++] = "aa";
+    for (int e = 0; e < presets; e++) fprintf(j, ",{\"name\":\"%s\"}", preset[e]);
+    if (v->has_gaze) fprintf(j, ",{\"name\":\"lookAt\"}");
     fprintf(j, "],\"extensions\":{\"VRMC_vrm_animation\":{\"specVersion\":\"1.0\",\"humanoid\":{\"humanBones\":{");
     for (int b = 0; b < CROWD_BONE_COUNT; b++) fprintf(j, "%s\"%s\":{\"node\":%d}", b ? "," : "", vrm_names[b], b);
     fprintf(j, "}}");
-    if (v->has_blink)
-        fprintf(j, ",\"expressions\":{\"preset\":{\"blinkLeft\":{\"node\":%d},\"blinkRight\":{\"node\":%d}}}", blink_node,
-                blink_node + 1);
+    if (presets) {
+        fprintf(j, ",\"expressions\":{\"preset\":{");
+        for (int e = 0; e < presets; e++) fprintf(j, "%s\"%s\":{\"node\":%d}", e ? "," : "", preset[e], CROWD_BONE_COUNT + e);
+        fprintf(j, "}}");
+    }
+    if (v->has_gaze) fprintf(j, ",\"lookAt\":{\"node\":%d}", CROWD_BONE_COUNT + presets);
     fprintf(j, "}},\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", total);
-    fprintf(j, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu}", times_bytes);
-    for (int b = 0; b < CROWD_BONE_COUNT; b++)
-        fprintf(j, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", times_bytes + b * rot_bytes, rot_bytes);
-    if (v->has_hips)
-        fprintf(j, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", times_bytes + CROWD_BONE_COUNT * rot_bytes,
-                hips_bytes);
-    for (int e = 0; v->has_blink && e < 2; e++)
-        fprintf(j, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}",
-                times_bytes + CROWD_BONE_COUNT * rot_bytes + hips_bytes + e * blink_bytes, blink_bytes);
-    float lo = n ? v->times[0] : 0, hi = n ? v->times[n - 1] : 0;
+    fprintf(j, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu}", (size_t)n * 4);
+    size_t offset = (size_t)n * 4;
+    for (int k = 0; k < count; k++) {
+        fprintf(j, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", offset, track_bytes(&t[k], n));
+        offset += track_bytes(&t[k], n);
+    }
+    float lo = n ? v->data[AT_TIME] : 0, hi = n ? v->data[(size_t)(n - 1) * FRAME_FLOATS + AT_TIME] : 0;
     fprintf(j, "],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%u,\"type\":\"SCALAR\",\"min\":[%.9g],"
                "\"max\":[%.9g]}", n, lo, hi);
-    for (int b = 0; b < CROWD_BONE_COUNT; b++)
-        fprintf(j, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"}", 1 + b, n);
-    if (v->has_hips)
-        fprintf(j, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}", 1 + CROWD_BONE_COUNT, n);
-    /* the blinks' accessors and samplers follow the hips' (or the bones' without hips) */
-    int blink_view = 1 + CROWD_BONE_COUNT + (v->has_hips ? 1 : 0);
-    for (int e = 0; v->has_blink && e < 2; e++)
-        fprintf(j, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}", blink_view + e, n);
+    for (int k = 0; k < count; k++)
+        fprintf(j, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"%s\"}", 1 + k, n,
+                t[k].width == 4 ? "VEC4" : "VEC3");
     fprintf(j, "],\"animations\":[{\"name\":\"crowd\",\"samplers\":[");
-    for (int b = 0; b < CROWD_BONE_COUNT; b++)
-        fprintf(j, "%s{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}", b ? "," : "", 1 + b);
-    if (v->has_hips) fprintf(j, ",{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}", 1 + CROWD_BONE_COUNT);
-    for (int e = 0; v->has_blink && e < 2; e++)
-        fprintf(j, ",{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}", blink_view + e);
+    for (int k = 0; k < count; k++)
+        fprintf(j, "%s{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}", k ? "," : "", 1 + k);
     fprintf(j, "],\"channels\":[");
-    for (int b = 0; b < CROWD_BONE_COUNT; b++)
-        fprintf(j, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"rotation\"}}", b ? "," : "", b, b);
-    if (v->has_hips) fprintf(j, ",{\"sampler\":%d,\"target\":{\"node\":0,\"path\":\"translation\"}}", CROWD_BONE_COUNT);
-    for (int e = 0; v->has_blink && e < 2; e++)
-        fprintf(j, ",{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"translation\"}}",
-                CROWD_BONE_COUNT + (v->has_hips ? 1 : 0) + e, blink_node + e);
+    for (int k = 0; k < count; k++)
+        fprintf(j, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", k ? "," : "", k, t[k].node,
+                t[k].rotation ? "rotation" : "translation");
     fprintf(j, "]}]}");
     if (fclose(j) != 0) {
         free(text);
@@ -139,16 +179,13 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
     return text;
 }
 
-/* The floats of the binary chunk, little-endian. */
-static void put_floats(FILE *f, const float *x, size_t count, size_t stride, size_t offset, size_t width) {
-    for (size_t i = 0; i < count; i++)
-        for (size_t c = 0; c < width; c++) {
-            uint32_t u;
-            memcpy(&u, &x[i * stride + offset + c], 4);
-            unsigned char b[4];
-            put_u32(b, u);
-            fwrite(b, 1, 4, f);
-        }
+/* A float of the binary chunk, little-endian. */
+static void put_float(FILE *f, float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    unsigned char b[4];
+    put_u32(b, u);
+    fwrite(b, 1, 4, f);
 }
 
 int vrma_finish(vrma_writer *v) {
@@ -159,8 +196,10 @@ int vrma_finish(vrma_writer *v) {
         return tool_error(TOOL_FAILED, "vrma: out of memory");
     }
     uint32_t n = v->count;
-    size_t bin_len = (size_t)n * 4 + CROWD_BONE_COUNT * (size_t)n * 16 + (v->has_hips ? (size_t)n * 12 : 0) +
-                     (v->has_blink ? 2 * (size_t)n * 12 : 0);
+    track t[CROWD_BONE_COUNT + 5];
+    int nodes, count = tracks_of(v, t, &nodes);
+    size_t bin_len = (size_t)n * 4;
+    for (int k = 0; k < count; k++) bin_len += track_bytes(&t[k], n);
     size_t json_pad = (4 - json_len % 4) % 4, bin_pad = (4 - bin_len % 4) % 4;
     size_t total = 12 + 8 + json_len + json_pad + 8 + bin_len + bin_pad;
     tool_output out;
@@ -183,10 +222,12 @@ int vrma_finish(vrma_writer *v) {
     put_u32(h, (uint32_t)(bin_len + bin_pad));
     put_u32(h + 4, 0x004E4942u); /* "BIN" */
     fwrite(h, 1, 8, out.f);
-    put_floats(out.f, v->times, n, 1, 0, 1);
-    for (int b = 0; b < CROWD_BONE_COUNT; b++) put_floats(out.f, v->rotations, n, CROWD_BONE_COUNT * 4, (size_t)b * 4, 4);
-    if (v->has_hips) put_floats(out.f, v->hips, n, 3, 0, 3);
-    for (int e = 0; v->has_blink && e < 2; e++) put_floats(out.f, v->blink + (size_t)e * v->cap * 3, n, 3, 0, 3);
+    for (uint32_t i = 0; i < n; i++) put_float(out.f, v->data[(size_t)i * FRAME_FLOATS + AT_TIME]);
+    for (int k = 0; k < count; k++)
+        for (uint32_t i = 0; i < n; i++) {
+            const float *d = &v->data[(size_t)i * FRAME_FLOATS + t[k].at];
+            for (int c = 0; c < (t[k].width == 1 ? 3 : t[k].width); c++) put_float(out.f, c < t[k].width ? d[c] : 0.0f);
+        }
     for (size_t k = 0; k < bin_pad; k++) fputc(0, out.f);
     free(json);
     st = tool_output_commit(&out, "--vrma");

@@ -2,7 +2,7 @@
 // @pixiv/three-vrm-animation (GLTFLoader + VRMAnimationLoaderPlugin, createVRMAnimationClip) on a
 // VRM 1.0 humanoid built here (@pixiv/three-vrm's VRMHumanoid over bones with arbitrary rest
 // rotations, as a real model's) and checks it against the clip:
-//   node vrma_three.mjs NPM_DIR FILE.vrma CLIP.csv [TRACE.csv PARAMETER INSTANCE]
+//   node vrma_three.mjs NPM_DIR FILE.vrma CLIP.csv [TRACE.csv PARAMETER INSTANCE [MOUTH GAZE_X GAZE_Y]]
 // - the file is a glTF binary that GLTFLoader reads, with one VRM animation of the clip's
 //   duration whose keyframes sit at the clip's times;
 // - at every keyframe every arm, leg and hand bone of the avatar (raw bones' world positions,
@@ -12,18 +12,23 @@
 // - expressions: with TRACE (crowd run --trace of a rig whose blink drives PARAMETER, default 1,
 //   so its value is the eye opening) the avatar's blinkLeft and blinkRight weights (three-vrm's
 //   VRMExpression objects, driven by the clip) are 1 - the opening, clamped to [0, 1], within
-//   1e-5 at every keyframe; without it the file has no expression.
+//   1e-5 at every keyframe; without it the file has no expression;
+// - with MOUTH GAZE_X GAZE_Y (the trace's mouth and gaze parameters, the rig's ParamMouthOpenY,
+//   ParamEyeBallX/Y) the avatar's aa weight is the mouth clamped to [0, 1] within 1e-5, and its
+//   VRMLookAt (three-vrm's, driven by the clip's lookAt track) looks along Ry(30 deg * x) *
+//   Rx(-20 deg * y) applied to +Z (x, y: the gaze clamped to [-1, 1]; +x the avatar's left, +y up)
+//   within 0.001 degrees; the gaze must sweep past 10 degrees each way and the mouth past 0.5.
 // Exit 0: all good; 1: a check failed (printed).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [npmDir, vrmaPath, clipPath, tracePath, parameter, instance] = process.argv.slice(2);
+const [npmDir, vrmaPath, clipPath, tracePath, parameter, instance, mouthParam, gazeX, gazeY] = process.argv.slice(2);
 const mod = (p) => import(pathToFileURL(path.resolve(npmDir, 'node_modules', p)).href);
 const THREE = await mod('three/build/three.module.js');
 const { GLTFLoader } = await mod('three/examples/jsm/loaders/GLTFLoader.js');
-const { VRMHumanoid, VRMExpression, VRMExpressionManager } = await mod('@pixiv/three-vrm/lib/three-vrm.module.js');
-const { VRMAnimationLoaderPlugin, createVRMAnimationClip } = await mod(
+const { VRMHumanoid, VRMExpression, VRMExpressionManager, VRMLookAt } = await mod('@pixiv/three-vrm/lib/three-vrm.module.js');
+const { VRMAnimationLoaderPlugin, VRMLookAtQuaternionProxy, createVRMAnimationClip } = await mod(
   '@pixiv/three-vrm-animation/lib/three-vrm-animation.module.js');
 
 let failures = 0;
@@ -87,18 +92,39 @@ const blinks = ['blinkLeft', 'blinkRight'].map((name) => {
   expressionManager.registerExpression(e);
   return e;
 });
-const vrm = { humanoid, scene, meta: { metaVersion: '1' }, expressionManager, lookAt: null };
+let mouth = null, lookAt = null;
+if (mouthParam) {
+  mouth = new VRMExpression('aa');
+  scene.add(mouth);
+  expressionManager.registerExpression(mouth);
+  lookAt = new VRMLookAt(humanoid, { applyYawPitch() {} }); // the angles alone are checked
+  const proxy = new VRMLookAtQuaternionProxy(lookAt); // what the lookAt track drives
+  proxy.name = 'VRMLookAtQuaternionProxy';
+  scene.add(proxy);
+}
+const vrm = { humanoid, scene, meta: { metaVersion: '1' }, expressionManager, lookAt };
 const clip = createVRMAnimationClip(animations[0], vrm);
 const mixer = new THREE.AnimationMixer(scene);
 const expressionTracks = animations[0].expressionTracks.preset;
-if (tracePath && expressionTracks.size !== 2) fail(`${expressionTracks.size} expression tracks, expected blinkLeft and blinkRight`);
+const wantTracks = mouthParam ? 3 : 2;
+if (tracePath && expressionTracks.size !== wantTracks)
+  fail(`${expressionTracks.size} expression tracks, expected blinkLeft, blinkRight${mouthParam ? ' and aa' : ''}`);
+if (mouthParam && !animations[0].lookAtTrack) fail('no lookAt track');
+if (!mouthParam && animations[0].lookAtTrack) fail('a lookAt track, expected none');
 if (!tracePath && expressionTracks.size !== 0) fail(`${expressionTracks.size} expression tracks, expected none`);
-const opening = new Map(); // frame -> the parameter's value
-if (tracePath)
+const traced = (id) => { // frame -> the parameter's value
+  const m = new Map();
   for (const l of readFileSync(tracePath, 'utf8').split('\n').slice(1)) {
     const f = l.split(',');
-    if (f[1] === instance && f[2] === parameter) opening.set(Number(f[0]), Number(f[3]));
+    if (f[1] === instance && f[2] === id) m.set(Number(f[0]), Number(f[3]));
   }
+  return m;
+};
+const opening = tracePath ? traced(parameter) : null;
+const mouthOf = mouthParam ? traced(mouthParam) : null, gazeXOf = mouthParam ? traced(gazeX) : null;
+const gazeYOf = mouthParam ? traced(gazeY) : null;
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+let worstMouth = 0, worstLook = 0, highestMouth = 0, yawRange = [0, 0], pitchRange = [0, 0];
 const action = mixer.clipAction(clip);
 action.setLoop(THREE.LoopOnce); // (a looping action shows the first frame at the clip's end)
 action.clampWhenFinished = true;
@@ -127,6 +153,23 @@ for (const [k, row] of rows.entries()) {
       if (!(err <= 1e-5)) fail(`frame ${k + 1} ${e.expressionName}: weight ${e.weight}, expected ${want}`);
     }
   }
+  if (mouthParam) {
+    const want = clamp(mouthOf.get(k + 1), 0, 1);
+    highestMouth = Math.max(highestMouth, want);
+    const err = Math.abs(mouth.weight - want);
+    worstMouth = Math.max(worstMouth, err);
+    if (!(err <= 1e-5)) fail(`frame ${k + 1} aa: weight ${mouth.weight}, expected ${want}`);
+    // the direction expected, in double: yaw toward +X (the avatar's left), up toward +Y
+    const yaw = 30 * clamp(gazeXOf.get(k + 1), -1, 1) * Math.PI / 180;
+    const up = 20 * clamp(gazeYOf.get(k + 1), -1, 1) * Math.PI / 180;
+    yawRange = [Math.min(yawRange[0], yaw), Math.max(yawRange[1], yaw)];
+    pitchRange = [Math.min(pitchRange[0], up), Math.max(pitchRange[1], up)];
+    const want3 = new THREE.Vector3(Math.sin(yaw) * Math.cos(up), Math.sin(up), Math.cos(yaw) * Math.cos(up));
+    const got = new THREE.Vector3(0, 0, 1).applyEuler(lookAt.getEuler(new THREE.Euler()));
+    const deg = 2 * Math.asin(Math.min(1, got.distanceTo(want3) / 2)) * 180 / Math.PI;
+    worstLook = Math.max(worstLook, deg);
+    if (!(deg <= 0.001)) fail(`frame ${k + 1} lookAt: yaw ${lookAt.yaw} pitch ${lookAt.pitch}, ${deg} deg off`);
+  }
   for (const [a, b, la, lb] of limbs) {
     const got = at(b).sub(at(a)).normalize();
     const d = [0, 1, 2].map((c) => point(row, lb, c) - point(row, la, c));
@@ -143,7 +186,13 @@ for (const [k, row] of rows.entries()) {
   if (at('leftUpperArm').sub(at('rightUpperArm')).dot(left) <= 0) fail(`frame ${k + 1}: the left shoulder on the avatar's right`);
 }
 if (checked === 0) fail('no frame with every landmark seen');
+const tenDeg = 10 * Math.PI / 180;
+if (mouthParam && !(highestMouth > 0.5)) fail(`the mouth never opens past half (${highestMouth})`);
+if (mouthParam && !(yawRange[0] < -tenDeg && yawRange[1] > tenDeg && pitchRange[0] < -tenDeg && pitchRange[1] > tenDeg))
+  fail(`the gaze sweeps yaw ${yawRange} and pitch ${pitchRange} rad: too little to prove the lookAt's axes`);
 if (tracePath && !(highest > 0.5)) fail(`the eyes never close past half (${highest}): the blink check proves little`);
 console.log(`vrma_three: ${rows.length} keyframes, worst bone direction ${worst.toExponential(2)} deg over ${checked} bones` +
-  (tracePath ? `, blink weights up to ${highest.toFixed(3)}, worst ${worstWeight.toExponential(2)} off` : '') + `, ${failures} failures`);
+  (tracePath ? `, blink weights up to ${highest.toFixed(3)}, worst ${worstWeight.toExponential(2)} off` : '') +
+  (mouthParam ? `, aa worst ${worstMouth.toExponential(2)} off, lookAt worst ${worstLook.toExponential(2)} deg` : '') +
+  `, ${failures} failures`);
 process.exit(failures ? 1 : 0);
