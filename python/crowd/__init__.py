@@ -41,166 +41,32 @@ from . import _ffi
 
 __all__ = [
     "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError",
-    "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "RigDesc",
+    "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "Face", "FaceMapping",
+    "RigDesc", "LimbFallback", "FaceSource", "FaceCurve", "face_source_name", "face_source_bit",
+    "face_rotation_from_matrix", "face_standard_mapping", "face_defaults", "face_mapping_defaults",
+    "FACE_SCORE_COUNT", "FACE_SOURCE_COUNT", "FACE_STANDARD_MAPPING_COUNT",
     "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "LimbOutputs", "Limb",
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
-    "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
+    "rest_landmarks", "parameter_defaults", "look_parameter_defaults", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
     "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
 
-LANDMARK_COUNT = _ffi.LANDMARKS
-MAX_RIGS = 65535          # crowd.h's entry maxima (CROWD_MAX_RIGS, ...)
-MAX_PARAMETERS = 65536
-MAX_ENTRIES = 65536
-BONE_COUNT = _ffi.BONES
-MAX_CHANNELS = _ffi.MAX_CHANNELS
-VERSION = (0, 1, 0)
-
-
 # ---------------------------------------------------------------------------------------------
-# Enums (crowd.h's, same values). Wherever an enum is taken, its name as a string works too
-# ("avx2", "base", "left_upper_arm"); a plain int is passed to the engine as it is.
+# Constants and enums: crowd.h's, generated (bindings/generate.py writes _generated.py). Wherever
+# an enum is taken, its name as a string works too ("avx2", "base", "left_upper_arm"); a plain int
+# is passed to the engine as it is.
 # ---------------------------------------------------------------------------------------------
-class Result(_enum.IntEnum):
-    OK = 0
-    ERR_NULL = 1
-    ERR_HANDLE = 2
-    ERR_NOT_FINITE = 3
-    ERR_RANGE = 4
-    ERR_UNKNOWN_ID = 5
-    ERR_DUPLICATE_ID = 6
-    ERR_BAD_ENUM = 7
-    ERR_CAPACITY = 8
-    ERR_OUT_OF_MEMORY = 9
-    ERR_UNSUPPORTED = 10
-    ERR_WRONG_RIG = 11
-    ERR_NO_CONTROLLER = 12
-    ERR_BAD_SNAPSHOT = 13
-    ERR_THREAD = 14
-    ERR_READ_ONLY = 15
-    ERR_REPEATED_HANDLE = 16
-    ERR_NOT_STORED = 17
+from ._generated import (MAX_RIGS, MAX_PARAMETERS, MAX_ENTRIES, MAX_CHANNELS, LANDMARK_COUNT,  # noqa: E402
+                         BONE_COUNT, FACE_SCORE_COUNT, FACE_SOURCE_COUNT, FACE_STANDARD_MAPPING_COUNT,
+                         Result, Simd, Blend, Axis, Direction, BlinkModel, PoseFrame, AxisFix, LimbFallback,
+                         LimbOutputs, Limb, Bone, FaceSource, FaceCurve, BlinkStart, HarmonicPhase, Field)
+from . import _generated  # noqa: E402
 
-
-class Simd(_enum.IntEnum):
-    AUTO = 0
-    SCALAR = 1
-    SSE2 = 2
-    AVX2 = 3
-    AVX512 = 4
-    WASM128 = 5  # the WebAssembly build only: never supported in a native process
-
-
-class Blend(_enum.IntEnum):
-    DEFAULT = 0
-    OVERRIDE = 1
-    ADDITIVE = 2
-    MULTIPLY = 3
-
-
-class Axis(_enum.IntEnum):
-    X = 0
-    Y = 1
-    Z = 2
-
-
-class Direction(_enum.IntEnum):
-    CENTRIC = 0
-    LEFT = 1
-    RIGHT = 2
-
-
-class BlinkModel(_enum.IntEnum):
-    SINE = 0
-    TIMED = 1
-
-
-class PoseFrame(_enum.IntEnum):
-    MEDIAPIPE_WORLD = 0
-    ENGINE = 1
-
-
-class AxisFix(_enum.IntEnum):
-    Y_ALONG_BONE = 0
-    Z_ALONG_BONE = 1
-    CUSTOM = 2
-    CALIBRATED = 3
-
-
-class Fallback(_enum.IntEnum):
-    STABLE = 0
-    ROOT = 1
-    PREVIOUS = 2
-
-
-class LimbOutputs(_enum.IntEnum):
-    """crowd_limb_outputs: which bone rotations a limbs rig stores."""
-    BOTH = 0
-    WORLD = 1
-    LOCAL = 2
-
-
-class Limb(_enum.IntEnum):
-    LEFT_ARM = 0
-    RIGHT_ARM = 1
-    LEFT_LEG = 2
-    RIGHT_LEG = 3
-
-
-class Bone(_enum.IntEnum):
-    HIPS = 0
-    CHEST = 1
-    HEAD = 2
-    LEFT_UPPER_ARM = 3
-    LEFT_LOWER_ARM = 4
-    LEFT_HAND = 5
-    RIGHT_UPPER_ARM = 6
-    RIGHT_LOWER_ARM = 7
-    RIGHT_HAND = 8
-    LEFT_UPPER_LEG = 9
-    LEFT_LOWER_LEG = 10
-    LEFT_FOOT = 11
-    RIGHT_UPPER_LEG = 12
-    RIGHT_LOWER_LEG = 13
-    RIGHT_FOOT = 14
-
-
-class BlinkStart(_enum.IntEnum):
-    RANDOM = 0
-    CUBISM = 1
-
-
-class HarmonicPhase(_enum.IntEnum):
-    ZERO = 0
-    RANDOM = 1
-
-
-class Field(_enum.IntEnum):
-    BASE = 0
-    LOOK_TARGET = 1
-    LOOK_ACTIVE = 2
-    LOOK_CENTER = 3
-    LOOK_DAMPING = 4
-    LOOK_WEIGHT = 5
-    HARMONIC_WEIGHT = 6
-    BLINK_WEIGHT = 7
-    BLINK_MANUAL = 8
-    HARMONIC_PHASE = 9
-    HARMONIC_RANGE = 10
-    LOOK_POSITION = 11
-    LOOK_VELOCITY = 12
-    BLINK_OPENING = 13
-    BLINK_PHASE = 14
-    BLINK_CLOCK = 15
-    BLINK_LAST = 16
-    POSE = 17
-    ROOT = 18
-    OUTPUT = 19
-    BONE_WORLD = 20
-    BONE_LOCAL = 21
+Fallback = LimbFallback  # crowd_limb_fallback, by the name this package has always used
+VERSION = (_generated.VERSION_MAJOR, _generated.VERSION_MINOR, _generated.VERSION_PATCH)
 
 
 # Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
@@ -373,6 +239,38 @@ def bone_name(bone) -> Optional[str]:
     return s.decode() if s is not None else None
 
 
+def face_source_name(source) -> Optional[str]:
+    """MediaPipe's categoryName of a source ("_neutral", "jawOpen", ...; "headYaw" ...)."""
+    s = lib.crowd_face_source_name(_face_source(source))
+    return s.decode() if s is not None else None
+
+
+def face_source_bit(source) -> int:
+    """CROWD_FACE_SOURCE_BIT: the source's bit in Face.smoothed_sources as a mask."""
+    return 1 << _face_source(source)
+
+
+def face_rotation_from_matrix(matrix) -> np.ndarray:
+    """crowd_face_rotation_from_matrix: the unit quaternion (x, y, z, w), w >= 0, of MediaPipe's
+    facialTransformationMatrixes entry (16 floats, column-major, as MediaPipe lists them)."""
+    m = np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1)
+    if m.size != 16:
+        raise ValueError(f"face_rotation_from_matrix: expected 16 floats, got {m.size}")
+    q = _ffi.Quat()
+    res = lib.crowd_face_rotation_from_matrix(m.ctypes.data, _C.byref(q))
+    if res:
+        raise _error(res, f"crowd_face_rotation_from_matrix: {result_text(res)}")
+    return np.array([q.x, q.y, q.z, q.w], np.float32)
+
+
+def _face_source(value) -> int:
+    """A FaceSource from its enum name ("jaw_open"), MediaPipe's name ("jawOpen") or a number."""
+    if isinstance(value, str) and value.upper() not in FaceSource.__members__:
+        if value in _FACE_SOURCE_BY_MEDIAPIPE:
+            return _FACE_SOURCE_BY_MEDIAPIPE[value]
+    return _enum_value(FaceSource, value)
+
+
 def rest_landmarks(frame="mediapipe_world") -> np.ndarray:
     """The canonical rest pose (33, 4): x, y, z, visibility in `frame`."""
     out = np.empty((LANDMARK_COUNT, 4), np.float32)
@@ -388,6 +286,9 @@ _HPAR = lib.crowd_harmonic_parameter_defaults(b"")
 _HARM = lib.crowd_harmonic_defaults()
 _BLINK = lib.crowd_blink_defaults()
 _LIMBS = lib.crowd_limbs_defaults()
+_FACE = lib.crowd_face_defaults()
+_FACE_MAP = lib.crowd_face_mapping_defaults(0, b"")
+_FACE_SOURCE_BY_MEDIAPIPE = {lib.crowd_face_source_name(int(s)).decode(): int(s) for s in FaceSource}
 
 
 @_dc.dataclass
@@ -471,6 +372,39 @@ class Limbs:
 
 
 @_dc.dataclass
+class FaceMapping:
+    """crowd_face_mapping_desc: source -> parameter `id`, value offset + gain*curve(source).
+    source: a FaceSource, its name ("jaw_open", "head_yaw") or MediaPipe's ("jawOpen")."""
+    source: object
+    id: str
+    gain: float = _FACE_MAP.gain
+    offset: float = _FACE_MAP.offset
+    curve: object = FaceCurve(_FACE_MAP.curve)
+
+
+def face_standard_mapping() -> list:
+    """crowd_face_standard_mapping(): the entries for the standard Cubism parameters."""
+    p = lib.crowd_face_standard_mapping()
+    return [FaceMapping(FaceSource(p[k].source), p[k].id.decode(), p[k].gain, p[k].offset, FaceCurve(p[k].curve))
+            for k in range(FACE_STANDARD_MAPPING_COUNT)]
+
+
+@_dc.dataclass
+class Face:
+    """crowd_face_desc (defaults: crowd_face_defaults(), the standard mapping included).
+    smoothed_sources: the sources the One Euro filter smooths, as sources (names or FaceSource)
+    or as a mask of face_source_bit()s."""
+    mapping: Sequence[FaceMapping] = _dc.field(default_factory=face_standard_mapping)
+    blend: object = Blend(_FACE.blend)
+    presence_threshold: float = _FACE.presence_threshold
+    handoff_half_life: float = _FACE.handoff_half_life
+    smoothed_sources: object = ()
+    min_cutoff: float = _FACE.min_cutoff
+    beta: float = _FACE.beta
+    d_cutoff: float = _FACE.d_cutoff
+
+
+@_dc.dataclass
 class RigDesc:
     """crowd_rig_desc: a controller is present when its field is set (True: its defaults)."""
     name: Optional[str] = None
@@ -479,6 +413,20 @@ class RigDesc:
     harmonic: Optional[Harmonic] = None
     blink: Optional[Blink] = None
     limbs: Optional[Limbs] = None
+    face: Optional[Face] = None
+
+
+def parameter_defaults(id: str) -> Parameter:
+    """crowd_parameter_defaults(id): min 0, max 1, default 0, no repeat."""
+    d = lib.crowd_parameter_defaults(id.encode())
+    return Parameter(id, d.min, d.max, d.default_value, bool(d.repeat))
+
+
+def look_parameter_defaults(id: str) -> LookParameter:
+    """crowd_look_parameter_defaults(id): axis x, factor 1 (LookParameter's own factor default
+    is 0, as it always was)."""
+    d = lib.crowd_look_parameter_defaults(id.encode())
+    return LookParameter(id, Axis(d.axis), d.factor)
 
 
 def look_defaults() -> Look:
@@ -499,6 +447,14 @@ def blink_defaults() -> Blink:
 
 def limbs_defaults() -> Limbs:
     return Limbs()
+
+
+def face_defaults() -> Face:
+    return Face()
+
+
+def face_mapping_defaults(source, id: str) -> FaceMapping:
+    return FaceMapping(source, id)
 
 
 def _coerce(cls, value):
@@ -598,6 +554,23 @@ def _marshal_rig(desc: RigDesc):
         ls.outputs = _enum_value(LimbOutputs, lm.outputs)
         keep.append(ls)
         rd.limbs = _C.pointer(ls)
+    if desc.face is not None:
+        fc = _coerce(Face, desc.face)
+        entries = [_coerce(FaceMapping, m) for m in fc.mapping]
+        fd = _ffi.FaceDesc()
+        fd.mapping = array(_ffi.FaceMappingDesc, [
+            _ffi.FaceMappingDesc(_face_source(m.source), text(m.id), m.gain, m.offset, _enum_value(FaceCurve, m.curve))
+            for m in entries])
+        fd.mapping_count = len(entries)
+        fd.blend = _enum_value(Blend, fc.blend)
+        if isinstance(fc.smoothed_sources, (int, np.integer)):
+            fd.smoothed_sources = int(fc.smoothed_sources)
+        else:
+            fd.smoothed_sources = sum({face_source_bit(s) for s in fc.smoothed_sources})
+        for name in ("presence_threshold", "handoff_half_life", "min_cutoff", "beta", "d_cutoff"):
+            setattr(fd, name, getattr(fc, name))
+        keep.append(fd)
+        rd.face = _C.pointer(fd)
     return rd, keep
 
 
@@ -971,6 +944,15 @@ class Engine:
         res = lib.crowd_instances_set(self._p(), Field.POSE, 0, h.ctypes.data, h.size, p.ctypes.data)
         if res:
             self._fail(res, "crowd_instances_set (pose)")
+
+    def set_faces(self, handles, scores=None, rotation=None, presence=None):
+        """Face tracking input of n instances (each part optional, each written with
+        crowd_instances_set, so checked): scores (n, 52) in MediaPipe's order, rotation (n, 4)
+        unit quaternions x, y, z, w (face_rotation_from_matrix), presence (n,) in [0, 1]."""
+        for field, values in ((Field.FACE_SCORES, scores), (Field.FACE_ROTATION, rotation),
+                              (Field.FACE_PRESENCE, presence)):
+            if values is not None:
+                self.set(field, handles, values)
 
     def get_poses(self, handles) -> np.ndarray:
         return self.get(Field.POSE, handles).reshape(-1, LANDMARK_COUNT, 4)
