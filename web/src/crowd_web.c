@@ -25,7 +25,7 @@ typedef struct cw_rig_builder {
     char *name;
     crowd_parameter_desc *parameters;
     uint32_t parameter_count;
-    bool has_look, has_harmonic, has_blink, has_limbs;
+    bool has_look, has_harmonic, has_blink, has_limbs, has_face, face_mapping_given;
     crowd_look_desc look;
     crowd_look_parameter_desc *look_parameters;
     crowd_harmonic_desc harmonic;
@@ -34,6 +34,8 @@ typedef struct cw_rig_builder {
     crowd_blink_desc blink;
     const char **blink_parameters;
     crowd_limbs_desc limbs;
+    crowd_face_desc face;
+    crowd_face_mapping_desc *face_mapping; /* the entries given (face_mapping_given), else none */
     char **strings; /* every id copied in */
     uint32_t string_count;
 } cw_rig_builder;
@@ -64,6 +66,7 @@ cw_rig_builder *cw_rig_new(const char *name) {
     b->harmonic = crowd_harmonic_defaults();
     b->blink = crowd_blink_defaults();
     b->limbs = crowd_limbs_defaults();
+    b->face = crowd_face_defaults(); /* the standard mapping unless entries are given */
     if (name && !(b->name = keep(b, name))) {
         free(b);
         return NULL;
@@ -79,6 +82,7 @@ void cw_rig_free(cw_rig_builder *b) {
     free(b->look_parameters);
     free(b->harmonic_parameters);
     free((void *)b->blink_parameters);
+    free(b->face_mapping);
     free(b);
 }
 
@@ -140,12 +144,35 @@ int cw_rig_blink_parameter(cw_rig_builder *b, const char *id) {
     return 0;
 }
 
-/* Turns a controller on ("look", "harmonic", "blink", "limbs"): 0, or -1 for another name. */
+/* Gives the face its own mapping (entries follow with cw_rig_face_mapping) instead of the
+ * standard one. */
+void cw_rig_face_mapping_clear(cw_rig_builder *b) {
+    b->face.mapping_count = 0;
+    b->face_mapping_given = true;
+    b->has_face = true;
+}
+
+/* One face mapping entry; the first replaces the standard mapping. 0 or -1 (out of memory). */
+int cw_rig_face_mapping(cw_rig_builder *b, double source, const char *id, float gain, float offset, double curve) {
+    const char *copy = keep(b, id);
+    uint32_t count = b->face_mapping_given ? b->face.mapping_count : 0;
+    crowd_face_mapping_desc *m = copy ? append(&b->face_mapping, count, sizeof *m) : NULL;
+    if (!m) return -1;
+    *m = (crowd_face_mapping_desc){(crowd_face_source)as_enum(source), copy, gain, offset,
+                                   (crowd_face_curve)as_enum(curve)};
+    b->face.mapping_count = count + 1;
+    b->face_mapping_given = true;
+    b->has_face = true;
+    return 0;
+}
+
+/* Turns a controller on ("look", "harmonic", "blink", "limbs", "face"): 0, or -1 for another name. */
 int cw_rig_enable(cw_rig_builder *b, const char *controller) {
     if (strcmp(controller, "look") == 0) b->has_look = true;
     else if (strcmp(controller, "harmonic") == 0) b->has_harmonic = true;
     else if (strcmp(controller, "blink") == 0) b->has_blink = true;
     else if (strcmp(controller, "limbs") == 0) b->has_limbs = true;
+    else if (strcmp(controller, "face") == 0) b->has_face = true;
     else return -1;
     return 0;
 }
@@ -178,6 +205,17 @@ int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
     F("limbs.min_cutoff", b->limbs.min_cutoff, b->has_limbs)
     F("limbs.beta", b->limbs.beta, b->has_limbs)
     F("limbs.d_cutoff", b->limbs.d_cutoff, b->has_limbs)
+    E("face.blend", b->face.blend, crowd_blend, b->has_face)
+    F("face.presence_threshold", b->face.presence_threshold, b->has_face)
+    F("face.handoff_half_life", b->face.handoff_half_life, b->has_face)
+    F("face.min_cutoff", b->face.min_cutoff, b->has_face)
+    F("face.beta", b->face.beta, b->has_face)
+    F("face.d_cutoff", b->face.d_cutoff, b->has_face)
+    if (strcmp(key, "face.smoothed_sources") == 0) { /* a mask below 2^53: exact in a double */
+        b->face.smoothed_sources = value >= 0 && value < 9007199254740992.0 ? (uint64_t)value : UINT64_MAX;
+        b->has_face = true;
+        return 0;
+    }
     if (strcmp(key, "limbs.smoothing") == 0) {
         b->limbs.smoothing = value != 0;
         b->has_limbs = true;
@@ -197,6 +235,8 @@ crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *ou
     harmonic.channel_timescales = harmonic.channel_count ? b->channel_timescales : NULL;
     crowd_blink_desc blink = b->blink;
     blink.parameters = b->blink_parameters;
+    crowd_face_desc face = b->face;
+    if (b->face_mapping_given) face.mapping = b->face_mapping;
     crowd_rig_desc d = {
         .name = b->name,
         .parameters = b->parameters,
@@ -205,6 +245,7 @@ crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *ou
         .harmonic = b->has_harmonic ? &harmonic : NULL,
         .blink = b->has_blink ? &blink : NULL,
         .limbs = b->has_limbs ? &b->limbs : NULL,
+        .face = b->has_face ? &face : NULL,
     };
     crowd_rig rig = {0};
     crowd_result res = crowd_rig_create(engine, &d, &rig);
@@ -253,6 +294,34 @@ crowd_result cw_instance_info(const crowd_engine *e, const crowd_instance *h, ui
     crowd_result res = crowd_instance_info(e, *h, &id, &rig, out_row);
     *out_rig = rig.id;
     return res;
+}
+
+crowd_result cw_instance_paused(const crowd_engine *e, const crowd_instance *h, uint32_t *out_paused) {
+    if (!h || !out_paused) return CROWD_ERR_NULL;
+    bool paused = false;
+    crowd_result res = crowd_instance_paused(e, *h, &paused);
+    *out_paused = paused;
+    return res;
+}
+
+crowd_result cw_rig_bytes_per_instance(const crowd_engine *e, uint32_t rig, size_t *out_bytes) {
+    return crowd_rig_bytes_per_instance(e, rig_of(rig), out_bytes);
+}
+
+/* The digest as two 32-bit halves, low first (JavaScript reads it as a BigInt). */
+crowd_result cw_rig_settings_digest(const crowd_engine *e, uint32_t rig, uint32_t *out) {
+    uint64_t digest = 0;
+    crowd_result res = crowd_rig_settings_digest(e, rig_of(rig), &digest);
+    if (out) out[0] = (uint32_t)digest, out[1] = (uint32_t)(digest >> 32);
+    return res;
+}
+
+crowd_result cw_rig_rest_pose(crowd_engine *e, uint32_t rig, float *world, float *local) {
+    return crowd_rig_rest_pose(e, rig_of(rig), (crowd_quat *)world, (crowd_quat *)local);
+}
+
+crowd_result cw_instance_random(crowd_engine *e, const crowd_instance *h, uint32_t count, float *out) {
+    return h ? crowd_instance_random(e, *h, count, out) : CROWD_ERR_NULL;
 }
 
 void cw_rest_landmarks(int frame, float *out) { crowd_rest_landmarks((crowd_pose_frame)frame, out); }
