@@ -6,7 +6,9 @@
 A function counts as bound in Python when the package calls it (`lib.crowd_x` outside the
 generated file), in the npm package when crowd.js calls the exported `_crowd_x`, or crowd_web.c
 (the module's C side, whose cw_* functions crowd.js calls) calls it. An enum value counts as bound
-when the generated files carry it (Python: _generated.py's IntEnum; npm: crowd_enums.js); a
+when the generated files carry it (Python: _generated.py's IntEnum; npm: crowd_enums.js). A
+controller's setting (a scalar field of its desc) counts in Python when the controller's
+dataclass has a field of its name, in npm when crowd_web.c takes crowd_settings.h's table. A
 struct in Python when the package builds or reads it (`_ffi.Camel`, or a bound function passes or
 returns it) or a field of such a struct holds it, in npm when crowd_web.c fills it. Everything else must be listed with a reason.
 """
@@ -56,7 +58,7 @@ def survey(root=ROOT):
     web_c = _read("web/src/crowd_web.c")
     gen_py = _read("python/crowd/_generated.py")
     gen_js = _read("web/src/crowd_enums.js")
-    result = {b: {"functions": {}, "enum values": {}, "structs": {}} for b in BINDINGS}
+    result = {b: {"functions": {}, "enum values": {}, "structs": {}, "settings": {}} for b in BINDINGS}
     for name, (ret, params) in h.functions.items():
         result["python"]["functions"][name] = re.search(rf"\blib\.{name}\b", py) is not None
         result["web"]["functions"][name] = (re.search(rf"\b_{name}\b", js) is not None
@@ -77,6 +79,16 @@ def survey(root=ROOT):
         if result["python"]["functions"][name]:
             for kind in [ret] + [k for k, _ in params]:
                 used_in_signatures.add(generate._unqualified(kind.split("[")[0].replace("*", "")))
+    # settings: Python's dataclass of the controller has a field of the setting's name (the
+    # marshalling copies every such field, _settings in __init__.py); the npm package passes
+    # any setting crowd_settings.h lists by name when crowd.js looks it up in SETTINGS
+    web_settings = '#include "crowd_settings.h"' in web_c and re.search(r"\bSETTINGS\[", js) is not None
+    for controller, settings in generate.controller_settings(h).items():
+        block = re.search(rf"^class {generate._camel('crowd_' + controller)}:\n(.*?)(?=^\S)", py, re.S | re.M)
+        for name, _ in settings:
+            key = f"{controller}.{name}"
+            result["python"]["settings"][key] = bool(block) and re.search(rf"^    {name}:", block.group(1), re.M) is not None
+            result["web"]["settings"][key] = web_settings
     reached = set()
 
     def reach(name):  # a struct and the structs its fields hold or point to

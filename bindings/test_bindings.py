@@ -130,3 +130,24 @@ def test_signatures_name_every_function_the_library_exports():
     g = load_generated()
     for name in g.SIGNATURES:
         assert hasattr(lib, name), name
+
+
+def test_a_setting_added_to_the_header_reaches_the_npm_package_and_is_flagged_for_python(tmp_path):
+    """What a merge that adds a limbs setting does: regenerating puts it in the module's table
+    and the types; Python's dataclass needs its row (or a reason in unbound.txt)."""
+    root = tmp_path / "src"
+    (root / "engine" / "include").mkdir(parents=True)
+    with open(os.path.join(generate.ROOT, generate.HEADER), encoding="utf-8") as f:
+        text = f.read()
+    grown = text.replace("    crowd_limb_outputs outputs;", "    float arm_image_bend;\n    crowd_limb_outputs outputs;", 1)
+    assert grown != text
+    (root / generate.HEADER).write_text(grown)
+    files = generate.generate(str(root))
+    assert '{"limbs", "arm_image_bend", offsetof(crowd_limbs_desc, arm_image_bend), CW_FLOAT}' in files[
+        "web/src/crowd_settings.h"]
+    assert "  arm_image_bend?: number;" in files["web/src/crowd_enums.d.ts"]
+    assert '"arm_image_bend": "float"' in files["python/crowd/_generated.py"]
+    result = coverage.survey(str(root))
+    assert result["web"]["settings"]["limbs.arm_image_bend"] is True
+    assert result["python"]["settings"]["limbs.arm_image_bend"] is False
+    assert result["python"]["settings"]["limbs.bend_min"] is True

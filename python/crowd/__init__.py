@@ -33,9 +33,10 @@ import ctypes as _C
 import dataclasses as _dc
 import enum as _enum
 import math as _math
-from typing import Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _ffi
 
@@ -69,6 +70,14 @@ Fallback = LimbFallback  # crowd_limb_fallback, by the name this package has alw
 VERSION = (_generated.VERSION_MAJOR, _generated.VERSION_MINOR, _generated.VERSION_PATCH)
 
 
+# Type hints: an enum is taken as its member, its name ("avx2") or its number; handles as one
+# handle or anything NumPy makes a uint64 array of; values as anything it makes float32 of.
+EnumLike = Union[int, str]
+Handles = Union[int, np.integer, npt.ArrayLike]
+Floats = npt.ArrayLike
+Logger = Callable[[int, str], None]
+
+
 # Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
 _MAX_LANDMARK = 1e9  # crowd.h §6, CROWD_FIELD_POSE: coordinates within +-1e9, visibility in [0, 1]
 _POSE_LO = np.tile(np.array([-_MAX_LANDMARK] * 3 + [0], np.float32), _ffi.LANDMARKS)
@@ -76,7 +85,7 @@ _POSE_HI = np.tile(np.array([_MAX_LANDMARK] * 3 + [1], np.float32), _ffi.LANDMAR
 _READ_ONLY_FIELDS = frozenset((Field.OUTPUT, Field.BONE_WORLD, Field.BONE_LOCAL))
 
 
-def _enum_value(cls, value):
+def _enum_value(cls: Any, value: EnumLike) -> int:
     if isinstance(value, str):
         try:
             return int(cls[value.upper()])
@@ -95,18 +104,18 @@ class Error(Exception):
 
     code: Optional[int] = None
 
-    def __init__(self, message, code=None):
+    def __init__(self, message: str, code: Optional[int] = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return "CROWD_" + Result(self.code).name if self.code is not None else None
 
     @property
-    def text(self):
+    def text(self) -> Optional[str]:
         return result_text(self.code) if self.code is not None else None
 
 
@@ -129,7 +138,7 @@ class RangeError(Error, ValueError):
 class UnknownIdError(Error, KeyError):
     code = Result.ERR_UNKNOWN_ID
 
-    def __str__(self):  # KeyError would quote the message
+    def __str__(self) -> str:  # KeyError would quote the message
         return self.message
 
 
@@ -197,7 +206,7 @@ _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeErro
                                ReadOnlyError, RepeatedHandleError, NotStoredError)}
 
 
-def _error(code, message):
+def _error(code: int, message: str) -> Error:
     cls = _ERRORS.get(code)
     if cls is None:
         err = Error(message, code)
@@ -208,49 +217,49 @@ def _error(code, message):
 # ---------------------------------------------------------------------------------------------
 # Module functions (crowd.h's getters that take no engine)
 # ---------------------------------------------------------------------------------------------
-def result_text(code) -> str:
+def result_text(code: int) -> str:
     return lib.crowd_result_text(int(code)).decode()
 
 
-def simd_name(simd) -> Optional[str]:
+def simd_name(simd: EnumLike) -> Optional[str]:
     s = lib.crowd_simd_name(_enum_value(Simd, simd))
     return s.decode() if s is not None else None
 
 
-def simd_width(simd) -> int:
+def simd_width(simd: EnumLike) -> int:
     return lib.crowd_simd_width(_enum_value(Simd, simd))
 
 
-def simd_supported(simd) -> bool:
+def simd_supported(simd: EnumLike) -> bool:
     return bool(lib.crowd_simd_supported(_enum_value(Simd, simd)))
 
 
-def field_width(field) -> int:
+def field_width(field: EnumLike) -> int:
     return lib.crowd_field_width(_enum_value(Field, field))
 
 
-def field_name(field) -> Optional[str]:
+def field_name(field: EnumLike) -> Optional[str]:
     s = lib.crowd_field_name(_enum_value(Field, field))
     return s.decode() if s is not None else None
 
 
-def bone_name(bone) -> Optional[str]:
+def bone_name(bone: EnumLike) -> Optional[str]:
     s = lib.crowd_bone_name(_enum_value(Bone, bone))
     return s.decode() if s is not None else None
 
 
-def face_source_name(source) -> Optional[str]:
+def face_source_name(source: EnumLike) -> Optional[str]:
     """MediaPipe's categoryName of a source ("_neutral", "jawOpen", ...; "headYaw" ...)."""
     s = lib.crowd_face_source_name(_face_source(source))
     return s.decode() if s is not None else None
 
 
-def face_source_bit(source) -> int:
+def face_source_bit(source: EnumLike) -> int:
     """CROWD_FACE_SOURCE_BIT: the source's bit in Face.smoothed_sources as a mask."""
     return 1 << _face_source(source)
 
 
-def face_rotation_from_matrix(matrix) -> np.ndarray:
+def face_rotation_from_matrix(matrix: Floats) -> np.ndarray:
     """crowd_face_rotation_from_matrix: the unit quaternion (x, y, z, w), w >= 0, of MediaPipe's
     facialTransformationMatrixes entry (16 floats, column-major, as MediaPipe lists them)."""
     m = np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1)
@@ -263,7 +272,7 @@ def face_rotation_from_matrix(matrix) -> np.ndarray:
     return np.array([q.x, q.y, q.z, q.w], np.float32)
 
 
-def _face_source(value) -> int:
+def _face_source(value: EnumLike) -> int:
     """A FaceSource from its enum name ("jaw_open"), MediaPipe's name ("jawOpen") or a number."""
     if isinstance(value, str) and value.upper() not in FaceSource.__members__:
         if value in _FACE_SOURCE_BY_MEDIAPIPE:
@@ -271,7 +280,7 @@ def _face_source(value) -> int:
     return _enum_value(FaceSource, value)
 
 
-def rest_landmarks(frame="mediapipe_world") -> np.ndarray:
+def rest_landmarks(frame: EnumLike = "mediapipe_world") -> np.ndarray:
     """The canonical rest pose (33, 4): x, y, z, visibility in `frame`."""
     out = np.empty((LANDMARK_COUNT, 4), np.float32)
     lib.crowd_rest_landmarks(_enum_value(PoseFrame, frame), out.ctypes.data)
@@ -305,7 +314,7 @@ class Parameter:
 class LookParameter:
     """crowd_look_parameter_desc: parameter `id` receives pos[axis] * factor."""
     id: str
-    axis: object = Axis.X
+    axis: EnumLike = Axis.X
     factor: float = 0.0
 
 
@@ -315,7 +324,7 @@ class Look:
     parameters: Sequence[LookParameter] = ()
     damping: float = _LOOK.damping
     max_speed: float = _LOOK.max_speed
-    blend: object = Blend(_LOOK.blend)
+    blend: EnumLike = Blend(_LOOK.blend)
 
 
 @_dc.dataclass
@@ -323,7 +332,7 @@ class HarmonicParameter:
     """crowd_harmonic_parameter_desc (defaults: crowd_harmonic_parameter_defaults(id))."""
     id: str
     channel: int = _HPAR.channel
-    direction: object = Direction(_HPAR.direction)
+    direction: EnumLike = Direction(_HPAR.direction)
     origin: float = _HPAR.origin
     range: float = _HPAR.range
     duration: float = _HPAR.duration
@@ -334,15 +343,15 @@ class Harmonic:
     """crowd_harmonic_desc. channel_timescales None (with no entries): [1]."""
     parameters: Sequence[HarmonicParameter] = ()
     channel_timescales: Optional[Sequence[float]] = None
-    blend: object = Blend(_HARM.blend)
+    blend: EnumLike = Blend(_HARM.blend)
 
 
 @_dc.dataclass
 class Blink:
     """crowd_blink_desc (defaults: crowd_blink_defaults())."""
     parameters: Sequence[str] = ()
-    model: object = BlinkModel(_BLINK.model)
-    blend: object = Blend(_BLINK.blend)
+    model: EnumLike = BlinkModel(_BLINK.model)
+    blend: EnumLike = Blend(_BLINK.blend)
     mean: float = _BLINK.mean
     max_deviation: float = _BLINK.max_deviation
     timescale: float = _BLINK.timescale
@@ -352,12 +361,12 @@ class Blink:
 class Limbs:
     """crowd_limbs_desc (defaults: crowd_limbs_defaults()). custom_fix, bind_rotations: (15, 4)
     quaternions x, y, z, w; bind_landmarks: (33, 4)."""
-    frame: object = PoseFrame(_LIMBS.frame)
-    axis_fix: object = AxisFix(_LIMBS.axis_fix)
-    custom_fix: Optional[object] = None
-    bind_landmarks: Optional[object] = None
-    bind_rotations: Optional[object] = None
-    fallback: object = Fallback(_LIMBS.fallback)
+    frame: EnumLike = PoseFrame(_LIMBS.frame)
+    axis_fix: EnumLike = AxisFix(_LIMBS.axis_fix)
+    custom_fix: Optional[Floats] = None
+    bind_landmarks: Optional[Floats] = None
+    bind_rotations: Optional[Floats] = None
+    fallback: EnumLike = Fallback(_LIMBS.fallback)
     fallback_sign: Sequence[float] = tuple(_LIMBS.fallback_sign)
     visibility_threshold: float = _LIMBS.visibility_threshold
     hold_half_life: float = _LIMBS.hold_half_life
@@ -368,21 +377,21 @@ class Limbs:
     min_cutoff: float = _LIMBS.min_cutoff
     beta: float = _LIMBS.beta
     d_cutoff: float = _LIMBS.d_cutoff
-    outputs: object = LimbOutputs(_LIMBS.outputs)
+    outputs: EnumLike = LimbOutputs(_LIMBS.outputs)
 
 
 @_dc.dataclass
 class FaceMapping:
     """crowd_face_mapping_desc: source -> parameter `id`, value offset + gain*curve(source).
     source: a FaceSource, its name ("jaw_open", "head_yaw") or MediaPipe's ("jawOpen")."""
-    source: object
+    source: EnumLike
     id: str
     gain: float = _FACE_MAP.gain
     offset: float = _FACE_MAP.offset
-    curve: object = FaceCurve(_FACE_MAP.curve)
+    curve: EnumLike = FaceCurve(_FACE_MAP.curve)
 
 
-def face_standard_mapping() -> list:
+def face_standard_mapping() -> List[FaceMapping]:
     """crowd_face_standard_mapping(): the entries for the standard Cubism parameters."""
     p = lib.crowd_face_standard_mapping()
     return [FaceMapping(FaceSource(p[k].source), p[k].id.decode(), p[k].gain, p[k].offset, FaceCurve(p[k].curve))
@@ -395,10 +404,10 @@ class Face:
     smoothed_sources: the sources the One Euro filter smooths, as sources (names or FaceSource)
     or as a mask of face_source_bit()s."""
     mapping: Sequence[FaceMapping] = _dc.field(default_factory=face_standard_mapping)
-    blend: object = Blend(_FACE.blend)
+    blend: EnumLike = Blend(_FACE.blend)
     presence_threshold: float = _FACE.presence_threshold
     handoff_half_life: float = _FACE.handoff_half_life
-    smoothed_sources: object = ()
+    smoothed_sources: Union[int, Sequence[EnumLike]] = ()
     min_cutoff: float = _FACE.min_cutoff
     beta: float = _FACE.beta
     d_cutoff: float = _FACE.d_cutoff
@@ -453,11 +462,11 @@ def face_defaults() -> Face:
     return Face()
 
 
-def face_mapping_defaults(source, id: str) -> FaceMapping:
+def face_mapping_defaults(source: EnumLike, id: str) -> FaceMapping:
     return FaceMapping(source, id)
 
 
-def _coerce(cls, value):
+def _coerce(cls: Any, value: Any) -> Any:
     """A desc from a dataclass, a dict of its fields, a tuple of its positional fields, or True."""
     if value is None or isinstance(value, cls):
         return value
@@ -472,7 +481,7 @@ def _coerce(cls, value):
     raise TypeError(f"expected {cls.__name__}, a dict or a tuple, got {type(value).__name__}")
 
 
-def _quat_array(value, count, what, keep):
+def _quat_array(value: Floats, count: int, what: str, keep: list) -> Any:
     a = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
     if a.size != count * 4:
         raise ValueError(f"{what}: expected {count} x 4 floats, got {a.size}")
@@ -480,16 +489,32 @@ def _quat_array(value, count, what, keep):
     return _C.cast(a.ctypes.data, _C.POINTER(_ffi.Quat))
 
 
-def _marshal_rig(desc: RigDesc):
-    """The crowd_rig_desc and everything it points to (kept alive by the returned list)."""
-    keep = []
+def _settings(c_desc: Any, controller: str, values: Any) -> Any:
+    """c_desc (the C library's defaults) with every setting of the controller (the scalar fields
+    crowd.h gives its desc: _generated.SETTINGS) the dataclass `values` holds; one it does not
+    hold keeps the library's default."""
+    for name, kind in _generated.SETTINGS[controller].items():
+        if not hasattr(values, name):
+            continue
+        v = getattr(values, name)
+        if kind in _generated.ENUMS:
+            v = _enum_value(_generated.ENUMS[kind], v)
+        elif kind == "bool":
+            v = bool(v)
+        setattr(c_desc, name, v)
+    return c_desc
 
-    def text(s):
+
+def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
+    """The crowd_rig_desc and everything it points to (kept alive by the returned list)."""
+    keep: list = []
+
+    def text(s: Union[str, bytes]) -> bytes:
         b = s.encode() if isinstance(s, str) else s
         keep.append(b)
         return b
 
-    def array(ctype, items):
+    def array(ctype: Any, items: Sequence[Any]) -> Any:
         arr = (ctype * max(len(items), 1))(*items)
         keep.append(arr)
         return arr
@@ -504,34 +529,38 @@ def _marshal_rig(desc: RigDesc):
     if desc.look is not None:
         lk = _coerce(Look, desc.look)
         lp = [_coerce(LookParameter, p) for p in lk.parameters]
-        ld = _ffi.LookDesc(array(_ffi.LookParameterDesc, [
-            _ffi.LookParameterDesc(text(p.id), _enum_value(Axis, p.axis), p.factor) for p in lp]),
-            len(lp), lk.damping, lk.max_speed, _enum_value(Blend, lk.blend))
+        ld = _settings(lib.crowd_look_defaults(), "look", lk)
+        ld.parameters = array(_ffi.LookParameterDesc, [
+            _ffi.LookParameterDesc(text(p.id), _enum_value(Axis, p.axis), p.factor) for p in lp])
+        ld.parameter_count = len(lp)
         keep.append(ld)
         rd.look = _C.pointer(ld)
     if desc.harmonic is not None:
         hm = _coerce(Harmonic, desc.harmonic)
         hp = [_coerce(HarmonicParameter, p) for p in hm.parameters]
         ts = list(hm.channel_timescales) if hm.channel_timescales is not None else []
-        hd = _ffi.HarmonicDesc(array(_ffi.HarmonicParameterDesc, [
+        hd = _settings(lib.crowd_harmonic_defaults(), "harmonic", hm)
+        hd.parameters = array(_ffi.HarmonicParameterDesc, [
             _ffi.HarmonicParameterDesc(text(p.id), p.channel, _enum_value(Direction, p.direction), p.origin,
-                                       p.range, p.duration) for p in hp]), len(hp),
-            array(_ffi.f32, ts) if hm.channel_timescales is not None else None, len(ts),
-            _enum_value(Blend, hm.blend))
+                                       p.range, p.duration) for p in hp])
+        hd.parameter_count = len(hp)
+        hd.channel_timescales = array(_ffi.f32, ts) if hm.channel_timescales is not None else None
+        hd.channel_count = len(ts)
         keep.append(hd)
         rd.harmonic = _C.pointer(hd)
     if desc.blink is not None:
         bk = _coerce(Blink, desc.blink)
         ids = [text(p) for p in bk.parameters]
-        bd = _ffi.BlinkDesc(array(_ffi.cstr, ids), len(ids), _enum_value(BlinkModel, bk.model),
-                            _enum_value(Blend, bk.blend), bk.mean, bk.max_deviation, bk.timescale)
+        bd = _settings(lib.crowd_blink_defaults(), "blink", bk)
+        bd.parameters = array(_ffi.cstr, ids)
+        bd.parameter_count = len(ids)
         keep.append(bd)
         rd.blink = _C.pointer(bd)
     if desc.limbs is not None:
         lm = _coerce(Limbs, desc.limbs)
-        ls = _ffi.LimbsDesc()
-        ls.frame = _enum_value(PoseFrame, lm.frame)
-        ls.axis_fix = _enum_value(AxisFix, lm.axis_fix)
+        ls = _settings(lib.crowd_limbs_defaults(), "limbs", lm)
+        ls.custom_fix = ls.bind_rotations = None
+        ls.bind_landmarks = None
         if lm.custom_fix is not None:
             ls.custom_fix = _quat_array(lm.custom_fix, BONE_COUNT, "limbs.custom_fix", keep)
         if lm.bind_landmarks is not None:
@@ -542,33 +571,23 @@ def _marshal_rig(desc: RigDesc):
             ls.bind_landmarks = _C.cast(a.ctypes.data, _ffi.FP)
         if lm.bind_rotations is not None:
             ls.bind_rotations = _quat_array(lm.bind_rotations, BONE_COUNT, "limbs.bind_rotations", keep)
-        ls.fallback = _enum_value(Fallback, lm.fallback)
         signs = list(lm.fallback_sign)
         if len(signs) != 4:
             raise ValueError(f"limbs.fallback_sign: expected 4 signs, got {len(signs)}")
         ls.fallback_sign = (_ffi.f32 * 4)(*signs)
-        for name in ("visibility_threshold", "hold_half_life", "reacquire_half_life", "bend_min", "bend_full",
-                     "min_cutoff", "beta", "d_cutoff"):
-            setattr(ls, name, getattr(lm, name))
-        ls.smoothing = bool(lm.smoothing)
-        ls.outputs = _enum_value(LimbOutputs, lm.outputs)
         keep.append(ls)
         rd.limbs = _C.pointer(ls)
     if desc.face is not None:
         fc = _coerce(Face, desc.face)
         entries = [_coerce(FaceMapping, m) for m in fc.mapping]
-        fd = _ffi.FaceDesc()
+        smoothed = fc.smoothed_sources
+        if not isinstance(smoothed, (int, np.integer)):
+            smoothed = sum({face_source_bit(s) for s in smoothed})
+        fd = _settings(lib.crowd_face_defaults(), "face", _dc.replace(fc, smoothed_sources=int(smoothed)))
         fd.mapping = array(_ffi.FaceMappingDesc, [
             _ffi.FaceMappingDesc(_face_source(m.source), text(m.id), m.gain, m.offset, _enum_value(FaceCurve, m.curve))
             for m in entries])
         fd.mapping_count = len(entries)
-        fd.blend = _enum_value(Blend, fc.blend)
-        if isinstance(fc.smoothed_sources, (int, np.integer)):
-            fd.smoothed_sources = int(fc.smoothed_sources)
-        else:
-            fd.smoothed_sources = sum({face_source_bit(s) for s in fc.smoothed_sources})
-        for name in ("presence_threshold", "handoff_half_life", "min_cutoff", "beta", "d_cutoff"):
-            setattr(fd, name, getattr(fc, name))
         keep.append(fd)
         rd.face = _C.pointer(fd)
     return rd, keep
@@ -578,13 +597,13 @@ def _marshal_rig(desc: RigDesc):
 # Memory the package controls: blocks the engine frees stay alive while an array uses them
 # ---------------------------------------------------------------------------------------------
 class _Arena:
-    def __init__(self):
-        self.blocks = {}  # aligned address -> (buffer, offset, size)
+    def __init__(self) -> None:
+        self.blocks: Dict[int, Tuple[np.ndarray, int, int]] = {}  # aligned address -> (buffer, offset, size)
         self.refuse = False  # tests: act as an exhausted allocator
         self.alloc_fn = _ffi.ALLOC_FN(self._alloc)
         self.free_fn = _ffi.FREE_FN(self._free)
 
-    def _alloc(self, size, align, user):
+    def _alloc(self, size: int, align: int, user: Any) -> Optional[int]:
         if self.refuse:
             return None
         try:
@@ -596,22 +615,22 @@ class _Arena:
         self.blocks[addr + off] = (buf, off, size)
         return addr + off
 
-    def _free(self, ptr, user):
+    def _free(self, ptr: Optional[int], user: Any) -> None:
         if ptr:
             self.blocks.pop(ptr, None)  # the buffer lives on while any view's base holds it
 
-    def array(self, ptr, count):
+    def array(self, ptr: int, count: int) -> Optional[np.ndarray]:
         """A float32 array of count values at ptr, over the block that holds it (None: not ours)."""
         for start, (buf, off, size) in self.blocks.items():
             if start <= ptr and ptr + count * 4 <= start + size:
                 return np.frombuffer(buf, np.float32, count, off + (ptr - start))
         return None
 
-    def release(self):
+    def release(self) -> None:
         self.blocks.clear()
 
 
-def _raw_array(ptr, count):
+def _raw_array(ptr: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array(_C.cast(ptr, _ffi.FP), (count,)) if count else np.empty(0, np.float32)
 
 
@@ -624,7 +643,8 @@ class Column:
 
     __slots__ = ("_engine", "_rig", "_epoch", "_array", "field", "index", "component", "__weakref__")
 
-    def __init__(self, engine, rig_id, array, field, index, component):
+    def __init__(self, engine: "Engine", rig_id: int, array: np.ndarray, field: Field, index: int,
+                 component: Optional[int]) -> None:
         self._engine = engine  # keeps the engine alive
         self._rig = rig_id
         self._epoch = engine._epochs.get(rig_id, 0)
@@ -633,7 +653,7 @@ class Column:
         self.index = index
         self.component = component
 
-    def _check(self):
+    def _check(self) -> np.ndarray:
         e = self._engine
         if e._ptr is None:
             raise ClosedError("crowd column view: the engine is closed")
@@ -647,25 +667,25 @@ class Column:
         """The ndarray itself (checked now, not on later use)."""
         return self._check()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         a = self._check()
         return a if dtype is None else a.astype(dtype)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self._check()[key]
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         self._check()[key] = value
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._check().shape[-1]
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         return self._check().shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._array.dtype
 
     @property
@@ -680,7 +700,7 @@ class Column:
         except Error:
             return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "valid" if self.valid else "stale"
         return f"<crowd.Column {field_name(self.field)}[{self.index}] {self._array.shape} {state}>"
 
@@ -688,7 +708,7 @@ class Column:
 # ---------------------------------------------------------------------------------------------
 # Engine and rigs
 # ---------------------------------------------------------------------------------------------
-def _handles(handles):
+def _handles(handles: Handles) -> np.ndarray:
     """Handles as a contiguous uint64 array (crowd_instance is one uint64)."""
     if isinstance(handles, (int, np.integer)):
         return np.array([handles], np.uint64)
@@ -696,7 +716,7 @@ def _handles(handles):
     return a
 
 
-def _floats(values, count, width, what):
+def _floats(values: Floats, count: int, width: int, what: str) -> np.ndarray:
     a = np.ascontiguousarray(values, dtype=np.float32)
     if a.size != count * width:
         raise ValueError(f"{what}: expected {count} x {width} floats, got {a.size} (shape {a.shape})")
@@ -712,8 +732,16 @@ class Engine:
     package controls, see the package doc) or "c" (the C library's). first_instance_id: the id
     the first added instance gets (a shard of a crowd starts at its first instance's number)."""
 
-    def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy",
-                 first_instance_id=0):
+    _ptr: Optional[int]
+    _cptr: Optional[_C.c_void_p]
+    _epochs: Dict[Optional[int], int]
+    _rigs: Dict[int, "Rig"]
+    _owned: bool
+    _arena: Optional[_Arena]
+    _logger: Optional[Any]
+
+    def __init__(self, seed: int = 0, initial_capacity: int = 0, simd: EnumLike = "auto", threads: int = 0,
+                 logger: Optional[Logger] = None, allocator: str = "numpy", first_instance_id: int = 0) -> None:
         self._ptr = None
         self._cptr = None
         self._epochs = {}
@@ -735,9 +763,10 @@ class Engine:
             raise ValueError(f"allocator: 'numpy' or 'c', not {allocator!r}")
         # The engine logs every error; creation's message has no engine to ask for it later.
         # (No reference to self in the callback: a dropped Engine is freed at once, no cycle.)
-        creating = {"message": "", "done": False}
+        creating: Dict[str, Any] = {"message": "", "done": False}
 
-        def log(code, message, user, _cb=logger, _creating=creating):
+        def log(code: int, message: Optional[bytes], user: Any, _cb: Optional[Logger] = logger,
+                _creating: Dict[str, Any] = creating) -> None:
             try:
                 text = message.decode(errors="replace") if message else ""
                 if not _creating["done"]:
@@ -757,7 +786,7 @@ class Engine:
         self._cptr = _C.c_void_p(self._ptr)
 
     @classmethod
-    def _borrow(cls, ptr):
+    def _borrow(cls, ptr: int) -> "Engine":
         """An Engine over an engine someone else owns (close() does not destroy it)."""
         e = cls.__new__(cls)
         e._ptr, e._epochs, e._rigs, e._owned, e._arena, e._logger = ptr, {}, {}, False, None, None
@@ -765,7 +794,7 @@ class Engine:
         return e
 
     # -- life ---------------------------------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on."""
         ptr, self._ptr = self._ptr, None
         self._cptr = None
@@ -774,13 +803,13 @@ class Engine:
         if self._arena is not None:
             self._arena.release()
 
-    def __enter__(self):
+    def __enter__(self) -> "Engine":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
@@ -790,17 +819,17 @@ class Engine:
     def closed(self) -> bool:
         return self._ptr is None
 
-    def _p(self):
+    def _p(self) -> int:
         p = self._ptr
         if p is None:
             raise ClosedError("crowd: the engine is closed")
         return p
 
-    def _fail(self, res, what):
+    def _fail(self, res: int, what: str) -> None:
         msg = lib.crowd_last_error(self._ptr).decode(errors="replace") if self._ptr else ""
         raise _error(res, msg or f"{what}: {result_text(res)}")
 
-    def _moved(self, rig_id=None):
+    def _moved(self, rig_id: Optional[int] = None) -> None:
         """Views of rig_id (None: every rig) are stale from now on."""
         if rig_id is None:
             for k in list(self._epochs):
@@ -823,7 +852,7 @@ class Engine:
         return Simd(lib.crowd_simd_target(self._p()))
 
     @property
-    def simd_name(self) -> str:
+    def simd_name(self) -> Optional[str]:
         return simd_name(self.simd)
 
     @property
@@ -831,7 +860,7 @@ class Engine:
         return simd_width(self.simd)
 
     # -- rigs ---------------------------------------------------------------------------------
-    def rig(self, desc: Optional[RigDesc] = None, **fields) -> "Rig":
+    def rig(self, desc: Optional[RigDesc] = None, **fields: Any) -> "Rig":
         """crowd_rig_create from a RigDesc, or from its fields as keyword arguments:
         engine.rig(name="face", parameters=[Parameter("ParamAngleX", -30, 30)], blink=Blink(["ParamEyeLOpen"]))."""
         if desc is None:
@@ -850,12 +879,12 @@ class Engine:
         return r
 
     @property
-    def rigs(self):
+    def rigs(self) -> List["Rig"]:
         """The rigs made through this object, in creation order."""
         return list(self._rigs.values())
 
     # -- instances ----------------------------------------------------------------------------
-    def remove(self, handles):
+    def remove(self, handles: Handles) -> None:
         """crowd_instances_remove. Views of every rig go stale (lengths change)."""
         h = _handles(handles)
         res = lib.crowd_instances_remove(self._p(), h.ctypes.data, h.size)
@@ -863,24 +892,24 @@ class Engine:
             self._fail(res, "crowd_instances_remove")
         self._moved()
 
-    def pause(self, handles, paused=True):
+    def pause(self, handles: Handles, paused: bool = True) -> None:
         """crowd_instances_pause: rows move (views stay valid; Rig.handles() tells the order)."""
         h = _handles(handles)
         res = lib.crowd_instances_pause(self._p(), h.ctypes.data, h.size, bool(paused))
         if res:
             self._fail(res, "crowd_instances_pause")
 
-    def resume(self, handles):
+    def resume(self, handles: Handles) -> None:
         self.pause(handles, False)
 
-    def paused(self, handle) -> bool:
+    def paused(self, handle: int) -> bool:
         out = _ffi.b8()
         res = lib.crowd_instance_paused(self._p(), _ffi.Instance(int(handle)), _C.byref(out))
         if res:
             self._fail(res, "crowd_instance_paused")
         return bool(out.value)
 
-    def info(self, handle):
+    def info(self, handle: int) -> Tuple[int, Union["Rig", int], int]:
         """(id, rig, row) of an instance: crowd_instance_info."""
         iid, rig, row = _ffi.u64(), _ffi.Rig(), _ffi.u32()
         res = lib.crowd_instance_info(self._p(), _ffi.Instance(int(handle)), _C.byref(iid), _C.byref(rig),
@@ -889,7 +918,7 @@ class Engine:
             self._fail(res, "crowd_instance_info")
         return iid.value, self._rigs.get(rig.id, rig.id), row.value
 
-    def random(self, handle, count=1) -> np.ndarray:
+    def random(self, handle: int, count: int = 1) -> np.ndarray:
         """crowd_instance_random: count draws in [0, 1) from the instance's host stream."""
         out = np.empty(count, np.float32)
         res = lib.crowd_instance_random(self._p(), _ffi.Instance(int(handle)), count, out.ctypes.data)
@@ -898,7 +927,7 @@ class Engine:
         return out
 
     # -- fields -------------------------------------------------------------------------------
-    def set(self, field, handles, values, index=0):
+    def set(self, field: EnumLike, handles: Handles, values: Floats, index: int = 0) -> None:
         """crowd_instances_set: values (n, width) (or anything of n*width floats) to n handles."""
         f = _enum_value(Field, field)
         h = _handles(handles)
@@ -907,7 +936,7 @@ class Engine:
         if res:
             self._fail(res, "crowd_instances_set")
 
-    def get(self, field, handles, index=0) -> np.ndarray:
+    def get(self, field: EnumLike, handles: Handles, index: int = 0) -> np.ndarray:
         """crowd_instances_get: (n, width), or (n,) for a one-float field."""
         f = _enum_value(Field, field)
         h = _handles(handles)
@@ -918,7 +947,7 @@ class Engine:
             self._fail(res, "crowd_instances_get")
         return out
 
-    def set_one(self, handle, field, values, index=0):
+    def set_one(self, handle: int, field: EnumLike, values: Floats, index: int = 0) -> None:
         """crowd_set: one instance's field (width floats)."""
         f = _enum_value(Field, field)
         v = _floats(values, 1, max(lib.crowd_field_width(f), 1), "values")
@@ -926,7 +955,7 @@ class Engine:
         if res:
             self._fail(res, "crowd_set")
 
-    def get_one(self, handle, field, index=0):
+    def get_one(self, handle: int, field: EnumLike, index: int = 0) -> Union[float, np.ndarray]:
         """crowd_get: a float for a one-float field, else an array of its width."""
         f = _enum_value(Field, field)
         w = lib.crowd_field_width(f)
@@ -936,7 +965,7 @@ class Engine:
             self._fail(res, "crowd_get")
         return float(out[0]) if w == 1 else out
 
-    def set_poses(self, handles, poses):
+    def set_poses(self, handles: Handles, poses: Floats) -> None:
         """Pose landmarks of n instances in one call: poses (n, 33, 4) x, y, z, visibility in the
         rig's frame (crowd_instances_set of CROWD_FIELD_POSE). float32 C-order input is not copied."""
         h = _handles(handles)
@@ -945,7 +974,8 @@ class Engine:
         if res:
             self._fail(res, "crowd_instances_set (pose)")
 
-    def set_faces(self, handles, scores=None, rotation=None, presence=None):
+    def set_faces(self, handles: Handles, scores: Optional[Floats] = None, rotation: Optional[Floats] = None,
+                  presence: Optional[Floats] = None) -> None:
         """Face tracking input of n instances (each part optional, each written with
         crowd_instances_set, so checked): scores (n, 52) in MediaPipe's order, rotation (n, 4)
         unit quaternions x, y, z, w (face_rotation_from_matrix), presence (n,) in [0, 1]."""
@@ -954,21 +984,21 @@ class Engine:
             if values is not None:
                 self.set(field, handles, values)
 
-    def get_poses(self, handles) -> np.ndarray:
+    def get_poses(self, handles: Handles) -> np.ndarray:
         return self.get(Field.POSE, handles).reshape(-1, LANDMARK_COUNT, 4)
 
-    def set_look_target(self, handle, x, y, z, active=True):
+    def set_look_target(self, handle: int, x: float, y: float, z: float, active: bool = True) -> None:
         res = lib.crowd_set_look_target(self._p(), _ffi.Instance(int(handle)), x, y, z, bool(active))
         if res:
             self._fail(res, "crowd_set_look_target")
 
-    def blink_now(self, handles):
+    def blink_now(self, handles: Handles) -> None:
         h = _handles(handles)
         res = lib.crowd_blink_now(self._p(), h.ctypes.data, h.size)
         if res:
             self._fail(res, "crowd_blink_now")
 
-    def outputs(self, handle) -> np.ndarray:
+    def outputs(self, handle: int) -> np.ndarray:
         """crowd_get_outputs: every output parameter of one instance, in the rig's order."""
         _, rig, _ = self.info(handle)
         n = rig.parameter_count if isinstance(rig, Rig) else lib.crowd_rig_parameter_count(self._ptr, _ffi.Rig(rig))
@@ -979,7 +1009,7 @@ class Engine:
         return out
 
     # -- the tick -----------------------------------------------------------------------------
-    def tick(self, dt):
+    def tick(self, dt: float) -> None:
         """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1)."""
         # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
         res = _tick(self._cptr, dt)
@@ -987,7 +1017,7 @@ class Engine:
             self._p()
             self._fail(res, "crowd_tick")
 
-    def tick_range(self, dt, rig, first, count):
+    def tick_range(self, dt: float, rig: Union["Rig", int], first: int, count: int) -> None:
         """crowd_tick_range: rows [first, first + count) of one rig. The GIL is released during
         the call, so Python threads ticking disjoint ranges run at the same time."""
         res = _tick_range(self._p(), dt, _ffi.Rig(_rig_id(rig)), first, count)
@@ -1012,7 +1042,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_save")
         return buf.raw[:written.value]
 
-    def load(self, data):
+    def load(self, data: Union[bytes, bytearray, memoryview]) -> None:
         """crowd_snapshot_load: replaces the state (nothing changes on error). Every view goes
         stale. Rig objects name rigs by id: after loading they name the snapshot's rigs of those
         ids (handles saved with the snapshot stay valid in it)."""
@@ -1023,7 +1053,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_load")
         self._moved()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._ptr is None:
             return "<crowd.Engine closed>"
         return f"<crowd.Engine simd={self.simd_name} threads={self.threads} rigs={len(self._rigs)}>"
@@ -1033,21 +1063,21 @@ _tick = lib.crowd_tick
 _tick_range = lib.crowd_tick_range
 
 
-def _rig_id(rig):
+def _rig_id(rig: Union["Rig", int]) -> int:
     return rig.id if isinstance(rig, Rig) else int(rig)
 
 
 class Rig:
     """crowd_rig: a model type in an engine. Made by Engine.rig()."""
 
-    def __init__(self, engine, rig_id, desc=None):
+    def __init__(self, engine: Engine, rig_id: int, desc: Optional[RigDesc] = None) -> None:
         self.engine = engine
         self.id = rig_id
         self.desc = desc
         self._c = _ffi.Rig(rig_id)
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return self.desc.name if self.desc else None
 
     def parameter_index(self, id: str) -> int:
@@ -1065,14 +1095,14 @@ class Rig:
     def instance_count(self) -> int:
         return lib.crowd_rig_instance_count(self.engine._p(), self._c)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.instance_count
 
     @property
     def running_count(self) -> int:
         return lib.crowd_rig_running_count(self.engine._p(), self._c)
 
-    def reserve(self, capacity):
+    def reserve(self, capacity: int) -> None:
         """crowd_reserve. The rig's views go stale."""
         res = lib.crowd_reserve(self.engine._p(), self._c, capacity)
         if res:
@@ -1097,7 +1127,7 @@ class Rig:
             self.engine._fail(res, "crowd_rig_settings_digest")
         return out.value
 
-    def add(self, count=1, blink_start="random", harmonic_phase="zero") -> np.ndarray:
+    def add(self, count: int = 1, blink_start: EnumLike = "random", harmonic_phase: EnumLike = "zero") -> np.ndarray:
         """crowd_instances_add: count new instances; their handles as a uint64 array. The
         rig's views go stale."""
         d = _ffi.AddDesc(self._c, count, _enum_value(BlinkStart, blink_start),
@@ -1119,7 +1149,7 @@ class Rig:
             return np.zeros(0, np.uint64)
         return np.ctypeslib.as_array(_C.cast(ptr, _C.POINTER(_ffi.u64)), (n.value,)).copy()
 
-    def _array(self, ptr, count, field):
+    def _array(self, ptr: int, count: int, field: int) -> np.ndarray:
         e = self.engine
         a = e._arena.array(ptr, count) if e._arena is not None and count else None
         if a is None:
@@ -1128,7 +1158,7 @@ class Rig:
             a.flags.writeable = False
         return a
 
-    def column(self, field, index=0, component=0) -> Column:
+    def column(self, field: EnumLike, index: int = 0, component: int = 0) -> Column:
         """crowd_rig_column: a zero-copy view of one component, rows 0..instance_count-1."""
         f = _enum_value(Field, field)
         ptr, n = _ffi.FP(), _ffi.u32()
@@ -1138,7 +1168,7 @@ class Rig:
         addr = _C.cast(ptr, _C.c_void_p).value or 0
         return Column(self.engine, self.id, self._array(addr, n.value, f), Field(f), index, component)
 
-    def columns(self, field, index=0) -> Column:
+    def columns(self, field: EnumLike, index: int = 0) -> Column:
         """crowd_rig_columns: every component at once, a (width, instance_count) view (for the
         pose: (132, n), landmark k's x, y, z, visibility in rows 4k .. 4k+3)."""
         f = _enum_value(Field, field)
@@ -1162,7 +1192,7 @@ class Rig:
             a = np.empty((w, 0), np.float32)
         return Column(self.engine, self.id, a, Field(f), index, None)
 
-    def write_poses(self, poses, first_row=0):
+    def write_poses(self, poses: Floats, first_row: int = 0) -> None:
         """The landmarks of rows [first_row, first_row + n) in storage order (Rig.handles() tells
         whose) from an (n, 33, 4) array, straight into the zero-copy pose columns: the fast bulk
         path (no handle lookups, one column-wise copy). Checked first, in NumPy, by crowd.h's rules
@@ -1191,7 +1221,7 @@ class Rig:
         cols = self.columns(Field.POSE)
         cols.array[:, first_row:first_row + n] = a.reshape(n, -1).T
 
-    def rest_pose(self):
+    def rest_pose(self) -> Tuple[np.ndarray, np.ndarray]:
         """crowd_rig_rest_pose: (world, local), each (15, 4) quaternions x, y, z, w."""
         world = np.empty((BONE_COUNT, 4), np.float32)
         local = np.empty((BONE_COUNT, 4), np.float32)
@@ -1200,5 +1230,5 @@ class Rig:
             self.engine._fail(res, "crowd_rig_rest_pose")
         return world, local
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<crowd.Rig {self.id} {self.name or ''}>"

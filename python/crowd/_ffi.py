@@ -7,16 +7,17 @@ loader (libcrowd.so.0).
 """
 import ctypes as C
 import os
+from typing import Any, Dict, Tuple
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
 
-def _find(env, attr, fallback):
+def _find(env: str, attr: str, fallback: str) -> str:
     path = os.environ.get(env)
     if path:
         return path
     try:
-        from . import _config  # written at install
+        from . import _config  # type: ignore[attr-defined]  # written at install
         cand = os.path.normpath(os.path.join(_here, _config.LIBRARY_DIR, getattr(_config, attr)))
         if os.path.exists(cand):
             return cand
@@ -28,11 +29,11 @@ def _find(env, attr, fallback):
     return fallback
 
 
-def load_library():
+def load_library() -> C.CDLL:
     return C.CDLL(_find("CROWD_LIBRARY", "SONAME", "libcrowd.so.0"))
 
 
-def load_loaders():
+def load_loaders() -> C.CDLL:
     """The crowd command's readers (scene, clip, run world), for `python -m crowd`."""
     return C.CDLL(_find("CROWD_LOADERS_LIBRARY", "LOADERS_SONAME", "libcrowd_loaders.so.0"))
 
@@ -92,7 +93,7 @@ LOADER_SIGNATURES = {
 }
 
 
-def declare(lib, signatures):
+def declare(lib: C.CDLL, signatures: Dict[str, Tuple[Any, Any]]) -> C.CDLL:
     for name, (res, args) in signatures.items():
         f = getattr(lib, name)
         f.restype = res

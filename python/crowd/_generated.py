@@ -583,6 +583,17 @@ SIGNATURES = {
 }
 
 
+# controller: {setting: kind} (float, bool, uint32, uint64 or an enum's C name): the scalar
+# fields of each controller desc crowd_rig_desc points to
+SETTINGS = {
+    "look": {"damping": "float", "max_speed": "float", "blend": "crowd_blend"},
+    "harmonic": {"blend": "crowd_blend"},
+    "blink": {"model": "crowd_blink_model", "blend": "crowd_blend", "mean": "float", "max_deviation": "float", "timescale": "float"},
+    "limbs": {"frame": "crowd_pose_frame", "axis_fix": "crowd_axis_fix", "fallback": "crowd_limb_fallback", "visibility_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float", "outputs": "crowd_limb_outputs"},
+    "face": {"blend": "crowd_blend", "presence_threshold": "float", "handoff_half_life": "float", "smoothed_sources": "uint64", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
+}
+
+
 # name: parameter names (for messages and the coverage test)
 PARAMETERS = {
     "crowd_result_text": ('result', ),

@@ -1,9 +1,9 @@
 // Types of crowd-engine (crowd.js). Names follow crowd.h and the Python package.
 
 // crowd.h's enums and constants: generated from the header (crowd_enums.d.ts), re-exported.
-import type { SimdName, BlendName, AxisName, DirectionName, BlinkModelName, PoseFrameName, AxisFixName,
-  LimbFallbackName, LimbOutputsName, BlinkStartName, HarmonicPhaseName, FaceSourceName, FaceCurveName, BoneName,
-  Field, LimbFallback } from './crowd_enums.js';
+import type { SimdName, AxisName, DirectionName, PoseFrameName,
+  BlinkStartName, HarmonicPhaseName, FaceSourceName, FaceCurveName, BoneName,
+  Field, LimbFallback, LookSettings, HarmonicSettings, BlinkSettings, LimbsSettings, FaceSettings } from './crowd_enums.js';
 export * from './crowd_enums.js';
 
 export type FieldName = keyof typeof Field;
@@ -40,41 +40,18 @@ export declare function poseFromWorldLandmarks(input: WorldLandmarksInput): Floa
 export declare function readPose(pose: Landmark[], out: Float32Array, offset?: number, path?: string): Float32Array;
 
 export interface ParameterDesc { id: string; min: number; max: number; default?: number; repeat?: boolean }
-export interface LookDesc {
+// Each controller's settings are crowd.h's (generated: LookSettings, ...); its entries are here.
+export interface LookDesc extends LookSettings {
   parameters?: { id: string; axis?: AxisName; factor?: number }[];
-  damping?: number;
-  max_speed?: number;
-  blend?: BlendName;
 }
-export interface HarmonicDesc {
+export interface HarmonicDesc extends HarmonicSettings {
   parameters?: { id: string; channel?: number; direction?: DirectionName; origin?: number; range?: number; duration?: number }[];
   channel_timescales?: number[];
-  blend?: BlendName;
 }
-export interface BlinkDesc {
+export interface BlinkDesc extends BlinkSettings {
   parameters?: string[];
-  model?: BlinkModelName;
-  blend?: BlendName;
-  mean?: number;
-  max_deviation?: number;
-  timescale?: number;
 }
-export interface LimbsDesc {
-  frame?: PoseFrameName;
-  axis_fix?: AxisFixName;
-  fallback?: LimbFallbackName;
-  visibility_threshold?: number;
-  hold_half_life?: number;
-  reacquire_half_life?: number;
-  bend_min?: number;
-  bend_full?: number;
-  smoothing?: boolean;
-  min_cutoff?: number;
-  beta?: number;
-  d_cutoff?: number;
-  /** Which bone rotations are stored (default both). */
-  outputs?: LimbOutputsName;
-}
+export type LimbsDesc = LimbsSettings;
 /** A face source: its enum name ("jaw_open") or MediaPipe's categoryName ("jawOpen"), or its number. */
 export type FaceSourceInput = FaceSourceName | string | number;
 export interface FaceMappingDesc {
@@ -84,17 +61,11 @@ export interface FaceMappingDesc {
   offset?: number;
   curve?: FaceCurveName;
 }
-export interface FaceDesc {
+export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
   /** Default: the standard mapping (crowd_face_standard_mapping). */
   mapping?: FaceMappingDesc[];
-  blend?: BlendName;
-  presence_threshold?: number;
-  handoff_half_life?: number;
   /** The sources the One Euro filter smooths, or their bit mask. */
   smoothed_sources?: FaceSourceInput[] | number;
-  min_cutoff?: number;
-  beta?: number;
-  d_cutoff?: number;
 }
 /** A controller is present when its key is; unset settings take crowd.h's defaults. */
 export interface RigDesc {

@@ -15,8 +15,8 @@ export { poseFromWorldLandmarks, readPose, LandmarkError, LANDMARK_COUNT, POSE_F
 // crowd.h's enums (by lower-case name, as the Python package spells them) and constants are
 // generated from the header (crowd_enums.js); Result is their code table by short upper-case
 // name (Result.RANGE), from RESULT_NAMES.
-import { RESULT_NAMES, Blend, Axis, Direction, BlinkModel, PoseFrame, AxisFix, LimbFallback, LimbOutputs, BlinkStart,
-  HarmonicPhase, FaceSource, FaceCurve, Bone } from './crowd_enums.js';
+import { RESULT_NAMES, SETTINGS, Axis, Direction, PoseFrame, LimbFallback, BlinkStart, HarmonicPhase, FaceSource,
+  FaceCurve, Bone } from './crowd_enums.js';
 
 export * from './crowd_enums.js';
 export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
@@ -312,13 +312,18 @@ export class Engine {
       if (r !== 0) throw new CrowdError(Result.OUT_OF_MEMORY, 'out of memory');
     };
     const e = (table, v, what) => this.crowd._enum(table, v, what);
-    const settings = (controller, obj, enums) => {
+    // A controller's settings by the names crowd.h gives them (SETTINGS, generated): enums by
+    // name or number, bools, numbers.
+    const settings = (controller, obj) => {
       oom(M._cw_rig_enable(b, s.string(controller)));
       for (const [key, value] of Object.entries(obj)) {
-        if (key === 'parameters' || key === 'channel_timescales') continue;
+        if (key === 'parameters' || key === 'channel_timescales' || key === 'mapping') continue;
         const name = `${controller}.${key}`;
+        const table = SETTINGS[controller] ?? {};
+        const kind = Object.hasOwn(table, key) ? table[key] : undefined;
+        if (kind === undefined) throw new CrowdError(Result.RANGE, `${name}: not a setting of ${controller}`);
         let v = value;
-        if (enums[key]) v = e(enums[key], value, name);
+        if (typeof kind === 'object') v = e(kind, value, name);
         else if (typeof v === 'boolean') v = v ? 1 : 0;
         else if (typeof v !== 'number') throw new CrowdError(Result.RANGE, `${name}: not a number (${JSON.stringify(value)})`);
         if (M._cw_rig_setting(b, s.string(name), v) !== 0)
@@ -331,12 +336,12 @@ export class Engine {
         oom(M._cw_rig_parameter(b, s.string(p.id), p.min ?? 0, p.max ?? 0, p.default ?? 0, p.repeat ? 1 : 0));
       });
       if (desc.look) {
-        settings('look', desc.look, { blend: Blend });
+        settings('look', desc.look);
         (desc.look.parameters ?? []).forEach((p, k) =>
           oom(M._cw_rig_look_parameter(b, s.string(String(p.id)), e(Axis, p.axis ?? 'x', `look.parameters[${k}].axis`), p.factor ?? 1)));
       }
       if (desc.harmonic) {
-        settings('harmonic', desc.harmonic, { blend: Blend });
+        settings('harmonic', desc.harmonic);
         for (const t of desc.harmonic.channel_timescales ?? [])
           if (M._cw_rig_harmonic_channel(b, t) !== 0)
             throw new CrowdError(Result.CAPACITY, 'harmonic.channel_timescales: more than 16 channels');
@@ -346,19 +351,19 @@ export class Engine {
             p.origin ?? 0.5, p.range ?? 0.5, p.duration ?? 3)));
       }
       if (desc.blink) {
-        settings('blink', desc.blink, { blend: Blend, model: BlinkModel });
+        settings('blink', desc.blink);
         for (const id of desc.blink.parameters ?? []) oom(M._cw_rig_blink_parameter(b, s.string(String(id))));
       }
       if (desc.limbs)
-        settings('limbs', desc.limbs, { frame: PoseFrame, axis_fix: AxisFix, fallback: Fallback, outputs: LimbOutputs });
+        settings('limbs', desc.limbs);
       if (desc.face) {
         const { mapping, smoothed_sources: smoothed, ...rest } = desc.face;
-        settings('face', rest, { blend: Blend });
+        settings('face', rest);
         if (smoothed !== undefined) {
           let mask = smoothed;
           if (Array.isArray(smoothed))
             mask = smoothed.reduce((m, src, k) => m + 2 ** this.crowd._enum(this.crowd.FaceSource, src, `face.smoothed_sources[${k}]`), 0);
-          settings('face', { smoothed_sources: mask }, {});
+          settings('face', { smoothed_sources: mask });
         }
         if (mapping !== undefined) {
           M._cw_rig_face_mapping_clear(b);

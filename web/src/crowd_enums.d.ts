@@ -77,3 +77,48 @@ export declare const MAX_CHANNELS: 16;
 export declare const LANDMARK_COUNT: 33;
 export declare const FACE_SCORE_COUNT: 52;
 export declare const FACE_STANDARD_MAPPING_COUNT: 20;
+/** crowd_look_desc's settings (crowd.h has their rules and defaults). */
+export interface LookSettings {
+  damping?: number;
+  max_speed?: number;
+  blend?: BlendName | number;
+}
+/** crowd_harmonic_desc's settings (crowd.h has their rules and defaults). */
+export interface HarmonicSettings {
+  blend?: BlendName | number;
+}
+/** crowd_blink_desc's settings (crowd.h has their rules and defaults). */
+export interface BlinkSettings {
+  model?: BlinkModelName | number;
+  blend?: BlendName | number;
+  mean?: number;
+  max_deviation?: number;
+  timescale?: number;
+}
+/** crowd_limbs_desc's settings (crowd.h has their rules and defaults). */
+export interface LimbsSettings {
+  frame?: PoseFrameName | number;
+  axis_fix?: AxisFixName | number;
+  fallback?: LimbFallbackName | number;
+  visibility_threshold?: number;
+  hold_half_life?: number;
+  reacquire_half_life?: number;
+  bend_min?: number;
+  bend_full?: number;
+  smoothing?: boolean;
+  min_cutoff?: number;
+  beta?: number;
+  d_cutoff?: number;
+  outputs?: LimbOutputsName | number;
+}
+/** crowd_face_desc's settings (crowd.h has their rules and defaults). */
+export interface FaceSettings {
+  blend?: BlendName | number;
+  presence_threshold?: number;
+  handoff_half_life?: number;
+  smoothed_sources?: number;
+  min_cutoff?: number;
+  beta?: number;
+  d_cutoff?: number;
+}
+export declare const SETTINGS: Readonly<Record<string, Readonly<Record<string, string | Readonly<Record<string, number>>>>>>;

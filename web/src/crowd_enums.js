@@ -102,3 +102,11 @@ export const MAX_CHANNELS = 16;
 export const LANDMARK_COUNT = 33;
 export const FACE_SCORE_COUNT = 52;
 export const FACE_STANDARD_MAPPING_COUNT = 20;
+/** Each controller's settings: 'float', 'bool', 'uint32', 'uint64' or the enum object its names come from. */
+export const SETTINGS = Object.freeze({
+  look: Object.freeze({ damping: 'float', max_speed: 'float', blend: Blend }),
+  harmonic: Object.freeze({ blend: Blend }),
+  blink: Object.freeze({ model: BlinkModel, blend: Blend, mean: 'float', max_deviation: 'float', timescale: 'float' }),
+  limbs: Object.freeze({ frame: PoseFrame, axis_fix: AxisFix, fallback: LimbFallback, visibility_threshold: 'float', hold_half_life: 'float', reacquire_half_life: 'float', bend_min: 'float', bend_full: 'float', smoothing: 'bool', min_cutoff: 'float', beta: 'float', d_cutoff: 'float', outputs: LimbOutputs }),
+  face: Object.freeze({ blend: Blend, presence_threshold: 'float', handoff_half_life: 'float', smoothed_sources: 'uint64', min_cutoff: 'float', beta: 'float', d_cutoff: 'float' }),
+});

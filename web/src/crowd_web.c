@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "crowd.h"
+#include "crowd_settings.h"
 #include "default_crowd.h"
 #include "diag.h"
 #include "world.h"
@@ -177,52 +178,55 @@ int cw_rig_enable(cw_rig_builder *b, const char *controller) {
     return 0;
 }
 
-/* One setting by its name ("look.damping", "limbs.bend_min", ...): 0, or -1 for an unknown
- * name. Values are checked by crowd_rig_create, which names the field. */
+/* The desc of a controller by its name, and its presence flag; NULL for another name. */
+static unsigned char *controller_desc(cw_rig_builder *b, const char *controller, size_t length, bool **on) {
+#define C(name, desc, flag) \
+    if (length == sizeof name - 1 && strncmp(controller, name, length) == 0) return *on = &b->flag, (unsigned char *)&b->desc;
+    C("look", look, has_look)
+    C("harmonic", harmonic, has_harmonic)
+    C("blink", blink, has_blink)
+    C("limbs", limbs, has_limbs)
+    C("face", face, has_face)
+#undef C
+    return NULL;
+}
+
+_Static_assert(sizeof(crowd_blend) == sizeof(int), "crowd.h's enums are stored as int");
+
+/* One setting by its name ("look.damping", "limbs.bend_min", ...; crowd_settings.h, generated
+ * from crowd.h, lists them): 0, or -1 for an unknown name. Values are checked by
+ * crowd_rig_create, which names the field; a number an integer setting cannot hold becomes one
+ * it refuses. */
 int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
-    float f = (float)value;
-    int e = as_enum(value);
-#define F(name, field, on) if (strcmp(key, name) == 0) { field = f; on = true; return 0; }
-#define E(name, field, type, on) if (strcmp(key, name) == 0) { field = (type)e; on = true; return 0; }
-    F("look.damping", b->look.damping, b->has_look)
-    F("look.max_speed", b->look.max_speed, b->has_look)
-    E("look.blend", b->look.blend, crowd_blend, b->has_look)
-    E("harmonic.blend", b->harmonic.blend, crowd_blend, b->has_harmonic)
-    E("blink.model", b->blink.model, crowd_blink_model, b->has_blink)
-    E("blink.blend", b->blink.blend, crowd_blend, b->has_blink)
-    F("blink.mean", b->blink.mean, b->has_blink)
-    F("blink.max_deviation", b->blink.max_deviation, b->has_blink)
-    F("blink.timescale", b->blink.timescale, b->has_blink)
-    E("limbs.frame", b->limbs.frame, crowd_pose_frame, b->has_limbs)
-    E("limbs.axis_fix", b->limbs.axis_fix, crowd_axis_fix, b->has_limbs)
-    E("limbs.fallback", b->limbs.fallback, crowd_limb_fallback, b->has_limbs)
-    E("limbs.outputs", b->limbs.outputs, crowd_limb_outputs, b->has_limbs)
-    F("limbs.visibility_threshold", b->limbs.visibility_threshold, b->has_limbs)
-    F("limbs.hold_half_life", b->limbs.hold_half_life, b->has_limbs)
-    F("limbs.reacquire_half_life", b->limbs.reacquire_half_life, b->has_limbs)
-    F("limbs.bend_min", b->limbs.bend_min, b->has_limbs)
-    F("limbs.bend_full", b->limbs.bend_full, b->has_limbs)
-    F("limbs.min_cutoff", b->limbs.min_cutoff, b->has_limbs)
-    F("limbs.beta", b->limbs.beta, b->has_limbs)
-    F("limbs.d_cutoff", b->limbs.d_cutoff, b->has_limbs)
-    E("face.blend", b->face.blend, crowd_blend, b->has_face)
-    F("face.presence_threshold", b->face.presence_threshold, b->has_face)
-    F("face.handoff_half_life", b->face.handoff_half_life, b->has_face)
-    F("face.min_cutoff", b->face.min_cutoff, b->has_face)
-    F("face.beta", b->face.beta, b->has_face)
-    F("face.d_cutoff", b->face.d_cutoff, b->has_face)
-    if (strcmp(key, "face.smoothed_sources") == 0) { /* a mask below 2^53: exact in a double */
-        b->face.smoothed_sources = value >= 0 && value < 9007199254740992.0 ? (uint64_t)value : UINT64_MAX;
-        b->has_face = true;
+    const char *dot = strchr(key, '.');
+    if (!dot) return -1;
+    bool *on = NULL;
+    unsigned char *desc = controller_desc(b, key, (size_t)(dot - key), &on);
+    if (!desc) return -1;
+    for (size_t k = 0; k < sizeof cw_settings / sizeof *cw_settings; k++) {
+        const cw_setting *s = &cw_settings[k];
+        if (strncmp(s->controller, key, (size_t)(dot - key)) != 0 || s->controller[dot - key] != '\0' ||
+            strcmp(s->name, dot + 1) != 0)
+            continue;
+        unsigned char *field = desc + s->offset;
+        switch (s->kind) {
+        case CW_FLOAT: { float v = (float)value; memcpy(field, &v, sizeof v); break; }
+        case CW_BOOL: { bool v = value != 0; memcpy(field, &v, sizeof v); break; }
+        case CW_U32: {
+            uint32_t v = value >= 0 && value <= 4294967295.0 ? (uint32_t)value : UINT32_MAX;
+            memcpy(field, &v, sizeof v);
+            break;
+        }
+        case CW_U64: {
+            uint64_t v = value >= 0 && value < 18446744073709551616.0 ? (uint64_t)value : UINT64_MAX;
+            memcpy(field, &v, sizeof v);
+            break;
+        }
+        case CW_ENUM: { int v = as_enum(value); memcpy(field, &v, sizeof v); break; }
+        }
+        *on = true;
         return 0;
     }
-    if (strcmp(key, "limbs.smoothing") == 0) {
-        b->limbs.smoothing = value != 0;
-        b->has_limbs = true;
-        return 0;
-    }
-#undef F
-#undef E
     return -1;
 }
 
