@@ -16,7 +16,7 @@ export { poseFromWorldLandmarks, readPose, LandmarkError, LANDMARK_COUNT, POSE_F
 // generated from the header (crowd_enums.js); Result is their code table by short upper-case
 // name (Result.RANGE), from RESULT_NAMES.
 import { RESULT_NAMES, SETTINGS, Axis, Direction, PoseFrame, LimbFallback, BlinkStart, HarmonicPhase, FaceSource,
-  FaceCurve, Bone } from './crowd_enums.js';
+  FaceCurve, Bone, BONE_COUNT } from './crowd_enums.js';
 
 export * from './crowd_enums.js';
 export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
@@ -540,9 +540,10 @@ export class Rig {
   restPose() {
     const s = new Scratch(this._M);
     try {
-      const world = s.alloc(60 * 4), local = s.alloc(60 * 4);
+      const n = BONE_COUNT * 4;
+      const world = s.alloc(n * 4), local = s.alloc(n * 4);
       this.engine._check(this._M._cw_rig_rest_pose(this.engine._p(), this.id, world, local), 'crowd_rig_rest_pose');
-      return { world: this._M.HEAPF32.slice(world >> 2, (world >> 2) + 60), local: this._M.HEAPF32.slice(local >> 2, (local >> 2) + 60) };
+      return { world: this._M.HEAPF32.slice(world >> 2, (world >> 2) + n), local: this._M.HEAPF32.slice(local >> 2, (local >> 2) + n) };
     } finally {
       s.done();
     }
