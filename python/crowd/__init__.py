@@ -1,6 +1,7 @@
 """crowd: the SIMD-batched crowd animation engine from Python (ctypes over libcrowd.so).
 
-crowd.h is the manual; this package mirrors it:
+crowd.h is the manual; this package follows it (its declarations are generated from it into
+_generated.py by bindings/generate.py):
 
     with crowd.Engine(seed=1) as engine:
         rig = engine.rig(parameters=[crowd.Parameter("ParamBreath", 0, 1)],
