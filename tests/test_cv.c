@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "cv_math.h"
 
 int crowd_test_cv_run(void);
 
@@ -333,11 +334,36 @@ static void test_round_not_folded(void **state) {
   for (size_t j = 0; j < CV_W; j++) assert_int_equal(fbits(o[j]), 0xBF800000u);
 }
 
+/* cv_atan2 against double atan2 over (y, x) on a polar grid of radii 1e-6 .. 1e6 and on the
+ * axes and zeros; the bound is cv_math.h's. Lanes go through the vector path (W at a time). */
+static void test_atan2(void **state) {
+  (void)state;
+  enum { N = 4096 };
+  static float ys[N + CV_W], xs[N + CV_W], out[N + CV_W];
+  size_t n = 0;
+  for (int i = 0; i < 1024 && n < N; i++) {
+    double a = -3.14159265358979 + 6.28318530717959 * (i + 0.5) / 1024.0, r = pow(10.0, -6.0 + 12.0 * (i % 13) / 12.0);
+    ys[n] = (float)(r * sin(a)); xs[n] = (float)(r * cos(a)); n++;
+  }
+  static const float axes[][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {0, 0}, {-0.0f, 0}, {-0.0f, -1}, {1, 1}, {-1, -1}, {1e-30f, 1}, {1, 1e-30f}};
+  for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) { ys[n] = axes[i][0]; xs[n] = axes[i][1]; n++; }
+  for (size_t i = 0; i < n; i += CV_W) cv_storeu(out + i, cv_atan2(cv_loadu(ys + i), cv_loadu(xs + i)));
+  double worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    double want = atan2((double)ys[i], (double)xs[i]), e = fabs((double)out[i] - want);
+    if (e > worst) worst = e;
+    assert_true(signbit(out[i]) == signbit(ys[i]));
+  }
+  printf("cv_atan2 on %s: max abs error %.3g\n", CV_TARGET_NAME, worst);
+  assert_true(worst <= 2.5e-7);
+}
+
 int crowd_test_cv_run(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_load_store), cmocka_unit_test(test_constants),
     cmocka_unit_test(test_mask_patterns), cmocka_unit_test(test_no_fma_contraction),
     cmocka_unit_test(test_no_ftz), cmocka_unit_test(test_round_not_folded),
+    cmocka_unit_test(test_atan2),
     cmocka_unit_test(test_add), cmocka_unit_test(test_sub), cmocka_unit_test(test_mul),
     cmocka_unit_test(test_div), cmocka_unit_test(test_sqrt), cmocka_unit_test(test_min),
     cmocka_unit_test(test_max), cmocka_unit_test(test_abs), cmocka_unit_test(test_neg),

@@ -614,6 +614,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
         f->mapping_count = kept;
     } else if (json_is_array(mapping)) {
         size_t n = json_array_size(mapping);
+        if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
         crowd_face_mapping_desc *m = scene_alloc(c->s, n ? n : 1, sizeof *m);
         if (!m) return TOOL_FAILED;
         for (size_t k = 0; k < n; k++) {
@@ -947,7 +948,9 @@ int scene_parse(const char *path, const char *text, size_t size, scene *s) {
     json_error_t err;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
     if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    s->inputs_first = tool_input_count();
     int st = read_scene(&c, root);
+    s->inputs_count = tool_input_count() - s->inputs_first;
     name_index_free(&c.rig_names);
     name_index_free(&c.param_ids);
     json_decref(root);

@@ -1015,6 +1015,21 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     the snapshot (scores, rotation, presence, weight, control and the filter state).
  * ---------------------------------------------------------------------------------------- */
 
+/* ------------------------------------------------------------------------------------------
+ * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism
+ * samples' WAV handler (LAppWavFileHandler.update) does over one frame's block of samples:
+ *   rms = sqrt(sum of sample^2 over every channel and frame / (channels * frames))
+ * samples: `frames` frames of `channels` interleaved float samples, in the handler's scale
+ * (a 16-bit sample s is (s * 65536) / 2147483647 rounded to float, 8-bit (u - 128) * 2^24 /
+ * 2147483647, 24-bit s * 256 / 2147483647). The squares are summed in double (each is exact
+ * there) in a fixed order of eight partial sums, so the result, rounded to float once, is the
+ * same on every target and equals the handler's double result rounded to float (checked
+ * against the framework's traces: tests/test_lipsync_golden.c). The framework then adds
+ * rms * 0.8 to each LipSync parameter. Allocates nothing, reads only the block.
+ * An empty block (frames or channels 0, or samples NULL) gives 0 (the handler divides 0 by 0
+ * there); a non-finite sum gives 0, never NaN. */
+CROWD_API float crowd_lipsync_rms(const float *samples, size_t frames, uint32_t channels);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,8 +33,12 @@ Errors from the engine raise a subclass of crowd.Error with .code (the crowd_res
 import ctypes as _C
 import dataclasses as _dc
 import enum as _enum
+import functools as _functools
 import math as _math
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+import operator as _operator
+import threading as _threading
+from threading import get_ident as _get_ident
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +46,7 @@ import numpy.typing as npt
 from . import _ffi
 
 __all__ = [
-    "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError",
+    "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError", "BusyError",
     "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "Face", "FaceMapping",
     "RigDesc", "LimbFallback", "FaceSource", "FaceCurve", "face_source_name", "face_source_bit",
     "face_rotation_from_matrix", "face_standard_mapping", "face_defaults", "face_mapping_defaults",
@@ -93,7 +97,25 @@ def _enum_value(cls: Any, value: EnumLike) -> int:
         except KeyError:
             names = ", ".join(m.name.lower() for m in cls)
             raise ValueError(f"{cls.__name__}: unknown name {value!r} (one of {names})") from None
-    return int(value)
+    return _int(value, cls.__name__, 32, signed=True)  # a C enum; the engine judges the value
+
+
+def _int(value: Any, what: str, bits: int = 32, signed: bool = False) -> int:
+    """value as the C integer type of `bits` bits: every integer argument goes through here, so
+    none is silently truncated by ctypes (2**32 + 1 would reach the engine as 1). Refused with
+    TypeError (not an integer: 2.5, "3") or RangeError (outside the type), naming `what`."""
+    try:
+        v = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: an integer, not {type(value).__name__} {value!r}") from None
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not lo <= v <= hi:
+        raise RangeError(f"{what}: {v} is outside {lo} .. {hi}")
+    return v
+
+
+def _u64(value: Any, what: str) -> int:
+    return _int(value, what, 64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,6 +223,12 @@ class StaleViewError(Error):
     instances of its rig, removing instances, loading a snapshot): take a new view."""
 
 
+class BusyError(Error, RuntimeError):
+    """Refused because of a tick in flight (see Engine): a tick or tick_range over rows another
+    thread is ticking now, or any engine call made from inside a tick on the same thread (a
+    logger callback), which could only wait for itself."""
+
+
 _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
                                DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
                                UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError,
@@ -219,7 +247,7 @@ def _error(code: int, message: str) -> Error:
 # Module functions (crowd.h's getters that take no engine)
 # ---------------------------------------------------------------------------------------------
 def result_text(code: int) -> str:
-    return lib.crowd_result_text(int(code)).decode()
+    return lib.crowd_result_text(_int(code, "code", 32, signed=True)).decode()
 
 
 def simd_name(simd: EnumLike) -> Optional[str]:
@@ -257,7 +285,10 @@ def face_source_name(source: EnumLike) -> Optional[str]:
 
 def face_source_bit(source: EnumLike) -> int:
     """CROWD_FACE_SOURCE_BIT: the source's bit in Face.smoothed_sources as a mask."""
-    return 1 << _face_source(source)
+    s = _face_source(source)
+    if not 0 <= s < FACE_SOURCE_COUNT:
+        raise BadEnumError(f"face_source_bit: source {s} is outside 0 .. {FACE_SOURCE_COUNT - 1}")
+    return 1 << s
 
 
 def face_rotation_from_matrix(matrix: Floats) -> np.ndarray:
@@ -502,8 +533,13 @@ def _settings(c_desc: Any, controller: str, values: Any) -> Any:
             v = _enum_value(_generated.ENUMS[kind], v)
         elif kind == "bool":
             v = bool(v)
+        elif kind in _INTEGER_BITS:
+            v = _int(v, f"{controller}.{name}", _INTEGER_BITS[kind])
         setattr(c_desc, name, v)
     return c_desc
+
+
+_INTEGER_BITS = {"uint32": 32, "uint64": 64}  # the integer kinds of _generated.SETTINGS
 
 
 def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
@@ -542,8 +578,9 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
         ts = list(hm.channel_timescales) if hm.channel_timescales is not None else []
         hd = _settings(lib.crowd_harmonic_defaults(), "harmonic", hm)
         hd.parameters = array(_ffi.HarmonicParameterDesc, [
-            _ffi.HarmonicParameterDesc(text(p.id), p.channel, _enum_value(Direction, p.direction), p.origin,
-                                       p.range, p.duration) for p in hp])
+            _ffi.HarmonicParameterDesc(text(p.id), _int(p.channel, f"harmonic.parameters[{k}].channel"),
+                                       _enum_value(Direction, p.direction), p.origin, p.range, p.duration)
+            for k, p in enumerate(hp)])
         hd.parameter_count = len(hp)
         hd.channel_timescales = array(_ffi.f32, ts) if hm.channel_timescales is not None else None
         hd.channel_count = len(ts)
@@ -581,10 +618,10 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
     if desc.face is not None:
         fc = _coerce(Face, desc.face)
         entries = [_coerce(FaceMapping, m) for m in fc.mapping]
-        smoothed = fc.smoothed_sources
-        if not isinstance(smoothed, (int, np.integer)):
+        smoothed: Any = fc.smoothed_sources
+        if isinstance(smoothed, (list, tuple, set, frozenset, np.ndarray)):  # sources; else a mask (_settings checks it)
             smoothed = sum({face_source_bit(s) for s in smoothed})
-        fd = _settings(lib.crowd_face_defaults(), "face", _dc.replace(fc, smoothed_sources=int(smoothed)))
+        fd = _settings(lib.crowd_face_defaults(), "face", _dc.replace(fc, smoothed_sources=smoothed))
         fd.mapping = array(_ffi.FaceMappingDesc, [
             _ffi.FaceMappingDesc(_face_source(m.source), text(m.id), m.gain, m.offset, _enum_value(FaceCurve, m.curve))
             for m in entries])
@@ -707,14 +744,130 @@ class Column:
 
 
 # ---------------------------------------------------------------------------------------------
+# Who is inside the engine: ticks on many threads, everything else alone
+# ---------------------------------------------------------------------------------------------
+class _Gate:
+    """crowd.h §1: crowd_tick_range may run on several threads at once on disjoint rows while no
+    other call runs; every call releases the GIL, so the binding enforces that here. Ticks (tick,
+    tick_range) enter together, refused (BusyError) when their rows overlap rows in flight; every
+    other engine call is exclusive: it waits until the ticks in flight return, and ticks that
+    come meanwhile wait for it (so close, add, reserve, remove, load never free or move memory
+    a tick is using). A thread inside a tick (a logger callback) is refused instead of waiting
+    for itself. Plain Python, no lock in the engine's tick: one uncontended lock taken briefly
+    on entry and exit; the condition is only touched when a call has to wait."""
+
+    __slots__ = ("_lock", "_cond", "_ticks", "_owner", "_depth", "_waiting", "_sleepers")
+
+    def __init__(self) -> None:
+        self._lock = _threading.Lock()
+        self._cond = _threading.Condition(self._lock)
+        # thread -> (rig id or None for every rig, first row, end row): a thread has one tick in
+        # flight at most (a tick from inside a tick is refused)
+        self._ticks: Dict[int, Tuple[Optional[int], int, int]] = {}
+        self._owner: Optional[int] = None  # the thread inside an exclusive call (reentrant: _depth)
+        self._depth = 0
+        self._waiting = 0  # exclusive calls waiting: new ticks queue behind them
+        self._sleepers = 0  # threads in _cond.wait(): only then is there anyone to notify
+
+    def _wait(self) -> None:
+        self._sleepers += 1
+        try:
+            self._cond.wait()
+        finally:
+            self._sleepers -= 1
+
+    @staticmethod
+    def _rows(r: Optional[int], f: int, e: int) -> str:
+        return "every row" if r is None else f"rig {r} rows {f} .. {e - 1}"
+
+    def enter_tick(self, rig: Optional[int], first: int, end: int, what: str) -> int:
+        me = _get_ident()
+        with self._lock:
+            if self._owner is not None or self._waiting or self._ticks:  # else: nobody else is inside
+                if self._owner == me or me in self._ticks:
+                    raise BusyError(f"{what}: called from inside another engine call on this thread (a logger callback)")
+                while self._owner is not None or self._waiting:
+                    self._wait()
+                if first < end:
+                    for r, f, e in self._ticks.values():
+                        if (r is None or rig is None or r == rig) and f < end and first < e:
+                            raise BusyError(f"{what}: {self._rows(rig, first, end)} overlap {self._rows(r, f, e)}, which "
+                                            "another thread is ticking now; tick each row once per frame, on disjoint "
+                                            "ranges")
+            self._ticks[me] = (rig, first, end)
+            return me
+
+    def leave_tick(self, token: int) -> None:
+        """token: what enter_tick returned (the thread)."""
+        with self._lock:
+            del self._ticks[token]
+            if self._sleepers and not self._ticks:
+                self._cond.notify_all()
+
+    def enter(self, what: str) -> None:
+        me = _get_ident()
+        with self._lock:
+            if self._owner == me:
+                self._depth += 1
+                return
+            if self._owner is not None or self._ticks:
+                inside = self._ticks.get(me)
+                if inside is not None:
+                    raise BusyError(f"{what}: called from inside a tick on this thread (a logger callback, "
+                                    f"{self._rows(*inside)}); call it after the tick returns")
+                self._waiting += 1
+                try:
+                    while self._owner is not None or self._ticks:
+                        self._wait()
+                finally:
+                    self._waiting -= 1
+            self._owner, self._depth = me, 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._depth -= 1
+            if not self._depth:
+                self._owner = None
+                if self._sleepers:
+                    self._cond.notify_all()
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _exclusive(method: _Method) -> _Method:
+    """An Engine or Rig method that reaches the engine alone (_Gate)."""
+    what = method.__qualname__
+
+    @_functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        gate = (self if isinstance(self, Engine) else self.engine)._gate
+        gate.enter(what)
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            gate.leave()
+    return call  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------
 # Engine and rigs
 # ---------------------------------------------------------------------------------------------
-def _handles(handles: Handles) -> np.ndarray:
-    """Handles as a contiguous uint64 array (crowd_instance is one uint64)."""
-    if isinstance(handles, (int, np.integer)):
-        return np.array([handles], np.uint64)
-    a = np.ascontiguousarray(handles, dtype=np.uint64).reshape(-1)
-    return a
+def _handles(handles: Handles, what: str = "handles") -> np.ndarray:
+    """Handles as a contiguous uint64 array (crowd_instance is one uint64); anything that is not
+    an unsigned 64-bit integer is refused (_int), never wrapped or truncated."""
+    if isinstance(handles, np.ndarray) and handles.dtype == np.uint64:
+        return np.ascontiguousarray(handles).reshape(-1)
+    if not isinstance(handles, np.ndarray) and np.ndim(handles) == 0:
+        return np.array([_u64(handles, what)], np.uint64)
+    a = np.asarray(handles)
+    if a.dtype.kind == "i" and a.size and a.min() < 0:
+        k = int(np.argmax(a.reshape(-1) < 0))
+        _u64(int(a.reshape(-1)[k]), f"{what}[{k}]")
+    elif a.dtype.kind not in "ui":  # Python ints beyond int64 (object), floats: one by one
+        a = np.asarray(handles, dtype=object).reshape(-1)
+        return np.array([_u64(v, f"{what}[{k}]") for k, v in enumerate(a)], np.uint64)
+    return np.ascontiguousarray(a, dtype=np.uint64).reshape(-1)
 
 
 def _floats(values: Floats, count: int, width: int, what: str) -> np.ndarray:
@@ -731,7 +884,18 @@ class Engine:
     caller's thread only; N > 1: the engine's own pool of N - 1 threads), logger: a callable
     (result_code, message) called with every error. allocator: "numpy" (the default: memory this
     package controls, see the package doc) or "c" (the C library's). first_instance_id: the id
-    the first added instance gets (a shard of a crowd starts at its first instance's number)."""
+    the first added instance gets (a shard of a crowd starts at its first instance's number).
+
+    Threads: tick() and tick_range() release the GIL, and Python threads may tick disjoint
+    ranges at once (crowd.h §1). The object keeps the header's rule for them: a tick or
+    tick_range over rows another thread is ticking now (a whole tick() overlaps every row) is
+    refused with BusyError, never run twice over the same rows; every other call (close, add,
+    reserve, remove, pause, load, rig, set, get, ...) waits until the ticks in flight return,
+    and ticks that come meanwhile wait for it, so nothing is freed or moved under a tick. Such a
+    call made from inside a tick on the same thread (from the logger) raises BusyError. A host
+    splitting a frame over threads gives each row to exactly one thread, and changes the
+    engine only between frames (after joining the tick threads). Column views and bare arrays
+    are not guarded: write them between ticks."""
 
     _ptr: Optional[int]
     _cptr: Optional[_C.c_void_p]
@@ -743,17 +907,18 @@ class Engine:
 
     def __init__(self, seed: int = 0, initial_capacity: int = 0, simd: EnumLike = "auto", threads: int = 0,
                  logger: Optional[Logger] = None, allocator: str = "numpy", first_instance_id: int = 0) -> None:
+        self._gate = _Gate()
         self._ptr = None
         self._cptr = None
         self._epochs = {}
         self._rigs = {}
         self._owned = True
         desc = _ffi.EngineDesc()
-        desc.seed = seed
-        desc.initial_capacity = initial_capacity
+        desc.seed = _u64(seed, "seed")
+        desc.initial_capacity = _int(initial_capacity, "initial_capacity")
         desc.simd = _enum_value(Simd, simd)
-        desc.threads = threads
-        desc.first_instance_id = first_instance_id
+        desc.threads = _int(threads, "threads")
+        desc.first_instance_id = _u64(first_instance_id, "first_instance_id")
         if allocator == "numpy":
             self._arena = _Arena()
             desc.allocator.alloc = self._arena.alloc_fn
@@ -790,13 +955,21 @@ class Engine:
     def _borrow(cls, ptr: int) -> "Engine":
         """An Engine over an engine someone else owns (close() does not destroy it)."""
         e = cls.__new__(cls)
+        e._gate = _Gate()
         e._ptr, e._epochs, e._rigs, e._owned, e._arena, e._logger = ptr, {}, {}, False, None, None
         e._cptr = _C.c_void_p(ptr)
         return e
 
     # -- life ---------------------------------------------------------------------------------
     def close(self) -> None:
-        """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on."""
+        """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on.
+        Waits for ticks in flight on other threads (see the class doc)."""
+        if getattr(self, "_gate", None) is None:  # __init__ failed before the engine existed
+            return
+        self._close()
+
+    @_exclusive
+    def _close(self) -> None:
         ptr, self._ptr = self._ptr, None
         self._cptr = None
         if ptr is not None and self._owned:
@@ -827,8 +1000,14 @@ class Engine:
         return p
 
     def _fail(self, res: int, what: str) -> None:
-        msg = lib.crowd_last_error(self._ptr).decode(errors="replace") if self._ptr else ""
-        raise _error(res, msg or f"{what}: {result_text(res)}")
+        raise self._failure(res, what)
+
+    def _failure(self, res: int, what: str) -> Error:
+        """The error for res, with the engine's message: read while the failed call still holds
+        the gate (a close() waiting for it would free the message)."""
+        p = self._ptr
+        msg = lib.crowd_last_error(p).decode(errors="replace") if p else ""
+        return _error(res, msg or f"{what}: {result_text(res)}")
 
     def _moved(self, rig_id: Optional[int] = None) -> None:
         """Views of rig_id (None: every rig) are stale from now on."""
@@ -841,14 +1020,17 @@ class Engine:
 
     # -- getters ------------------------------------------------------------------------------
     @property
+    @_exclusive
     def last_error(self) -> str:
         return lib.crowd_last_error(self._p()).decode(errors="replace")
 
     @property
+    @_exclusive
     def threads(self) -> int:
         return lib.crowd_engine_threads(self._p())
 
     @property
+    @_exclusive
     def simd(self) -> Simd:
         return Simd(lib.crowd_simd_target(self._p()))
 
@@ -861,6 +1043,7 @@ class Engine:
         return simd_width(self.simd)
 
     # -- rigs ---------------------------------------------------------------------------------
+    @_exclusive
     def rig(self, desc: Optional[RigDesc] = None, **fields: Any) -> "Rig":
         """crowd_rig_create from a RigDesc, or from its fields as keyword arguments:
         engine.rig(name="face", parameters=[Parameter("ParamAngleX", -30, 30)], blink=Blink(["ParamEyeLOpen"]))."""
@@ -885,6 +1068,7 @@ class Engine:
         return list(self._rigs.values())
 
     # -- instances ----------------------------------------------------------------------------
+    @_exclusive
     def remove(self, handles: Handles) -> None:
         """crowd_instances_remove. Views of every rig go stale (lengths change)."""
         h = _handles(handles)
@@ -893,6 +1077,7 @@ class Engine:
             self._fail(res, "crowd_instances_remove")
         self._moved()
 
+    @_exclusive
     def pause(self, handles: Handles, paused: bool = True) -> None:
         """crowd_instances_pause: rows move (views stay valid; Rig.handles() tells the order)."""
         h = _handles(handles)
@@ -903,69 +1088,83 @@ class Engine:
     def resume(self, handles: Handles) -> None:
         self.pause(handles, False)
 
+    @_exclusive
     def paused(self, handle: int) -> bool:
         out = _ffi.b8()
-        res = lib.crowd_instance_paused(self._p(), _ffi.Instance(int(handle)), _C.byref(out))
+        res = lib.crowd_instance_paused(self._p(), _ffi.Instance(_u64(handle, "handle")), _C.byref(out))
         if res:
             self._fail(res, "crowd_instance_paused")
         return bool(out.value)
 
+    @_exclusive
     def info(self, handle: int) -> Tuple[int, Union["Rig", int], int]:
         """(id, rig, row) of an instance: crowd_instance_info."""
         iid, rig, row = _ffi.u64(), _ffi.Rig(), _ffi.u32()
-        res = lib.crowd_instance_info(self._p(), _ffi.Instance(int(handle)), _C.byref(iid), _C.byref(rig),
+        res = lib.crowd_instance_info(self._p(), _ffi.Instance(_u64(handle, "handle")), _C.byref(iid), _C.byref(rig),
                                       _C.byref(row))
         if res:
             self._fail(res, "crowd_instance_info")
         return iid.value, self._rigs.get(rig.id, rig.id), row.value
 
+    @_exclusive
     def random(self, handle: int, count: int = 1) -> np.ndarray:
         """crowd_instance_random: count draws in [0, 1) from the instance's host stream."""
-        out = np.empty(count, np.float32)
-        res = lib.crowd_instance_random(self._p(), _ffi.Instance(int(handle)), count, out.ctypes.data)
+        c = _int(count, "count")
+        inst = _ffi.Instance(_u64(handle, "handle"))
+        out = np.empty(c, np.float32)
+        res = lib.crowd_instance_random(self._p(), inst, c, out.ctypes.data)
         if res:
             self._fail(res, "crowd_instance_random")
         return out
 
     # -- fields -------------------------------------------------------------------------------
+    @_exclusive
     def set(self, field: EnumLike, handles: Handles, values: Floats, index: int = 0) -> None:
         """crowd_instances_set: values (n, width) (or anything of n*width floats) to n handles."""
         f = _enum_value(Field, field)
         h = _handles(handles)
+        i = _int(index, "index")
         v = _floats(values, h.size, max(lib.crowd_field_width(f), 1), "values")
-        res = lib.crowd_instances_set(self._p(), f, index, h.ctypes.data, h.size, v.ctypes.data)
+        res = lib.crowd_instances_set(self._p(), f, i, h.ctypes.data, h.size, v.ctypes.data)
         if res:
             self._fail(res, "crowd_instances_set")
 
+    @_exclusive
     def get(self, field: EnumLike, handles: Handles, index: int = 0) -> np.ndarray:
         """crowd_instances_get: (n, width), or (n,) for a one-float field."""
         f = _enum_value(Field, field)
         h = _handles(handles)
+        i = _int(index, "index")
         w = lib.crowd_field_width(f)
         out = np.empty((h.size, w) if w != 1 else (h.size,), np.float32)
-        res = lib.crowd_instances_get(self._p(), f, index, h.ctypes.data, h.size, out.ctypes.data)
+        res = lib.crowd_instances_get(self._p(), f, i, h.ctypes.data, h.size, out.ctypes.data)
         if res:
             self._fail(res, "crowd_instances_get")
         return out
 
+    @_exclusive
     def set_one(self, handle: int, field: EnumLike, values: Floats, index: int = 0) -> None:
         """crowd_set: one instance's field (width floats)."""
         f = _enum_value(Field, field)
+        inst, i = _ffi.Instance(_u64(handle, "handle")), _int(index, "index")
         v = _floats(values, 1, max(lib.crowd_field_width(f), 1), "values")
-        res = lib.crowd_set(self._p(), _ffi.Instance(int(handle)), f, index, v.ctypes.data)
+        res = lib.crowd_set(self._p(), inst, f, i, v.ctypes.data)
         if res:
             self._fail(res, "crowd_set")
 
+    @_exclusive
     def get_one(self, handle: int, field: EnumLike, index: int = 0) -> Union[float, np.ndarray]:
         """crowd_get: a float for a one-float field, else an array of its width."""
         f = _enum_value(Field, field)
+        inst, i = _ffi.Instance(_u64(handle, "handle")), _int(index, "index")
         w = lib.crowd_field_width(f)
         out = np.empty(max(w, 1), np.float32)
-        res = lib.crowd_get(self._p(), _ffi.Instance(int(handle)), f, index, out.ctypes.data)
+        res = lib.crowd_get(self._p(), inst, f, i, out.ctypes.data)
         if res:
             self._fail(res, "crowd_get")
         return float(out[0]) if w == 1 else out
 
+    @_exclusive
     def set_poses(self, handles: Handles, poses: Floats) -> None:
         """Pose landmarks of n instances in one call: poses (n, 33, 4) x, y, z, visibility in the
         rig's frame (crowd_instances_set of CROWD_FIELD_POSE). float32 C-order input is not copied."""
@@ -975,6 +1174,7 @@ class Engine:
         if res:
             self._fail(res, "crowd_instances_set (pose)")
 
+    @_exclusive
     def set_faces(self, handles: Handles, scores: Optional[Floats] = None, rotation: Optional[Floats] = None,
                   presence: Optional[Floats] = None) -> None:
         """Face tracking input of n instances (each part optional, each written with
@@ -988,44 +1188,61 @@ class Engine:
     def get_poses(self, handles: Handles) -> np.ndarray:
         return self.get(Field.POSE, handles).reshape(-1, LANDMARK_COUNT, 4)
 
+    @_exclusive
     def set_look_target(self, handle: int, x: float, y: float, z: float, active: bool = True) -> None:
-        res = lib.crowd_set_look_target(self._p(), _ffi.Instance(int(handle)), x, y, z, bool(active))
+        res = lib.crowd_set_look_target(self._p(), _ffi.Instance(_u64(handle, "handle")), x, y, z, bool(active))
         if res:
             self._fail(res, "crowd_set_look_target")
 
+    @_exclusive
     def blink_now(self, handles: Handles) -> None:
         h = _handles(handles)
         res = lib.crowd_blink_now(self._p(), h.ctypes.data, h.size)
         if res:
             self._fail(res, "crowd_blink_now")
 
+    @_exclusive
     def outputs(self, handle: int) -> np.ndarray:
         """crowd_get_outputs: every output parameter of one instance, in the rig's order."""
         _, rig, _ = self.info(handle)
         n = rig.parameter_count if isinstance(rig, Rig) else lib.crowd_rig_parameter_count(self._ptr, _ffi.Rig(rig))
         out = np.empty(n, np.float32)
-        res = lib.crowd_get_outputs(self._p(), _ffi.Instance(int(handle)), out.ctypes.data, n)
+        res = lib.crowd_get_outputs(self._p(), _ffi.Instance(_u64(handle, "handle")), out.ctypes.data, n)
         if res:
             self._fail(res, "crowd_get_outputs")
         return out
 
     # -- the tick -----------------------------------------------------------------------------
     def tick(self, dt: float) -> None:
-        """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1)."""
-        # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
-        res = _tick(self._cptr, dt)
-        if res:
-            self._p()
-            self._fail(res, "crowd_tick")
+        """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1).
+        BusyError while another thread ticks any rows (see the class doc)."""
+        gate = self._gate
+        token = gate.enter_tick(None, 0, _EVERY_ROW, "Engine.tick")
+        try:
+            # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
+            res = _tick(self._cptr, dt)
+            if res:
+                self._p()
+                raise self._failure(res, "crowd_tick")
+        finally:
+            gate.leave_tick(token)
 
     def tick_range(self, dt: float, rig: Union["Rig", int], first: int, count: int) -> None:
         """crowd_tick_range: rows [first, first + count) of one rig. The GIL is released during
-        the call, so Python threads ticking disjoint ranges run at the same time."""
-        res = _tick_range(self._p(), dt, _ffi.Rig(_rig_id(rig)), first, count)
-        if res:
-            self._fail(res, "crowd_tick_range")
+        the call, so Python threads ticking disjoint ranges run at the same time; a range that
+        overlaps rows another thread is ticking now raises BusyError (see the class doc)."""
+        r, f, c = _rig_id(rig), _int(first, "first"), _int(count, "count")
+        gate = self._gate
+        token = gate.enter_tick(r, f, f + c, "Engine.tick_range")
+        try:
+            res = _tick_range(self._p(), dt, _ffi.Rig(r), f, c)
+            if res:
+                raise self._failure(res, "crowd_tick_range")
+        finally:
+            gate.leave_tick(token)
 
     # -- snapshots ----------------------------------------------------------------------------
+    @_exclusive
     def snapshot_size(self) -> int:
         n = _C.c_size_t()
         res = lib.crowd_snapshot_size(self._p(), _C.byref(n))
@@ -1033,6 +1250,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_size")
         return n.value
 
+    @_exclusive
     def snapshot(self) -> bytes:
         """crowd_snapshot_save: the whole state as bytes."""
         size = self.snapshot_size()
@@ -1043,6 +1261,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_save")
         return buf.raw[:written.value]
 
+    @_exclusive
     def load(self, data: Union[bytes, bytearray, memoryview]) -> None:
         """crowd_snapshot_load: replaces the state (nothing changes on error). Every view goes
         stale. Rig objects name rigs by id: after loading they name the snapshot's rigs of those
@@ -1062,10 +1281,11 @@ class Engine:
 
 _tick = lib.crowd_tick
 _tick_range = lib.crowd_tick_range
+_EVERY_ROW = 1 << 32  # past every uint32 row: a whole tick's range
 
 
 def _rig_id(rig: Union["Rig", int]) -> int:
-    return rig.id if isinstance(rig, Rig) else int(rig)
+    return rig.id if isinstance(rig, Rig) else _int(rig, "rig")
 
 
 class Rig:
@@ -1081,6 +1301,7 @@ class Rig:
     def name(self) -> Optional[str]:
         return self.desc.name if self.desc else None
 
+    @_exclusive
     def parameter_index(self, id: str) -> int:
         out = _ffi.u32()
         res = lib.crowd_rig_parameter_index(self.engine._p(), self._c, id.encode(), _C.byref(out))
@@ -1089,10 +1310,12 @@ class Rig:
         return out.value
 
     @property
+    @_exclusive
     def parameter_count(self) -> int:
         return lib.crowd_rig_parameter_count(self.engine._p(), self._c)
 
     @property
+    @_exclusive
     def instance_count(self) -> int:
         return lib.crowd_rig_instance_count(self.engine._p(), self._c)
 
@@ -1100,17 +1323,20 @@ class Rig:
         return self.instance_count
 
     @property
+    @_exclusive
     def running_count(self) -> int:
         return lib.crowd_rig_running_count(self.engine._p(), self._c)
 
+    @_exclusive
     def reserve(self, capacity: int) -> None:
         """crowd_reserve. The rig's views go stale."""
-        res = lib.crowd_reserve(self.engine._p(), self._c, capacity)
+        res = lib.crowd_reserve(self.engine._p(), self._c, _int(capacity, "capacity"))
         if res:
             self.engine._fail(res, "crowd_reserve")
         self.engine._moved(self.id)
 
     @property
+    @_exclusive
     def bytes_per_instance(self) -> int:
         """crowd_rig_bytes_per_instance: what one instance takes in the engine (for planning)."""
         out = _C.c_size_t()
@@ -1120,6 +1346,7 @@ class Rig:
         return out.value
 
     @property
+    @_exclusive
     def settings_digest(self) -> int:
         """crowd_rig_settings_digest: FNV-1a 64 of the rig's settings (equal descs, equal digests)."""
         out = _ffi.u64()
@@ -1128,9 +1355,11 @@ class Rig:
             self.engine._fail(res, "crowd_rig_settings_digest")
         return out.value
 
+    @_exclusive
     def add(self, count: int = 1, blink_start: EnumLike = "random", harmonic_phase: EnumLike = "zero") -> np.ndarray:
         """crowd_instances_add: count new instances; their handles as a uint64 array. The
         rig's views go stale."""
+        count = _int(count, "count")
         d = _ffi.AddDesc(self._c, count, _enum_value(BlinkStart, blink_start),
                          _enum_value(HarmonicPhase, harmonic_phase))
         out = np.zeros(count, np.uint64)
@@ -1140,6 +1369,7 @@ class Rig:
         self.engine._moved(self.id)
         return out
 
+    @_exclusive
     def handles(self) -> np.ndarray:
         """The handle of each row (a copy: rows move when instances are added, removed or paused)."""
         ptr, n = _C.POINTER(_ffi.Instance)(), _ffi.u32()
@@ -1159,16 +1389,19 @@ class Rig:
             a.flags.writeable = False
         return a
 
+    @_exclusive
     def column(self, field: EnumLike, index: int = 0, component: int = 0) -> Column:
         """crowd_rig_column: a zero-copy view of one component, rows 0..instance_count-1."""
         f = _enum_value(Field, field)
         ptr, n = _ffi.FP(), _ffi.u32()
-        res = lib.crowd_rig_column(self.engine._p(), self._c, f, index, component, _C.byref(ptr), _C.byref(n))
+        res = lib.crowd_rig_column(self.engine._p(), self._c, f, _int(index, "index"), _int(component, "component"),
+                                   _C.byref(ptr), _C.byref(n))
         if res:
             self.engine._fail(res, "crowd_rig_column")
         addr = _C.cast(ptr, _C.c_void_p).value or 0
         return Column(self.engine, self.id, self._array(addr, n.value, f), Field(f), index, component)
 
+    @_exclusive
     def columns(self, field: EnumLike, index: int = 0) -> Column:
         """crowd_rig_columns: every component at once, a (width, instance_count) view (for the
         pose: (132, n), landmark k's x, y, z, visibility in rows 4k .. 4k+3)."""
@@ -1176,7 +1409,7 @@ class Rig:
         w = lib.crowd_field_width(f)
         ptrs = (_ffi.FP * max(w, 1))()
         n = _ffi.u32()
-        res = lib.crowd_rig_columns(self.engine._p(), self._c, f, index, ptrs, _C.byref(n))
+        res = lib.crowd_rig_columns(self.engine._p(), self._c, f, _int(index, "index"), ptrs, _C.byref(n))
         if res:
             self.engine._fail(res, "crowd_rig_columns")
         addrs = [_C.cast(ptrs[k], _C.c_void_p).value or 0 for k in range(w)]
@@ -1193,12 +1426,14 @@ class Rig:
             a = np.empty((w, 0), np.float32)
         return Column(self.engine, self.id, a, Field(f), index, None)
 
+    @_exclusive
     def write_poses(self, poses: Floats, first_row: int = 0) -> None:
         """The landmarks of rows [first_row, first_row + n) in storage order (Rig.handles() tells
         whose) from an (n, 33, 4) array, straight into the zero-copy pose columns: the fast bulk
         path (no handle lookups, one column-wise copy). Checked first, in NumPy, by crowd.h's rules
         for CROWD_FIELD_POSE (coordinates finite within +-1e9, visibility in [0, 1]): a bad value
         raises NotFiniteError or RangeError naming it, and nothing is written."""
+        first_row = _int(first_row, "first_row")
         a = np.asarray(poses, np.float32).reshape(-1, LANDMARK_COUNT, 4)
         n = a.shape[0]
         count = self.instance_count
@@ -1222,6 +1457,7 @@ class Rig:
         cols = self.columns(Field.POSE)
         cols.array[:, first_row:first_row + n] = a.reshape(n, -1).T
 
+    @_exclusive
     def rest_pose(self) -> Tuple[np.ndarray, np.ndarray]:
         """crowd_rig_rest_pose: (world, local), each (15, 4) quaternions x, y, z, w."""
         world = np.empty((BONE_COUNT, 4), np.float32)

@@ -580,6 +580,7 @@ SIGNATURES = {
     "crowd_snapshot_save": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
     "crowd_rig_settings_digest": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_uint64)]),
+    "crowd_lipsync_rms": (C.c_float, [C.c_void_p, C.c_size_t, C.c_uint32]),
 }
 
 
@@ -654,4 +655,5 @@ PARAMETERS = {
     "crowd_snapshot_save": ('engine', 'buffer', 'capacity', 'out_written', ),
     "crowd_snapshot_load": ('engine', 'data', 'size', ),
     "crowd_rig_settings_digest": ('engine', 'rig', 'out_digest', ),
+    "crowd_lipsync_rms": ('samples', 'frames', 'channels', ),
 }

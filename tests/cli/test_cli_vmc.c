@@ -13,6 +13,15 @@
  *   CRLF, blank lines and a last line without a newline read as a file's.
  * - pose --vmc --realtime over a 2 s clip: bundles arrive within 5 ms of the rows' t_s (from the
  *   first); skipped with a message when this machine's own sleeps overshoot too much to judge.
+ * - osc_receiver: a second receiver on the npm package osc (vmc_osc.mjs) checks `crowd stream`'s
+ *   pose and face bundles against the VMC specification's addresses, argument types, Unity's
+ *   HumanBodyBones and the VRM 0 / ARKit blend shape names (case-sensitive), the eyes, blinks,
+ *   mouth and visemes against the --params trace and the input scores, the hips' position, and
+ *   --vmc-send / --vmc-blend; skipped with the reason without Node or the package.
+ * - client_conversions: the README's conversions for Unity, glTF/three-vrm (a humanoid built on
+ *   the npm package @pixiv/three-vrm) and Unreal receivers pose each limb along the landmarks
+ *   within 0.05 degrees (vmc_clients.mjs).
+ * - vrma_pose: crowd pose --vrma played by @pixiv/three-vrm-animation (vrma_three.mjs).
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -31,6 +40,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,8 +130,14 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     vmc_frame *f = &r->frames[r->count - 1];
     f->messages++;
     if (strcmp(path, "/VMC/Ext/Bone/Pos") == 0 || strcmp(path, "/VMC/Ext/Root/Pos") == 0) {
-        if (strcmp(types, "sfffffff") != 0) BAD("%s has types %s, expected sfffffff", path, types);
-        if (argc != 8 || strcmp(types, "sfffffff") != 0) return 0;
+        /* Root/Pos in VMC 2.1's long form: the pose, scale (1, 1, 1) and offset (0, 0, 0) */
+        bool root = strcmp(path, "/VMC/Ext/Root/Pos") == 0;
+        const char *want = root ? "sfffffffffffff" : "sfffffff";
+        if (strcmp(types, want) != 0) BAD("%s has types %s, expected %s", path, types, want);
+        if (argc != (int)strlen(want) || strcmp(types, want) != 0) return 0;
+        if (root)
+            for (int c = 8; c < 14; c++)
+                if (arg_f(argv[c]) != (c < 11 ? 1.0f : 0.0f)) BAD("Root/Pos argument %d is %g", c, (double)arg_f(argv[c]));
         double q[4] = {arg_f(argv[4]), arg_f(argv[5]), arg_f(argv[6]), arg_f(argv[7])};
         double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (fabs(n - 1.0) > 1e-6) BAD("%s %s: |q| = %.9g", path, arg_s(argv[0]), n);
@@ -223,7 +239,7 @@ static void tpose(float lm[132]) {
     static const struct { int l, r; float x, y, z; } p[] = {
         {0, 0, 0, 0.66f, -0.10f},    {1, 4, 0.03f, 0.69f, -0.075f}, {2, 5, 0.04f, 0.69f, -0.075f}, {3, 6, 0.05f, 0.69f, -0.07f},
         {7, 8, 0.075f, 0.66f, 0},    {9, 10, 0.02f, 0.62f, -0.085f}, {11, 12, 0.18f, 0.50f, 0},   {13, 14, 0.46f, 0.50f, 0},
-        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.49f, 0.03f}, {19, 20, 0.81f, 0.49f, -0.03f}, {21, 22, 0.77f, 0.49f, -0.06f},
+        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.50f, 0.03f}, {19, 20, 0.81f, 0.50f, -0.03f}, {21, 22, 0.77f, 0.50f, -0.06f},
         {23, 24, 0.10f, 0, 0},       {25, 26, 0.10f, -0.45f, 0},    {27, 28, 0.10f, -0.88f, 0},    {29, 30, 0.10f, -0.93f, 0.04f},
         {31, 32, 0.10f, -0.93f, -0.13f}};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
@@ -829,6 +845,169 @@ static void run_vmc(void **state) {
     free(trace_text);
 }
 
+/* Is `package` in the build folder's npm-vmc, and node on PATH? Else says why (skip). */
+static bool have_npm(const char *package) {
+    char pkg[1400];
+    snprintf(pkg, sizeof pkg, "%s/node_modules/%s/package.json", CROWD_VMC_NPM_DIR, package);
+    if (access(pkg, R_OK) != 0) {
+        print_message("the npm package %s is not installed in %s (the npm_vmc test installs it): skipped\n", package,
+                      CROWD_VMC_NPM_DIR);
+        return false;
+    }
+    if (system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node is not on PATH: skipped\n");
+        return false;
+    }
+    return true;
+}
+
+/* Runs a node script; fails the test with its output unless it exits 0. */
+static void node_check(const char *script, const char *arg, const char *what) {
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, script, CROWD_VMC_NPM_DIR,
+             cli_exe, arg);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("%s failed:\n%s", what, out);
+    print_message("%s", out);
+}
+
+static void osc_receiver(void **state) {
+    (void)state;
+    if (!have_npm("osc")) skip();
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s", cli_path("osc"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    node_check(CROWD_VMC_OSC_SCRIPT, dir, "the osc receiver's checks");
+}
+
+/* The README's conversions for Unity, glTF/three-vrm and Unreal receivers (vmc_clients.mjs) on
+ * a clip with every landmark seen: each client's limb directions equal the landmarks'. */
+static void client_conversions(void **state) {
+    (void)state;
+    enum { ROWS = 40 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 30.0, 3, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 30.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("clients.csv", text));
+    free(text);
+    free(lm);
+    free(t);
+    if (!have_npm("osc") || !have_npm("three") || !have_npm("@pixiv/three-vrm")) skip();
+    node_check(CROWD_VMC_CLIENTS_SCRIPT, clip, "the receivers' conversions");
+}
+
+/* crowd pose --vrma: a glTF binary (header magic, version 2, its length the file's) that
+ * @pixiv/three-vrm-animation plays on a VRM built in vrma_three.mjs with every arm, leg and hand
+ * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip, on
+ * `crowd run --vrma --instance K` and on the CMU walk (when the shared data is there); an
+ * unwritable FILE fails naming it, an instance without limbs is refused. */
+static void vrma_pose(void **state) {
+    (void)state;
+    enum { ROWS = 45 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 24.0, 2, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 24.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400], vrma[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("anim.csv", text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("anim.vrma"));
+    free(text);
+    free(lm);
+    free(t);
+    cli_result r = cli_run("pose", clip, "--frame", "engine", "--vrma", vrma);
+    cli_expect_ok(&r);
+    assert_string_equal(r.out, ""); /* --vrma alone: no trace on standard output */
+    cli_result_free(&r);
+    size_t size = 0;
+    unsigned char *glb = (unsigned char *)cli_read(vrma, &size);
+    assert_non_null(glb);
+    assert_true(size > 20);
+    uint32_t magic = glb[0] | glb[1] << 8 | glb[2] << 16 | (uint32_t)glb[3] << 24;
+    uint32_t version = glb[4] | glb[5] << 8, length = glb[8] | glb[9] << 8 | glb[10] << 16 | (uint32_t)glb[11] << 24;
+    assert_int_equal(magic, 0x46546C67u);
+    assert_int_equal(version, 2);
+    assert_int_equal(length, size);
+    free(glb);
+    r = cli_run("pose", clip, "--frame", "engine", "--vrma", cli_path("no/such/dir/a.vrma"));
+    cli_expect_fail(&r, 1, "no/such/dir/a.vrma");
+    cli_result_free(&r);
+    if (!have_npm("three") || !have_npm("@pixiv/three-vrm") || !have_npm("@pixiv/three-vrm-animation")) skip();
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, vrma, clip);
+    const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
+    char walk_vrma[1400];
+    snprintf(walk_vrma, sizeof walk_vrma, "%s", cli_path("walk.vrma"));
+    /* crowd run --vrma --instance K: a scene playing a 16 fps clip of 33 rows from row 0 at dt
+     * 1/16 s (exact in binary), so keyframe k is row k - 1 as vrma_three.mjs expects */
+    enum { RUN_ROWS = 33 };
+    float *rl = malloc(sizeof *rl * 132 * RUN_ROWS);
+    char(*rt)[32] = malloc(sizeof *rt * RUN_ROWS);
+    const char *rtp[RUN_ROWS];
+    for (int k = 0; k < RUN_ROWS; k++) {
+        cli_synthetic_pose(k / 16.0, 1, &rl[k * 132]);
+        snprintf(rt[k], sizeof rt[k], "%.17g", k / 16.0);
+        rtp[k] = rt[k];
+    }
+    char *run_text = cli_clip_text(RUN_ROWS, rtp, rl);
+    char run_clip[1400], run_vrma[1400];
+    snprintf(run_clip, sizeof run_clip, "%s", cli_write("run16.csv", run_text));
+    snprintf(run_vrma, sizeof run_vrma, "%s", cli_path("run.vrma"));
+    free(run_text);
+    free(rl);
+    free(rt);
+    const char *scene = cli_write("vrma_scene.json",
+                                  "{\"frames\": 33, \"dt\": 0.0625, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
+                                  " {\"name\": \"b\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1}],\n"
+                                  "  \"blink\": {\"parameters\": [\"EyeOpen\"], \"mean\": 0.5, \"max_deviation\": 0.2},\n"
+                                  "  \"limbs\": {\"frame\": \"engine\"}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"blink_start\": \"random\",\n"
+                                  "  \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
+    char run_trace[1400];
+    snprintf(run_trace, sizeof run_trace, "%s", cli_path("vrma_trace.csv"));
+    r = cli_run("run", scene, "--vrma", run_vrma, "--instance", "3", "--quiet", "--simd", cli_target, "--trace", run_trace);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--vrma", cli_path("bad.vrma"), "--instance", "1", "--quiet");
+    cli_expect_fail(&r, 2, "--vrma: instance 1's rig \"f\" has no limbs");
+    cli_result_free(&r);
+    for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
+        if (pass == 1)
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR,
+                     run_vrma, run_clip, run_trace);
+        if (pass == 2) {
+            r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
+            cli_expect_ok(&r);
+            cli_result_free(&r);
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, walk_vrma, walk);
+        }
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        char out[8192];
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int status = pclose(p);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
+        print_message("%s", out);
+    }
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -837,6 +1016,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
         cmocka_unit_test(realtime),
+        cmocka_unit_test(osc_receiver),
+        cmocka_unit_test(client_conversions),
+        cmocka_unit_test(vrma_pose),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }

@@ -7,6 +7,13 @@
 // becomes 0) and when the engine moves a rig's columns (adding instances past the capacity,
 // removing, pausing). Either fetch the view again after such calls (rig.column(...)), or keep a
 // Column (rig.columnView(...)) and read its `.array`, which re-fetches when needed.
+//
+// Calls never overlap: the module has no threads, a tick runs to its end without calling any
+// JavaScript, so nothing (destroy, add, reserve, remove) can free or move memory under a tick.
+// A Worker loads a module of its own; objects of one module are not shared with another.
+//
+// Every integer argument (counts, indices, rows, capacities, seeds) is checked here (uint32, or
+// its own range) and refused with a TypeError or RangeError naming it, never wrapped to 32 bits.
 import createCrowdModule from './crowd_wasm.mjs';
 import { poseFromWorldLandmarks, POSE_FLOATS } from './landmarks.js';
 
@@ -23,6 +30,17 @@ export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) =
 /** crowd_limb_fallback by the name the package has always exported. */
 export const Fallback = LimbFallback;
 const HANDLE_BYTES = 8; // crowd_instance: a uint64 id
+const U32_MAX = 0xffffffff;
+
+// `value` as an integer in [lo, hi] (default: a uint32), refused naming `what` otherwise: the
+// one check every integer argument goes through before it reaches the module (where `>>> 0`
+// or the wasm call would silently wrap 2 ** 32 + 1 to 1).
+function integer(value, what, lo = 0, hi = U32_MAX) {
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new TypeError(`${what}: an integer, not ${typeof value === 'number' ? value : typeof value}`);
+  if (value < lo || value > hi) throw new RangeError(`${what}: ${value} is outside ${lo} .. ${hi}`);
+  return value;
+}
 
 /** An engine call failed: `code` is the crowd_result, `codeName` its name, the message names the field. */
 export class CrowdError extends Error {
@@ -175,7 +193,7 @@ export class Crowd {
 
   // A name (or number) of one of the enums above; CrowdError BAD_ENUM naming `what` otherwise.
   _enum(table, value, what) {
-    if (typeof value === 'number' && Number.isInteger(value)) return value;
+    if (typeof value === 'number' && Number.isInteger(value)) return integer(value, what, -(2 ** 31), 2 ** 31 - 1);
     if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(table, value)) return table[value];
     throw new CrowdError(Result.BAD_ENUM, `${what}: ${JSON.stringify(value)} is not one of ${Object.keys(table).join(', ')}`);
   }
@@ -197,9 +215,11 @@ export class Instances {
   get ids() {
     return new BigUint64Array(this.crowd.module.HEAPU8.buffer, this.ptr, this.count).slice();
   }
-  /** Instances k .. k + n - 1 of these, as a new set of handles. */
+  /** Instances start .. end - 1 of these (0 <= start <= end <= count, integers), as a new set of handles. */
   slice(start, end = this.count) {
-    const out = new Instances(this.crowd, Math.max(0, end - start));
+    integer(start, 'start', 0, this.count);
+    integer(end, 'end', start, this.count);
+    const out = new Instances(this.crowd, end - start);
     this.crowd.module.HEAPU8.copyWithin(out.ptr, this.ptr + start * HANDLE_BYTES, this.ptr + end * HANDLE_BYTES);
     return out;
   }
@@ -241,7 +261,9 @@ export class Engine {
     const s = new Scratch(M);
     try {
       const out = s.alloc(4);
-      const res = M._cw_engine_create(seed, crowd._enum(crowd.Simd, simd, 'simd'), initialCapacity >>> 0, out);
+      // a uint64 seed as a double: every integer up to 2 ** 64 - 2048 (the largest double below 2 ** 64)
+      integer(seed, 'seed', 0, 2 ** 64 - 2048);
+      const res = M._cw_engine_create(seed, crowd._enum(crowd.Simd, simd, 'simd'), integer(initialCapacity, 'initialCapacity'), out);
       if (res !== 0) {
         const what = res === Result.UNSUPPORTED ? `simd ${JSON.stringify(simd)}: ` : '';
         throw new CrowdError(res, `crowd_engine_create: ${what}${crowd.resultText(res)}`);
@@ -389,7 +411,8 @@ export class Engine {
   }
   /** Advances rows [first, first + count) of one rig: any split gives the same bytes as tick(). */
   tickRange(dt, rig, first, count) {
-    this._check(this.crowd.module._cw_tick_range(this._p(), dt, rig.id, first >>> 0, count >>> 0), 'crowd_tick_range');
+    const id = typeof rig === 'number' ? integer(rig, 'rig') : rig.id;
+    this._check(this.crowd.module._cw_tick_range(this._p(), dt, id, integer(first, 'first'), integer(count, 'count')), 'crowd_tick_range');
   }
 
   _values(field, instances, values, index, what) {
@@ -405,7 +428,7 @@ export class Engine {
     values = this._values(field, instances, values, index, `set ${field}`);
     const s = new Scratch(this.crowd.module);
     try {
-      this._check(this.crowd.module._crowd_instances_set(this._p(), f, index >>> 0, instances.ptr, instances.count, s.floats(values)), 'crowd_instances_set');
+      this._check(this.crowd.module._crowd_instances_set(this._p(), f, integer(index, 'index'), instances.ptr, instances.count, s.floats(values)), 'crowd_instances_set');
     } finally {
       s.done();
     }
@@ -413,11 +436,12 @@ export class Engine {
   /** Reads a field of every instance: a new Float32Array of count * width values. */
   get(field, instances, index = 0) {
     const f = this.crowd._enum(this.crowd.Field, field, 'field');
+    index = integer(index, 'index');
     const n = instances.count * this.crowd.fieldWidth(field);
     const s = new Scratch(this.crowd.module);
     try {
       const p = s.alloc(n * 4);
-      this._check(this.crowd.module._crowd_instances_get(this._p(), f, index >>> 0, instances.ptr, instances.count, p), 'crowd_instances_get');
+      this._check(this.crowd.module._crowd_instances_get(this._p(), f, index, instances.ptr, instances.count, p), 'crowd_instances_get');
       return this.crowd.module.HEAPF32.slice(p >> 2, (p >> 2) + n);
     } finally {
       s.done();
@@ -572,16 +596,17 @@ export class Rig {
   }
   /** Makes room for `capacity` instances (one allocation instead of doublings). */
   reserve(capacity) {
-    this.engine._check(this._M._cw_reserve(this.engine._p(), this.id, capacity >>> 0), 'crowd_reserve');
+    this.engine._check(this._M._cw_reserve(this.engine._p(), this.id, integer(capacity, 'capacity')), 'crowd_reserve');
   }
   /** Adds count instances: { blinkStart: "random" | "cubism", harmonicPhase: "zero" | "random" }. */
   add(count, { blinkStart = 'random', harmonicPhase = 'zero' } = {}) {
     const crowd = this.engine.crowd;
+    integer(count, 'count');
     const bs = crowd._enum(BlinkStart, blinkStart, 'blinkStart');
     const hp = crowd._enum(HarmonicPhase, harmonicPhase, 'harmonicPhase');
-    const handles = new Instances(crowd, count >>> 0);
+    const handles = new Instances(crowd, count);
     try {
-      this.engine._check(this._M._cw_instances_add(this.engine._p(), this.id, count >>> 0, bs, hp, handles.ptr), 'crowd_instances_add');
+      this.engine._check(this._M._cw_instances_add(this.engine._p(), this.id, count, bs, hp, handles.ptr), 'crowd_instances_add');
     } catch (e) {
       handles.free();
       throw e;
@@ -605,10 +630,12 @@ export class Rig {
   _column(field, index, component) {
     const crowd = this.engine.crowd;
     const f = crowd._enum(crowd.Field, field, 'field');
+    integer(index, 'index');
+    integer(component, 'component');
     const s = new Scratch(this._M);
     try {
       const out = s.alloc(8);
-      this.engine._check(this._M._cw_rig_column(this.engine._p(), this.id, f, index >>> 0, component >>> 0, out, out + 4), 'crowd_rig_column');
+      this.engine._check(this._M._cw_rig_column(this.engine._p(), this.id, f, index, component, out, out + 4), 'crowd_rig_column');
       return { ptr: this._M.HEAPU32[out >> 2], count: this._M.HEAPU32[(out >> 2) + 1] };
     } finally {
       s.done();
@@ -637,7 +664,7 @@ export class DefaultCrowd {
     const s = new Scratch(M);
     try {
       const out = s.alloc(4);
-      const st = M._cw_default_create(first >>> 0, count >>> 0, crowd._enum(crowd.Simd, simd, 'simd'), out);
+      const st = M._cw_default_create(integer(first, 'first'), integer(count, 'count'), crowd._enum(crowd.Simd, simd, 'simd'), out);
       if (st !== 0) {
         const e = new CrowdError(st === 2 ? Result.RANGE : Result.OUT_OF_MEMORY, crowd._toolMessage() || 'defaultCrowd failed');
         throw e;
@@ -653,14 +680,18 @@ export class DefaultCrowd {
     this.dt = M._cw_default_dt(this.ptr);
     this.frame = 0;
   }
+  _p() {
+    if (!this.ptr) throw new CrowdError(Result.NULL, 'the default crowd was destroyed');
+    return this.ptr;
+  }
   /** Before tick k (1, 2, ...): the gaze keys and walk rows in effect at (k - 1) * dt. */
   prepare(k, dt = this.dt) {
-    this.crowd.module._cw_default_prepare(this.ptr, k, dt);
+    this.crowd.module._cw_default_prepare(this._p(), integer(k, 'k'), dt);
   }
   /** Prepares and ticks the next frame; returns the tick's milliseconds. */
   step(dt = this.dt) {
+    this.prepare(this.frame + 1, dt);
     this.frame++;
-    this.prepare(this.frame, dt);
     const t0 = performance.now();
     this.engine.tick(dt);
     return performance.now() - t0;
@@ -671,7 +702,7 @@ export class DefaultCrowd {
     const s = new Scratch(M);
     try {
       const out = s.alloc(8);
-      M._cw_default_checksum(this.ptr, out);
+      M._cw_default_checksum(this._p(), out);
       const v = (BigInt(M.HEAPU32[(out >> 2) + 1]) << 32n) | BigInt(M.HEAPU32[out >> 2]);
       return '0x' + v.toString(16).padStart(16, '0');
     } finally {
