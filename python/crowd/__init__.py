@@ -50,7 +50,7 @@ __all__ = [
     "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "Face", "FaceMapping",
     "RigDesc", "LimbFallback", "FaceSource", "FaceCurve", "face_source_name", "face_source_bit",
     "face_rotation_from_matrix", "face_standard_mapping", "face_defaults", "face_mapping_defaults",
-    "FACE_SCORE_COUNT", "FACE_SOURCE_COUNT", "FACE_STANDARD_MAPPING_COUNT",
+    "FACE_SCORE_COUNT", "FACE_SOURCE_COUNT", "FACE_STANDARD_MAPPING_COUNT", "lipsync_rms",
     "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "LimbOutputs", "Limb",
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
@@ -302,6 +302,21 @@ def face_rotation_from_matrix(matrix: Floats) -> np.ndarray:
     if res:
         raise _error(res, f"crowd_face_rotation_from_matrix: {result_text(res)}")
     return np.array([q.x, q.y, q.z, q.w], np.float32)
+
+
+def lipsync_rms(samples: Floats, frames: Optional[int] = None, channels: int = 1) -> float:
+    """crowd_lipsync_rms: the lip sync level of one frame's block of audio, as the Cubism
+    samples compute it (crowd.h "Lip sync level"): samples holds `frames` frames of `channels`
+    interleaved samples in the handler's scale (a float32 array is used as it is; other numbers
+    become float32). frames defaults to every whole frame the samples hold; more frames than
+    they hold is refused (ValueError), never read past."""
+    a = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+    c = _int(channels, "channels")
+    n = a.size // c if c else 0
+    f = n if frames is None else _int(frames, "frames", 64)
+    if c and f > n:
+        raise ValueError(f"lipsync_rms: {f} frames of {c} channels need {f * c} samples, got {a.size}")
+    return float(lib.crowd_lipsync_rms(a.ctypes.data, f, c))
 
 
 def _face_source(value: EnumLike) -> int:

@@ -54,6 +54,8 @@ CASES = {
     "face mapping source": (lambda e, r, h: e.rig(parameters=[crowd.Parameter("ParamMouthOpenY", 0, 1)], face=crowd.Face(
         mapping=[crowd.FaceMapping(U32 + 25, "ParamMouthOpenY")])), "FaceSource"),
     "set_faces handles": (lambda e, r, h: e.set_faces([int(h[0]) + U64], presence=[1]), "handles[0]"),
+    "lipsync channels": (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), channels=U32 + 1), "channels"),
+    "lipsync frames": (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), frames=-1), "frames"),
 }
 
 
@@ -77,6 +79,7 @@ def test_out_of_range_integers_are_refused(engine, face, case):
     (lambda e, r, h: e.info(float(h[0])), "handle"),
     (lambda e, r, h: e.rig(parameters=[crowd.Parameter("p", 0, 1)], face=crowd.Face(mapping=[], smoothed_sources=2.5)),
      "face.smoothed_sources"),
+    (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), frames=2.0), "frames"),
 ])
 def test_non_integers_are_refused(engine, face, call, name):
     r, h = face

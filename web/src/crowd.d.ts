@@ -97,6 +97,8 @@ export declare class Crowd {
   faceSourceName(source: FaceSourceInput): string | null;
   /** x, y, z, w of MediaPipe's facial transformation matrix (16 numbers, or its { data }). */
   faceRotationFromMatrix(matrix: ArrayLike<number> | { data: ArrayLike<number> }): Float32Array;
+  /** crowd_lipsync_rms: the lip sync level of `frames` frames (default: every whole one) of `channels` interleaved samples. */
+  lipsyncRms(samples: ArrayLike<number>, frames?: number, channels?: number): number;
   resultText(code: number): string;
   simdSupported(simd: SimdName | number): boolean;
   simdWidth(simd: SimdName | number): number;

@@ -167,6 +167,29 @@ export class Crowd {
       s.done();
     }
   }
+  /**
+   * The lip sync level of one frame's block of audio, as the Cubism samples compute it
+   * (crowd_lipsync_rms): `samples` holds `frames` frames of `channels` interleaved samples in
+   * the handler's scale (default: every whole frame they hold). More frames than they hold is
+   * a RangeError, never read past.
+   */
+  lipsyncRms(samples, frames = undefined, channels = 1) {
+    integer(channels, 'channels');
+    const whole = channels ? Math.floor(samples.length / channels) : 0;
+    if (frames === undefined) frames = whole;
+    integer(frames, 'frames'); // a size_t: 32 bits in the module
+    if (channels && frames > whole)
+      throw new RangeError(`lipsyncRms: ${frames} frames of ${channels} channels need ${frames * channels} samples, got ${samples.length}`);
+    const n = frames * channels;
+    const s = new Scratch(this.module);
+    try {
+      const v = samples instanceof Float32Array ? samples : Float32Array.from(samples);
+      const p = s.floats(n === v.length ? v : v.subarray(0, n));
+      return this.module._crowd_lipsync_rms(p, frames, channels);
+    } finally {
+      s.done();
+    }
+  }
   /** The canonical rest pose (132 floats, visibility 1) in a frame ("mediapipe_world" or "engine"). */
   restLandmarks(frame = 'mediapipe_world') {
     const s = new Scratch(this.module);

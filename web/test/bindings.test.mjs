@@ -141,3 +141,26 @@ test('snapshots, pause, random draws, rest pose and bytes per instance', () => {
   assert.equal(a.threads, 1);
   assert.throws(() => a.blinkNow(h), (e) => e.codeName === 'CROWD_ERR_NO_CONTROLLER'); // the rig has no blink
 });
+
+// crowd.h's formula in double precision: sqrt(sum of squares / (channels * frames)), as float32.
+function rms(samples, frames, channels) {
+  let sum = 0;
+  for (let k = 0; k < frames * channels; k++) sum += Math.fround(samples[k]) * Math.fround(samples[k]);
+  return Math.fround(Math.sqrt(sum / (channels * frames)));
+}
+
+test('lipsyncRms: crowd_lipsync_rms against the double formula; never past the samples', () => {
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 1073741824) - 1;
+  for (const channels of [1, 2, 3]) {
+    const samples = Float32Array.from({ length: 735 * channels + 1 }, next);
+    for (const frames of [1, 8, 735]) assert.equal(crowd.lipsyncRms(samples, frames, channels), rms(samples, frames, channels));
+    assert.equal(crowd.lipsyncRms(samples, undefined, channels), rms(samples, Math.floor(samples.length / channels), channels)); // every whole frame
+  }
+  assert.equal(crowd.lipsyncRms([0.5, 0.5, 100, 100], 1, 2), Math.fround(0.5));
+  assert.equal(crowd.lipsyncRms([], 0, 1), 0);
+  assert.equal(crowd.lipsyncRms([1, Infinity]), 0);
+  assert.throws(() => crowd.lipsyncRms([1, 2, 3, 4, 5], 3, 2), { name: 'RangeError', message: /3 frames of 2 channels need 6 samples, got 5/ });
+  assert.throws(() => crowd.lipsyncRms([1], 1, 2 ** 32 + 1), { name: 'RangeError', message: /channels/ });
+  assert.throws(() => crowd.lipsyncRms([1], 0.5), { name: 'TypeError', message: /frames/ });
+});
