@@ -65,7 +65,7 @@ export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
   /** Default: the standard mapping (crowd_face_standard_mapping). */
   mapping?: FaceMappingDesc[];
   /** The sources the One Euro filter smooths, or their bit mask. */
-  smoothed_sources?: FaceSourceInput[] | number;
+  smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
 /** A controller is present when its key is; unset settings take crowd.h's defaults. */
 export interface RigDesc {

@@ -23,7 +23,7 @@ export { poseFromWorldLandmarks, readPose, LandmarkError, LANDMARK_COUNT, POSE_F
 // generated from the header (crowd_enums.js); Result is their code table by short upper-case
 // name (Result.RANGE), from RESULT_NAMES.
 import { RESULT_NAMES, SETTINGS, Axis, Direction, PoseFrame, LimbFallback, BlinkStart, HarmonicPhase, FaceSource,
-  FaceCurve, Bone, BONE_COUNT } from './crowd_enums.js';
+  FaceCurve, Bone, BONE_COUNT, FACE_SOURCE_COUNT } from './crowd_enums.js';
 
 export * from './crowd_enums.js';
 export const Result = Object.freeze(Object.fromEntries(RESULT_NAMES.map((n, i) => [n.replace(/^CROWD_(ERR_)?/, ''), i])));
@@ -326,10 +326,11 @@ export class Engine {
   }
   /** count draws in [0, 1) from the first instance's own host stream, advancing it. */
   random(instance, count = 1) {
+    integer(count, 'count');
     const s = new Scratch(this.crowd.module);
     try {
       const p = s.alloc(count * 4);
-      this._check(this.crowd.module._cw_instance_random(this._p(), instance.ptr, count >>> 0, p), 'crowd_instance_random');
+      this._check(this.crowd.module._cw_instance_random(this._p(), instance.ptr, count, p), 'crowd_instance_random');
       return this.crowd.module.HEAPF32.slice(p >> 2, (p >> 2) + count);
     } finally {
       s.done();
@@ -368,7 +369,15 @@ export class Engine {
         const kind = Object.hasOwn(table, key) ? table[key] : undefined;
         if (kind === undefined) throw new CrowdError(Result.RANGE, `${name}: not a setting of ${controller}`);
         let v = value;
+        if (kind === 'uint64') { // a Number up to 2 ** 53 - 1 or a BigInt, passed as two halves (exact)
+          const big = typeof v === 'bigint' ? v : BigInt(integer(v, name, 0, Number.MAX_SAFE_INTEGER));
+          if (big < 0n || big >= 1n << 64n) throw new RangeError(`${name}: ${big} is outside 0 .. ${(1n << 64n) - 1n}`);
+          if (M._cw_rig_setting_u64(b, s.string(name), Number(big & 0xffffffffn), Number(big >> 32n)) !== 0)
+            throw new CrowdError(Result.RANGE, `${name}: not a setting of ${controller}`);
+          continue;
+        }
         if (typeof kind === 'object') v = e(kind, value, name);
+        else if (kind === 'uint32') v = integer(v, name);
         else if (typeof v === 'boolean') v = v ? 1 : 0;
         else if (typeof v !== 'number') throw new CrowdError(Result.RANGE, `${name}: not a number (${JSON.stringify(value)})`);
         if (M._cw_rig_setting(b, s.string(name), v) !== 0)
@@ -391,7 +400,7 @@ export class Engine {
           if (M._cw_rig_harmonic_channel(b, t) !== 0)
             throw new CrowdError(Result.CAPACITY, 'harmonic.channel_timescales: more than 16 channels');
         (desc.harmonic.parameters ?? []).forEach((p, k) =>
-          oom(M._cw_rig_harmonic_parameter(b, s.string(String(p.id)), p.channel ?? 0,
+          oom(M._cw_rig_harmonic_parameter(b, s.string(String(p.id)), integer(p.channel ?? 0, `harmonic.parameters[${k}].channel`),
             e(Direction, p.direction ?? 'centric', `harmonic.parameters[${k}].direction`),
             p.origin ?? 0.5, p.range ?? 0.5, p.duration ?? 3)));
       }
@@ -407,7 +416,12 @@ export class Engine {
         if (smoothed !== undefined) {
           let mask = smoothed;
           if (Array.isArray(smoothed))
-            mask = smoothed.reduce((m, src, k) => m + 2 ** this.crowd._enum(this.crowd.FaceSource, src, `face.smoothed_sources[${k}]`), 0);
+            mask = smoothed.reduce((m, src, k) => {
+              const bit = this.crowd._enum(this.crowd.FaceSource, src, `face.smoothed_sources[${k}]`);
+              if (bit < 0 || bit >= FACE_SOURCE_COUNT)
+                throw new CrowdError(Result.BAD_ENUM, `face.smoothed_sources[${k}]: source ${bit} is outside 0 .. ${FACE_SOURCE_COUNT - 1}`);
+              return m | (1n << BigInt(bit));
+            }, 0n);
           settings('face', { smoothed_sources: mask });
         }
         if (mapping !== undefined) {

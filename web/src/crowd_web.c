@@ -193,41 +193,62 @@ static unsigned char *controller_desc(cw_rig_builder *b, const char *controller,
 
 _Static_assert(sizeof(crowd_blend) == sizeof(int), "crowd.h's enums are stored as int");
 
-/* One setting by its name ("look.damping", "limbs.bend_min", ...; crowd_settings.h, generated
- * from crowd.h, lists them): 0, or -1 for an unknown name. Values are checked by
- * crowd_rig_create, which names the field; a number an integer setting cannot hold becomes one
- * it refuses. */
-int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
+/* The storage of one setting by its name ("look.damping", "limbs.bend_min", ...; crowd_settings.h,
+ * generated from crowd.h, lists them), its kind in *kind; NULL for an unknown name. */
+static unsigned char *setting_field(cw_rig_builder *b, const char *key, cw_setting_kind *kind, bool **on) {
     const char *dot = strchr(key, '.');
-    if (!dot) return -1;
-    bool *on = NULL;
-    unsigned char *desc = controller_desc(b, key, (size_t)(dot - key), &on);
-    if (!desc) return -1;
+    if (!dot) return NULL;
+    unsigned char *desc = controller_desc(b, key, (size_t)(dot - key), on);
+    if (!desc) return NULL;
     for (size_t k = 0; k < sizeof cw_settings / sizeof *cw_settings; k++) {
         const cw_setting *s = &cw_settings[k];
         if (strncmp(s->controller, key, (size_t)(dot - key)) != 0 || s->controller[dot - key] != '\0' ||
             strcmp(s->name, dot + 1) != 0)
             continue;
-        unsigned char *field = desc + s->offset;
-        switch (s->kind) {
-        case CW_FLOAT: { float v = (float)value; memcpy(field, &v, sizeof v); break; }
-        case CW_BOOL: { bool v = value != 0; memcpy(field, &v, sizeof v); break; }
-        case CW_U32: {
-            uint32_t v = value >= 0 && value <= 4294967295.0 ? (uint32_t)value : UINT32_MAX;
-            memcpy(field, &v, sizeof v);
-            break;
-        }
-        case CW_U64: {
-            uint64_t v = value >= 0 && value < 18446744073709551616.0 ? (uint64_t)value : UINT64_MAX;
-            memcpy(field, &v, sizeof v);
-            break;
-        }
-        case CW_ENUM: { int v = as_enum(value); memcpy(field, &v, sizeof v); break; }
-        }
-        *on = true;
-        return 0;
+        *kind = s->kind;
+        return desc + s->offset;
     }
-    return -1;
+    return NULL;
+}
+
+/* One setting by its name: 0, or -1 for an unknown name. Values are checked by crowd_rig_create,
+ * which names the field; a number an integer setting cannot hold becomes one it refuses
+ * (crowd.js checks integers first; a uint64 beyond 2^53 comes through cw_rig_setting_u64). */
+int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
+    cw_setting_kind kind;
+    bool *on = NULL;
+    unsigned char *field = setting_field(b, key, &kind, &on);
+    if (!field) return -1;
+    switch (kind) {
+    case CW_FLOAT: { float v = (float)value; memcpy(field, &v, sizeof v); break; }
+    case CW_BOOL: { bool v = value != 0; memcpy(field, &v, sizeof v); break; }
+    case CW_U32: {
+        uint32_t v = value >= 0 && value <= 4294967295.0 ? (uint32_t)value : UINT32_MAX;
+        memcpy(field, &v, sizeof v);
+        break;
+    }
+    case CW_U64: {
+        uint64_t v = value >= 0 && value < 18446744073709551616.0 ? (uint64_t)value : UINT64_MAX;
+        memcpy(field, &v, sizeof v);
+        break;
+    }
+    case CW_ENUM: { int v = as_enum(value); memcpy(field, &v, sizeof v); break; }
+    }
+    *on = true;
+    return 0;
+}
+
+/* A uint64 setting from its two 32-bit halves, low first (a double holds only 53 bits, and a
+ * face mask has 55): 0, or -1 for an unknown name or one that is not a uint64. */
+int cw_rig_setting_u64(cw_rig_builder *b, const char *key, uint32_t low, uint32_t high) {
+    cw_setting_kind kind;
+    bool *on = NULL;
+    unsigned char *field = setting_field(b, key, &kind, &on);
+    if (!field || kind != CW_U64) return -1;
+    uint64_t v = (uint64_t)high << 32 | low;
+    memcpy(field, &v, sizeof v);
+    *on = true;
+    return 0;
 }
 
 crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *out_rig) {

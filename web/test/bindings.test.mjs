@@ -164,3 +164,24 @@ test('lipsyncRms: crowd_lipsync_rms against the double formula; never past the s
   assert.throws(() => crowd.lipsyncRms([1], 1, 2 ** 32 + 1), { name: 'RangeError', message: /channels/ });
   assert.throws(() => crowd.lipsyncRms([1], 0.5), { name: 'TypeError', message: /frames/ });
 });
+
+test('the face and random integers are checked; a smoothed mask keeps all 55 bits', () => {
+  const engine = crowd.engine({ seed: 2 });
+  const faceRig = (smoothed) => engine.rig({ parameters: [{ id: 'ParamMouthOpenY', min: 0, max: 1 }],
+    face: { mapping: [{ source: 'jawOpen', id: 'ParamMouthOpenY' }], smoothed_sources: smoothed } });
+  // bits 0 and 54 together need 55 bits: a double sum would drop bit 0
+  const both = faceRig(['_neutral', 'headRoll']).settingsDigest;
+  assert.notEqual(both, faceRig(['headRoll']).settingsDigest);
+  assert.equal(both, faceRig((1n << 54n) | 1n).settingsDigest);
+  assert.equal(faceRig(['jawOpen']).settingsDigest, faceRig(2 ** 25).settingsDigest);
+  assert.throws(() => faceRig(2.5), { name: 'TypeError', message: /face\.smoothed_sources/ });
+  assert.throws(() => faceRig(1n << 64n), { name: 'RangeError', message: /face\.smoothed_sources/ });
+  assert.throws(() => faceRig([api.FACE_SOURCE_COUNT]), { name: 'CrowdError', message: /smoothed_sources\[0\]/ });
+  assert.throws(() => engine.rig({ parameters: [{ id: 'b', min: 0, max: 1 }], harmonic: { parameters: [{ id: 'b', channel: 2 ** 32 }] } }),
+    { name: 'RangeError', message: /harmonic\.parameters\[0\]\.channel/ });
+  const h = engine.rig({ parameters: [{ id: 'p', min: 0, max: 1 }] }).add(1);
+  assert.throws(() => engine.random(h, 2 ** 32 + 3), { name: 'RangeError', message: /count/ });
+  assert.throws(() => engine.random(h, 1.5), { name: 'TypeError', message: /count/ });
+  assert.equal(engine.random(h, 2).length, 2);
+  engine.destroy();
+});
