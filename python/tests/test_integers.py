@@ -49,6 +49,13 @@ CASES = {
     "field": (lambda e, r, h: e.get(U32 + 0, h), "Field"),
     "harmonic channel": (lambda e, r, h: e.rig(parameters=[crowd.Parameter("c", 0, 1)], harmonic=crowd.Harmonic(
         [crowd.HarmonicParameter("c", channel=U32)])), "harmonic.parameters[0].channel"),
+    "face smoothed_sources": (lambda e, r, h: e.rig(parameters=[crowd.Parameter("ParamMouthOpenY", 0, 1)], face=crowd.Face(
+        mapping=[crowd.FaceMapping("jawOpen", "ParamMouthOpenY")], smoothed_sources=U64)), "face.smoothed_sources"),
+    "face mapping source": (lambda e, r, h: e.rig(parameters=[crowd.Parameter("ParamMouthOpenY", 0, 1)], face=crowd.Face(
+        mapping=[crowd.FaceMapping(U32 + 25, "ParamMouthOpenY")])), "FaceSource"),
+    "set_faces handles": (lambda e, r, h: e.set_faces([int(h[0]) + U64], presence=[1]), "handles[0]"),
+    "lipsync channels": (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), channels=U32 + 1), "channels"),
+    "lipsync frames": (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), frames=-1), "frames"),
 }
 
 
@@ -70,6 +77,9 @@ def test_out_of_range_integers_are_refused(engine, face, case):
     (lambda e, r, h: e.get("base", h, index=1.0), "index"),
     (lambda e, r, h: e.get("base", [0.5]), "handles"),
     (lambda e, r, h: e.info(float(h[0])), "handle"),
+    (lambda e, r, h: e.rig(parameters=[crowd.Parameter("p", 0, 1)], face=crowd.Face(mapping=[], smoothed_sources=2.5)),
+     "face.smoothed_sources"),
+    (lambda e, r, h: crowd.lipsync_rms(np.ones(4, np.float32), frames=2.0), "frames"),
 ])
 def test_non_integers_are_refused(engine, face, call, name):
     r, h = face
@@ -102,3 +112,10 @@ def test_the_edges_of_each_type_still_pass(engine, face):
         assert e.info(e.rig(parameters=[crowd.Parameter("p", 0, 1)]).add(1)[0])[0] == 1 << 62
     with pytest.raises(crowd.RangeError, match="first_instance_id"):  # the engine's own limit
         crowd.Engine(first_instance_id=(1 << 62) + 1)
+
+
+def test_face_source_bits_outside_the_sources_are_refused():
+    assert crowd.face_source_bit("head_roll") == 1 << (crowd.FACE_SOURCE_COUNT - 1)
+    for source in (crowd.FACE_SOURCE_COUNT, -1, (1 << 31) - 1):
+        with pytest.raises(crowd.BadEnumError, match="face_source_bit"):
+            crowd.face_source_bit(source)
