@@ -49,7 +49,6 @@ typedef struct po_limbs {
     versor root;
     versor world[PO_BONES];
     versor local[PO_BONES];
-    versor src[PO_BONES];      /* where a re-acquired bone eases from */
     float r[PO_BONES];         /* its progress; -1 after an untrusted tick */
     vec3 side[CROWD_LIMB_COUNT]; /* stable: the side in the torso's frame (zero: none yet) */
 } po_limbs;
@@ -76,7 +75,7 @@ struct per_object_rig {
     bool flip_y;
     float sign[CROWD_LIMB_COUNT], visibility_threshold, hold_half_life, reacquire_half_life;
     bool stable;
-    float bend_sin_min, bend_sin_range;
+    float bend_sin_min, bend_sin_range, arm_image_sin;
     CGLM_ALIGN(16) versor rest_world[PO_BONES], rest_local[PO_BONES];
     bool smoothing;
     float min_cutoff, beta, d_cutoff;
@@ -187,6 +186,7 @@ per_object_rig *per_object_rig_create(const crowd_rig_desc *d) {
         r->stable = l->fallback == CROWD_FALLBACK_STABLE;
         r->bend_sin_min = (float)sin(l->bend_min * (GLM_PI / 180.0));
         r->bend_sin_range = (float)sin(l->bend_full * (GLM_PI / 180.0)) - r->bend_sin_min;
+        r->arm_image_sin = (float)sin(l->arm_image_bend * (GLM_PI / 180.0));
         for (int b = 0; b < PO_BONES; b++) {
             bool limb_bone = b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13;
             glm_quat_identity(r->fix[b]);
@@ -273,7 +273,6 @@ per_object_crowd *per_object_crowd_create(const per_object_rig *r, uint32_t coun
             for (int b = 0; b < PO_BONES; b++) {
                 glm_quat_copy((float *)r->rest_world[b], l->world[b]);
                 glm_quat_copy((float *)r->rest_local[b], l->local[b]);
-                glm_quat_copy((float *)r->rest_local[b], l->src[b]);
                 l->r[b] = 1.0f;
             }
             for (int k = 0; k < CROWD_LIMB_COUNT; k++) glm_vec3_zero(l->side[k]);
@@ -492,8 +491,10 @@ static inline void canonical(versor q) {
 }
 
 /* SPEC 5.1's stable side axis: the rest hinge carried along the limb, the last side turned
- * with the torso T (columns), the bend plane weighted by how much the limb bends */
-static void stable_side(const per_object_rig *r, bool leg, const vec3 d, const vec3 ld, mat3 T, vec3 kept, vec3 side) {
+ * with the torso T (columns), the bend plane weighted by how much the limb bends; the state
+ * kept only where the limb is trusted */
+static void stable_side(const per_object_rig *r, bool leg, const vec3 d, const vec3 ld, mat3 T, vec3 kept, bool trusted,
+                        vec3 side) {
     vec3 down, h, k, ref, p, bend, t;
     glm_vec3_negate_to(T[1], down);
     if (leg)
@@ -536,7 +537,8 @@ static void stable_side(const per_object_rig *r, bool leg, const vec3 d, const v
     float b = glm_vec3_norm(bend), u = 0.0f;
     bool backward = leg && glm_vec3_dot(bend, ref) < 0.0f;
     glm_vec3_copy(leg || 1.0f + c >= 0.25f ? ref : p, t);
-    if (glm_vec3_dot(bend, t) < 0.0f) glm_vec3_negate(bend);
+    bool own_sign = !leg && fabsf(bend[2]) >= r->arm_image_sin; /* an arm bent in the image plane */
+    if (!own_sign && glm_vec3_dot(bend, t) < 0.0f) glm_vec3_negate(bend);
     if (!backward) u = glm_clamp((b - r->bend_sin_min) / r->bend_sin_range, 0.0f, 1.0f);
     if (u > 0.0f) {
         glm_vec3_scale(bend, u / b, side);
@@ -545,24 +547,27 @@ static void stable_side(const per_object_rig *r, bool leg, const vec3 d, const v
     } else {
         glm_vec3_copy(p, side);
     }
+    if (!trusted) return;
     mat3 Tt;
     glm_mat3_transpose_to(T, Tt);
     glm_mat3_mulv(Tt, side, kept);
 }
 
 /* kept: the limb's stable side state, NULL for the root fallback */
-static inline void limb(const per_object_rig *r, const vec3 *lm, int a, int b, int c, const vec3 right, float sign,
-                        bool leg, mat3 T, vec3 kept, versor upper, versor lower) {
+static inline void limb(const per_object_rig *r, const vec3 *lm, int a, int b, int c, const vec3 root_right, float sign,
+                        bool leg, mat3 T, vec3 kept, bool trusted, versor upper, versor lower) {
     vec3 upper_dir, lower_dir, side, up, d;
     glm_vec3_sub((float *)lm[b], (float *)lm[a], d);
     normalized(d, upper_dir);
     glm_vec3_sub((float *)lm[c], (float *)lm[b], d);
     normalized(d, lower_dir);
     if (kept) {
-        stable_side(r, leg, upper_dir, lower_dir, T, kept, side);
+        stable_side(r, leg, upper_dir, lower_dir, T, kept, trusted, side);
     } else {
         glm_vec3_cross(upper_dir, lower_dir, side);
-        if (glm_vec3_norm2(side) < 1e-4f) glm_vec3_scale((float *)right, sign, side);
+        /* the root's right on the subject's side (against T's x column: negated) */
+        if (glm_vec3_dot((float *)root_right, T[0]) < 0.0f) sign = -sign;
+        if (glm_vec3_norm2(side) < 1e-4f) glm_vec3_scale((float *)root_right, sign, side);
     }
     glm_vec3_cross(upper_dir, side, up);
     look_rotation(upper_dir, up, upper);
@@ -612,8 +617,10 @@ static inline float one_euro(const per_object_rig *r, const po_euro *e, bool fir
     return xf;
 }
 
-/* The plain bases of SPEC 5 (stable side state in `side`, or NULL for the root fallback). */
-static void solve_bases(const per_object_rig *r, vec3 *lm, const float *root, vec3 *side, versor basis[PO_BONES]) {
+/* The plain bases of SPEC 5 (stable side state in `side`, or NULL for the root fallback;
+ * `trusted`: per limb, whether it stores its side state). */
+static void solve_bases(const per_object_rig *r, vec3 *lm, const float *root, vec3 *side, const bool trusted[4],
+                        versor basis[PO_BONES]) {
     vec3 right, hip_mid, shoulder_mid, up, sd, fwd, v;
     glm_quat_rotatev((float *)root, GLM_XUP, right);
     glm_vec3_center(lm[23], lm[24], hip_mid);
@@ -633,13 +640,13 @@ static void solve_bases(const per_object_rig *r, vec3 *lm, const float *root, ve
     glm_vec3_sub(lm[0], v, fwd);
     glm_vec3_cross(fwd, sd, up);
     look_rotation(fwd, up, basis[2]);
-    limb(r, (const vec3 *)lm, 11, 13, 15, right, r->sign[0], false, chest_T, side ? side[0] : NULL, basis[3], basis[4]);
+    limb(r, (const vec3 *)lm, 11, 13, 15, right, r->sign[0], false, chest_T, side ? side[0] : NULL, trusted[0], basis[3], basis[4]);
     hand((const vec3 *)lm, 15, 19, 17, basis[5]);
-    limb(r, (const vec3 *)lm, 12, 14, 16, right, r->sign[1], false, chest_T, side ? side[1] : NULL, basis[6], basis[7]);
+    limb(r, (const vec3 *)lm, 12, 14, 16, right, r->sign[1], false, chest_T, side ? side[1] : NULL, trusted[1], basis[6], basis[7]);
     hand((const vec3 *)lm, 16, 20, 18, basis[8]);
-    limb(r, (const vec3 *)lm, 23, 25, 27, right, r->sign[2], true, hips_T, side ? side[2] : NULL, basis[9], basis[10]);
+    limb(r, (const vec3 *)lm, 23, 25, 27, right, r->sign[2], true, hips_T, side ? side[2] : NULL, trusted[2], basis[9], basis[10]);
     foot((const vec3 *)lm, 27, 29, 31, basis[11]);
-    limb(r, (const vec3 *)lm, 24, 26, 28, right, r->sign[3], true, hips_T, side ? side[3] : NULL, basis[12], basis[13]);
+    limb(r, (const vec3 *)lm, 24, 26, 28, right, r->sign[3], true, hips_T, side ? side[3] : NULL, trusted[3], basis[12], basis[13]);
     foot((const vec3 *)lm, 28, 30, 32, basis[14]);
 }
 
@@ -660,7 +667,7 @@ static void rest_pose(per_object_rig *r) {
     crowd_rest_landmarks(CROWD_FRAME_ENGINE, rest);
     for (int k = 0; k < PO_LANDMARKS; k++) glm_vec3_copy(rest + 4 * k, lm[k]);
     CGLM_ALIGN(16) versor basis[PO_BONES], root = GLM_QUAT_IDENTITY_INIT, inv;
-    solve_bases(r, lm, root, NULL, basis);
+    solve_bases(r, lm, root, NULL, (const bool[4]){true, true, true, true}, basis);
     for (int b = 0; b < PO_BONES; b++) {
         glm_quat_mul(basis[b], r->fix[b], r->rest_world[b]);
         canonical(r->rest_world[b]);
@@ -671,7 +678,7 @@ static void rest_pose(per_object_rig *r) {
 }
 
 static inline void update_limbs(const per_object_rig *restrict r, po_limbs *restrict L, po_filter *restrict F,
-                                const po_euro *e, float k_in, float k_out) {
+                                const po_euro *e, float step, float k_in, float k_out) {
     vec3 lm[PO_LANDMARKS];
     for (int u = 0; u < PO_USED; u++) {
         const float *p = L->landmarks[po_used[u]];
@@ -682,10 +689,17 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
                 lm[po_used[u]][c] = one_euro(r, e, !F->ready, lm[po_used[u]][c], &F->x[u][c], &F->dx[u][c], &F->raw[u][c]);
     }
     if (F) F->ready = 1;
-    CGLM_ALIGN(16) versor basis[PO_BONES];
-    solve_bases(r, lm, L->root, r->stable ? L->side : NULL, basis);
-
     const bool track = r->visibility_threshold > 0.0f;
+    bool limb_trusted[4];
+    for (int l = 0; l < 4; l++) { /* the limb's upper bone: its three joints */
+        static const int upper[4] = {3, 6, 9, 12};
+        limb_trusted[l] = true;
+        for (int k = 0; track && k < 4 && po_bone_deps[upper[l]][k] >= 0; k++)
+            limb_trusted[l] = limb_trusted[l] && L->landmarks[po_bone_deps[upper[l]][k]][3] >= r->visibility_threshold;
+    }
+    CGLM_ALIGN(16) versor basis[PO_BONES];
+    solve_bases(r, lm, L->root, r->stable ? L->side : NULL, limb_trusted, basis);
+
     for (int b = 0; b < PO_BONES; b++) {
         float *parent = po_bone_parent[b] < 0 ? L->root : L->world[po_bone_parent[b]];
         CGLM_ALIGN(16) versor w, inv, local;
@@ -699,16 +713,12 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
             for (int k = 0; k < 4 && po_bone_deps[b][k] >= 0; k++)
                 trusted = trusted && L->landmarks[po_bone_deps[b][k]][3] >= r->visibility_threshold;
             if (trusted) {
-                if (L->r[b] < 0.0f) {
-                    glm_vec4_copy(L->local[b], L->src[b]);
-                    L->r[b] = 1.0f - k_in;
-                } else {
-                    L->r[b] = 1.0f - (1.0f - L->r[b]) * k_in;
-                }
+                L->r[b] = L->r[b] < 0.0f ? 1.0f - k_in : 1.0f - (1.0f - L->r[b]) * k_in;
                 if (L->r[b] >= 1.0f - 0x1p-10f) {
                     L->r[b] = 1.0f;
-                } else {
-                    nlerp(L->src[b], local, L->r[b], local);
+                } else { /* from the previous output, at a rate growing as r nears 1 */
+                    float a = 1.0f - exp2f(-fminf(step / (1.0f - L->r[b]), 64.0f));
+                    nlerp(L->local[b], local, a, local);
                     glm_quat_mul(parent, local, w);
                     canonical(w);
                 }
@@ -727,7 +737,8 @@ static inline void update_limbs(const per_object_rig *restrict r, po_limbs *rest
 void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t count) {
     const per_object_rig *restrict r = c->rig;
     const uint32_t P = r->param_count;
-    const float k_in = r->has_limbs ? exp2f(-(dt / r->reacquire_half_life)) : 0.0f;
+    const float step = r->has_limbs ? dt / r->reacquire_half_life : 0.0f;
+    const float k_in = r->has_limbs ? exp2f(-step) : 0.0f;
     const float k_out = r->has_limbs ? exp2f(-(dt / r->hold_half_life)) : 0.0f;
     po_euro euro = {.dt = dt};
     if (r->smoothing && dt > 0.0f) {
@@ -745,7 +756,7 @@ void per_object_tick(per_object_crowd *c, float dt, uint32_t first, uint32_t cou
         if (r->has_look) update_look(r, (po_look *)(void *)(rec + r->off_look), out, dt);
         if (r->has_limbs)
             update_limbs(r, (po_limbs *)(void *)(rec + r->off_limbs),
-                         r->smoothing ? (po_filter *)(void *)(rec + r->off_filter) : NULL, &euro, k_in, k_out);
+                         r->smoothing ? (po_filter *)(void *)(rec + r->off_filter) : NULL, &euro, step, k_in, k_out);
     }
 }
 

@@ -111,7 +111,6 @@ static void name_columns(const crowdi_rig *r, const char **names) {
         if (v->limb_side) name_range(names, column_of(r, v->limb_side), 3 * CROWD_LIMB_COUNT, "limbs.side");
         if (v->limb_filter) name_range(names, column_of(r, v->limb_filter), 3 * 3 * CROWDI_LANDMARKS + 1, "limbs.filter");
         if (v->limb_track) name_range(names, column_of(r, v->limb_track), CROWDI_BONES, "limbs.track");
-        if (v->limb_src) name_range(names, column_of(r, v->limb_src), 4 * CROWDI_BONES, "limbs.src");
     }
     if (r->has[CROWDI_CTL_FACE]) /* laid out last */
         name_range(names, r->col[CROWDI_CTL_FACE], r->column_count - r->col[CROWDI_CTL_FACE], "face");

@@ -40,6 +40,7 @@ if(CROWD_BUILD_TOOLS)
   crowd_require_pkg(LIBPNG libpng libpng-dev "libpng (crowd render)")
   crowd_require_pkg(GIFLIB libgif libgif-dev "giflib (crowd render --gif)")
   crowd_require_pkg(LIBLO liblo liblo-dev "liblo (OSC for --vmc and crowd stream)")
+  crowd_require_pkg(SNDFILE sndfile libsndfile1-dev "libsndfile (WAV files for lip sync)")
 endif()
 
 if(CROWD_BUILD_BENCH)

@@ -14,7 +14,7 @@ typedef struct limbs_part {
     crowdi_limbs_view view;
     crowd_limbs_desc desc; /* as given, its arrays owned by the rig (for snapshots) */
     /* the first column of each group (limbs_layout); 0 for the groups the rig lacks */
-    uint32_t col_pose, col_root, col_world, col_local, col_side, col_filter, col_track, col_src;
+    uint32_t col_pose, col_root, col_world, col_local, col_side, col_filter, col_track;
 } limbs_part;
 #define LIMBS(r) CROWDI_PART(r, LIMBS, limbs_part)
 
@@ -32,7 +32,7 @@ static const crowdi_setting limbs_settings_table[] = {
     LIMBS_FLOAT(fallback_sign, -1, -1, false, 1, false, "", "per limb, +1 or -1: the side of a straight limb under fallback root"),
     LIMBS_FLOAT(visibility_threshold, 0.5, 0, false, 1, false, "", "a bone is trusted while its landmarks are seen above this"),
     LIMBS_FLOAT(hold_half_life, 0.3, 0, true, 3600, false, "s", "an untrusted bone eases to its last pose in this half-life"),
-    LIMBS_FLOAT(reacquire_half_life, 0.3, 0, true, 3600, false, "s", "a re-acquired bone eases in with this half-life"),
+    LIMBS_FLOAT(reacquire_half_life, 0.4, 0, true, 3600, false, "s", "a re-acquired bone eases in with this half-life"),
     LIMBS_FLOAT(bend_min, 10, 0, false, 90, false, "degrees", "below this bend a limb counts as straight (< bend_full)"),
     LIMBS_FLOAT(bend_full, 45, 0, true, 90, false, "degrees", "from this bend on the bend plane decides the side"),
     CROWDI_BOOL_SETTING(crowd_limbs_desc, limbs_part, desc.smoothing, smoothing, false, "One Euro on the landmarks"),
@@ -41,10 +41,13 @@ static const crowdi_setting limbs_settings_table[] = {
     LIMBS_FLOAT(min_cutoff, 0.1, 0, true, 1e6, false, "Hz", "One Euro's minimum cutoff"),
     LIMBS_FLOAT(beta, 40, 0, false, 1e6, false, "", "One Euro's speed coefficient"),
     LIMBS_FLOAT(d_cutoff, 1, 0, true, 1e6, false, "Hz", "One Euro's derivative cutoff"),
+    LIMBS_FLOAT(arm_image_bend, 15, 0, false, 90, false, "degrees",
+                "an arm bent this much in the image plane keeps its bend's sign (snapshot version 4 on)"),
 };
 #undef LIMBS_FLOAT
 #define LIMBS_SETTINGS (uint32_t)(sizeof limbs_settings_table / sizeof limbs_settings_table[0])
-enum { LIMBS_ROW_SMOOTHING = 9, LIMBS_ROW_MIN_CUTOFF = 11 }; /* the rows around the shared word */
+/* the rows around the shared word, and the row snapshots of versions 2 and 3 lack */
+enum { LIMBS_ROW_SMOOTHING = 9, LIMBS_ROW_MIN_CUTOFF = 11, LIMBS_ROW_ARM_IMAGE_BEND = 14 };
 
 /* Which bone rotations a limbs rig stores (crowd_limbs_desc.outputs): world and local are
  * readable unless outputs leaves them out; the local columns are kept, unreadable, for outputs
@@ -280,7 +283,7 @@ static void solve_once(const crowdi_limbs_view *v, const float *landmarks, bool 
     tmp.limb_root = root;
     tmp.limb_world = world;
     tmp.limb_local = local;
-    tmp.limb_side = tmp.limb_filter = tmp.limb_track = tmp.limb_src = NULL;
+    tmp.limb_side = tmp.limb_filter = tmp.limb_track = NULL;
     if (stable_held) { /* the stable side as the pose, held, settles it */
         tmp.limb_side_mode = CROWDI_SIDE_STABLE;
         tmp.limb_side_settle = 1;
@@ -366,6 +369,7 @@ static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc
     v->limb_reacquire_half_life = d->reacquire_half_life;
     v->limb_bend_sin_min = sin_degrees(d->bend_min);
     v->limb_bend_sin_range = sin_degrees(d->bend_full) - v->limb_bend_sin_min;
+    v->limb_arm_image_sin = sin_degrees(d->arm_image_bend);
     v->limb_min_cutoff = d->min_cutoff;
     v->limb_beta = d->beta;
     v->limb_d_cutoff = d->d_cutoff;
@@ -407,10 +411,7 @@ static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
     if (limbs_local_kept(l)) l->col_local = n, n += 4 * CROWDI_BONES;
     if (crowdi_limbs_have_side(v)) l->col_side = n, n += 3 * CROWD_LIMB_COUNT;
     if (v->limb_smoothing) l->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
-    if (crowdi_limbs_track(v)) {
-        l->col_track = n, n += CROWDI_BONES;
-        l->col_src = n, n += 4 * CROWDI_BONES;
-    }
+    if (crowdi_limbs_track(v)) l->col_track = n, n += CROWDI_BONES;
     return n - first;
 }
 
@@ -423,7 +424,6 @@ static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
         for (uint32_t c = 0; c < 4; c++) {
             if (limbs_world(l)) bits[l->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
             if (limbs_local_kept(l)) bits[l->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
-            if (crowdi_limbs_track(v)) bits[l->col_src + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
         }
         if (crowdi_limbs_track(v)) bits[l->col_track + b] = crowdi_bits(1.0f);
     }
@@ -450,7 +450,6 @@ static void limbs_point(crowdi_rig *r) {
     v->limb_local = limbs_local_kept(l) ? r->columns[l->col_local] : NULL;
     v->limb_side = crowdi_limbs_have_side(v) ? r->columns[l->col_side] : NULL;
     v->limb_track = crowdi_limbs_track(v) ? r->columns[l->col_track] : NULL;
-    v->limb_src = crowdi_limbs_track(v) ? r->columns[l->col_src] : NULL;
     v->limb_filter = v->limb_smoothing ? r->columns[l->col_filter] : NULL;
 }
 
@@ -490,7 +489,22 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
         limbs->smoothing = flags != 0;
         limbs->outputs = CROWD_LIMB_OUTPUTS_BOTH;
     }
-    crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_SETTINGS, limbs);
+    crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_ROW_ARM_IMAGE_BEND, limbs);
+    if (ld->version >= 4) {
+        crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_ARM_IMAGE_BEND, LIMBS_SETTINGS, limbs);
+    } else {
+        /* Versions 2 and 3 are SPEC 5.1 revision 1: a rig without tracking (threshold 0) keeps
+         * what its state means (the side axes) and continues under revision 2's rules with
+         * the default arm_image_bend; a tracked rig's state held the rotation a re-acquired
+         * bone eased from, which revision 2 has no place for: refused by name */
+        limbs->arm_image_bend = crowd_limbs_defaults().arm_image_bend;
+        if (limbs->visibility_threshold > 0.0f)
+            return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT,
+                               "crowd_snapshot_load: rigs[%u].limbs: format version %u holds limb tracking state of SPEC "
+                               "5.1 revision 1 (visibility_threshold %g: the ease source), which this library (version 4, "
+                               "revision 2) does not continue; save it again from the tracked landmarks",
+                               ld->rig, ld->version, (double)limbs->visibility_threshold);
+    }
     if (limbs->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         crowdi_r_words(rd, l->quats, 4 * CROWD_BONE_COUNT);
         limbs->custom_fix = l->quats;
@@ -511,9 +525,9 @@ static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
     do { if (!(cond)) return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: " __VA_ARGS__); } while (0)
 
 /* Loaded rows: the columns no field rule covers. Sides and One Euro state finite; the tick
- * multiplies sides by unit vectors, eases from src and prev and reads r: sides at most unit (2
- * allows rounding), src unit, r -1 or in [0, 1], and the local rotations that outputs world
- * keeps unreadable (prev) unit, as crowd_instances_set's rule for rotations has it. */
+ * multiplies sides by unit vectors, eases from prev and reads r: sides at most unit (2 allows
+ * rounding), r -1 or in [0, 1], and the local rotations that outputs world keeps unreadable
+ * (prev) unit, as crowd_instances_set's rule for rotations has it. */
 static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
     const limbs_part *l = LIMBS(r);
     const crowdi_limbs_view *v = &l->view;
@@ -547,15 +561,6 @@ static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint3
             float rb = r->columns[l->col_track + b][row];
             ROWS_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
                        crowd_bone_name((crowd_bone)b), row, (double)rb);
-            float n2 = 0.0f;
-            for (uint32_t c = 0; c < 4; c++) {
-                float q = r->columns[l->col_src + 4 * b + c][row];
-                ROWS_CHECK(crowdi_finite(q), "rigs[%u]: bone %s's ease source of row %u is not finite", k,
-                           crowd_bone_name((crowd_bone)b), row);
-                n2 += q * q;
-            }
-            ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's ease source of row %u is not unit", k,
-                       crowd_bone_name((crowd_bone)b), row);
         }
     return CROWD_OK;
 }

@@ -1,6 +1,8 @@
 /* cv_math.h — vector sin / cos on cv_ ops only, so every width gives the same bits.
  *
  *   cv_sin(x)  cv_cos(x)  cv_sincos(x, *s, *c)   (sincos shares the work; same bits as sin, cos)
+ *   cv_atan2(y, x)                                 (finite y, x; see its comment)
+ *   cv_exp2(x)                                   2^x (below)
  *
  * Valid range |x| <= 8192 (2^13). Error against double sin/cos, measured over every float in
  * [-8192, 8192] (ulp = float spacing at the exact result, so it holds next to the zeros too):
@@ -9,6 +11,11 @@
  * Outside: 8192 < |x| <= 2^17 still in [-1, 1] with abs error <= 1.9e-6 (measured over every
  * float); finite |x| > 2^17 gives sin = +-0 (sign of x), cos = 1; NaN and +-inf give NaN.
  * Exactly: sin(-x) = -sin(x), cos(-x) = cos(x), sin(+-0) = +-0.
+ *
+ * cv_exp2(x) = 2^x for x in [-126, 127] (clamped there; NaN gives 2^-126 on x86's min/max rule
+ * and is not an input the kernels make): k = round(x), f = x - k exactly in [-1/2, 1/2], Cephes
+ * exp2f's minimax polynomial for 2^f in plain mul/add (Horner, no FMA), times 2^k put into the
+ * exponent bits. Relative error about 2e-7 (tests/test_sin.c checks it against double exp2).
  *
  * Method: k = round(|x|*2/pi); r + rl = |x| - k*pi/2 by Cody-Waite with pi/2 in four parts
  * (the first three of <= 11 bits, so k*C is exact for k < 2^13) and the one rounding step
@@ -95,6 +102,49 @@ CV__INLINE void cv_sincos(cv_f x, cv_f *s, cv_f *c) {
   *s = cv_select(big, cv_mul(x, cv_zero()), cv__trig_pick(q, ps, pc, cv_as_i(x)));
   *c = cv_select(big, cv_add(cv_mul(ax, cv_zero()), cv_set1(1.0f)),
                  cv__trig_pick(cv_iadd(q, cv_iset1(1)), ps, pc, cv_iset1(0)));
+}
+
+/* atan2(y, x) for finite y, x, in [-pi, pi] (pi rounded to float). t = min/max of |x|, |y| in
+ * [0, 1]; above tan(pi/8) reduced by atan(t) = pi/4 + atan((t - 1)/(t + 1)); Cephes atanf's odd
+ * polynomial on |u| <= tan(pi/8) in plain mul/add; then the octant and the quadrant.
+ * atan2(+-0, x >= 0) = +-0 (also for x = -0, where C gives +-pi), atan2(+-0, x < 0) = +-pi,
+ * the sign of y kept.
+ * The same operations as the face stage's cvk_atan2 (engine/kernels/face.h), so the same bits.
+ * tests/test_cv.c measures it against double atan2 on every target (<= 2.5e-7 absolute). */
+CV__INLINE cv_f cv_atan2(cv_f y, cv_f x) {
+    const cv_f one = cv_set1(1.0f);
+    cv_f ax = cv_abs(x), ay = cv_abs(y);
+    cv_f mx = cv_max(ax, ay), mn = cv_min(ax, ay);
+    cv_m nonzero = cv_gt(mx, cv_zero());
+    cv_f t = cv_select(nonzero, cv_div(mn, cv_select(nonzero, mx, one)), cv_zero());
+    cv_m big = cv_gt(t, cv_set1(0.41421356f));
+    cv_f u = cv_select(big, cv_div(cv_sub(t, one), cv_add(t, one)), t);
+    cv_f z = cv_mul(u, u);
+    cv_f p = cv_sub(cv_mul(cv_add(cv_mul(cv_sub(cv_mul(cv_set1(8.05374449538e-2f), z), cv_set1(1.38776856032e-1f)), z),
+                                  cv_set1(1.99777106478e-1f)),
+                           z),
+                    cv_set1(3.33329491539e-1f));
+    cv_f a = cv_add(cv_mul(cv_mul(p, z), u), u);
+    a = cv_select(big, cv_add(cv_set1(0.78539816f), a), a);
+    a = cv_select(cv_gt(ay, ax), cv_sub(cv_set1(1.57079637f), a), a);
+    a = cv_select(cv_lt(x, cv_zero()), cv_sub(cv_set1(3.14159274f), a), a);
+    return cv_as_f(cv_ior(cv_as_i(a), cv_iand(cv_as_i(y), cv_iset1(0x80000000u))));
+}
+
+CV__INLINE cv_f cv_exp2(cv_f x) {
+  x = cv_min(cv_max(x, cv_set1(-126.0f)), cv_set1(127.0f));
+  /* k = round(x) by adding 1.5*2^23: the sum's bits are the magic's plus k (any sign) */
+  const cv_f magic = cv_set1(12582912.0f);
+  cv_f t = cv_add(x, magic);
+  cv_f f = cv_sub(x, cv_sub(t, magic));
+  cv_f p = cv_add(cv_mul(cv_set1(1.535336188319500e-4f), f), cv_set1(1.339887440266574e-3f));
+  p = cv_add(cv_mul(p, f), cv_set1(9.618437357674640e-3f));
+  p = cv_add(cv_mul(p, f), cv_set1(5.550332471162809e-2f));
+  p = cv_add(cv_mul(p, f), cv_set1(2.402264791363012e-1f));
+  p = cv_add(cv_mul(p, f), cv_set1(6.931472028550421e-1f));
+  p = cv_add(cv_mul(p, f), cv_set1(1.0f));
+  cv_i k = cv_isub(cv_as_i(t), cv_as_i(magic));
+  return cv_mul(p, cv_as_f(cv_isll(cv_iadd(k, cv_iset1(127)), 23)));
 }
 
 #endif /* CROWD_CV_MATH_H */

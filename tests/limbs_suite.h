@@ -8,7 +8,8 @@
  *   geometry     random bent poses: unit outputs with w >= 0, +y (y_along_bone) / +z
  *                (z_along_bone) on the landmark directions, world = parent world * local,
  *                every bone against an independent double-precision reading of SPEC §5
- *   fallback     knee and elbow sweeps through straight: `root` uses s_limb * right; neither
+ *   fallback     knee and elbow sweeps through straight: `root` uses s_limb * right (on the
+ *                subject's side: facing -z and turning around too); neither
  *                pops while the limb straightens; a sideways bend where only `previous` stays
  *                continuous (beyond straight SPEC §5's side flips in both modes: see the sweep)
  *   calibration  bind landmarks reproduce the bind rotations; degenerate bind poses rejected
@@ -396,7 +397,10 @@ static inline void ref_bases(ref_state *st, const float *pose, bool flip, qd roo
         v3 ud = v_norm0(v_sub(b, a)), ld = v_norm0(v_sub(c, b));
         v3 side = v_cross(ud, ld);
         bool straight = v_dot(side, side) < 1e-4;
-        v3 fallback = v_scale(right, st->sign[l]);
+        /* the root's right on the subject's side: negated against the x column of the hips'
+         * (legs) or the chest's (arms) LookRotation (SPEC 5, revision 2) */
+        v3 torso_x = q_rot(basis[l >= 2 ? 0 : 1], (v3){1, 0, 0});
+        v3 fallback = v_scale(right, v_dot(right, torso_x) < 0 ? -st->sign[l] : st->sign[l]);
         if (st->previous) {
             bool has = v_dot(st->side[l], st->side[l]) > 0;
             if (has) fallback = st->side[l];

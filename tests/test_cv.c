@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cv.h"
+#include "cv_math.h"
 
 int crowd_test_cv_run(void);
 
@@ -333,11 +334,60 @@ static void test_round_not_folded(void **state) {
   for (size_t j = 0; j < CV_W; j++) assert_int_equal(fbits(o[j]), 0xBF800000u);
 }
 
+/* cv_atan2 against double atan2 over (y, x) on a polar grid of radii 1e-6 .. 1e6 and on the
+ * axes and zeros; the bound is cv_math.h's. Lanes go through the vector path (W at a time). */
+static void test_atan2(void **state) {
+  (void)state;
+  enum { N = 4096 };
+  static float ys[N + CV_W], xs[N + CV_W], out[N + CV_W];
+  size_t n = 0;
+  for (int i = 0; i < 1024 && n < N; i++) {
+    double a = -3.14159265358979 + 6.28318530717959 * (i + 0.5) / 1024.0, r = pow(10.0, -6.0 + 12.0 * (i % 13) / 12.0);
+    ys[n] = (float)(r * sin(a)); xs[n] = (float)(r * cos(a)); n++;
+  }
+  static const float axes[][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {0, 0}, {-0.0f, 0}, {-0.0f, -1}, {1, 1}, {-1, -1}, {1e-30f, 1}, {1, 1e-30f}};
+  for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) { ys[n] = axes[i][0]; xs[n] = axes[i][1]; n++; }
+  for (size_t i = 0; i < n; i += CV_W) cv_storeu(out + i, cv_atan2(cv_loadu(ys + i), cv_loadu(xs + i)));
+  double worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    double want = atan2((double)ys[i], (double)xs[i]), e = fabs((double)out[i] - want);
+    if (e > worst) worst = e;
+    assert_true(signbit(out[i]) == signbit(ys[i]));
+  }
+  printf("cv_atan2 on %s: max abs error %.3g\n", CV_TARGET_NAME, worst);
+  assert_true(worst <= 2.5e-7);
+}
+
+/* ---------------------------------------------------------------- cv_exp2 (cv_math.h) */
+/* 2^x against double exp2: relative error <= 4e-7 over [-126, 127] (every 1/64, random x in
+ * [-70, 0] where the limbs' ease uses it, the integers exactly), and the clamp outside. */
+static void test_exp2(void **state) {
+  (void)state;
+  enum { N = 60000 };
+  static float x[N + CV_W], y[N + CV_W];
+  size_t n = 0;
+  for (int k = -126 * 64; k <= 127 * 64; k++) x[n++] = (float)k / 64.0f;
+  while (n < N) x[n++] = -70.0f * (float)(rnd() >> 8) * 0x1p-24f;
+  for (size_t j = 0; j < CV_W; j++) x[n + j] = 0.0f;
+  for (size_t i = 0; i < n; i += CV_W) cv_storeu(y + i, cv_exp2(cv_loadu(x + i)));
+  for (size_t i = 0; i < n; i++) {
+    const double want = exp2((double)x[i]), rel = fabs((double)y[i] - want) / want;
+    if (!(rel <= 4e-7)) fail_msg("cv_exp2(%a) = %a, exp2 %a: relative error %.3g", (double)x[i], (double)y[i], want, rel);
+    if (x[i] == floorf(x[i]) && (double)y[i] != want) fail_msg("cv_exp2(%g) = %a, not exact", (double)x[i], (double)y[i]);
+  }
+  float o[CV_W];
+  cv_storeu(o, cv_exp2(cv_set1(-1000.0f)));
+  for (size_t j = 0; j < CV_W; j++) assert_true(o[j] == 0x1p-126f);
+  cv_storeu(o, cv_exp2(cv_set1(1000.0f)));
+  for (size_t j = 0; j < CV_W; j++) assert_true(o[j] == 0x1p127f);
+}
+
 int crowd_test_cv_run(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_load_store), cmocka_unit_test(test_constants),
     cmocka_unit_test(test_mask_patterns), cmocka_unit_test(test_no_fma_contraction),
     cmocka_unit_test(test_no_ftz), cmocka_unit_test(test_round_not_folded),
+    cmocka_unit_test(test_atan2),
     cmocka_unit_test(test_add), cmocka_unit_test(test_sub), cmocka_unit_test(test_mul),
     cmocka_unit_test(test_div), cmocka_unit_test(test_sqrt), cmocka_unit_test(test_min),
     cmocka_unit_test(test_max), cmocka_unit_test(test_abs), cmocka_unit_test(test_neg),
@@ -351,7 +401,7 @@ int crowd_test_cv_run(void) {
     cmocka_unit_test(test_i2f), cmocka_unit_test(test_i2f_small), cmocka_unit_test(test_iadd),
     cmocka_unit_test(test_isub), cmocka_unit_test(test_imul), cmocka_unit_test(test_iand),
     cmocka_unit_test(test_ior), cmocka_unit_test(test_ixor), cmocka_unit_test(test_ieq),
-    cmocka_unit_test(test_igt_s), cmocka_unit_test(test_shifts),
+    cmocka_unit_test(test_igt_s), cmocka_unit_test(test_shifts), cmocka_unit_test(test_exp2),
   };
   return cmocka_run_group_tests_name("cv_" CV_TARGET_NAME, tests, setup, NULL);
 }

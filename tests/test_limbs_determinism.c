@@ -44,33 +44,33 @@ static void det_binds_init(det_binds *c, rng *r) {
     random_binds(r, c->custom, tmp);
 }
 
-static void test_determinism(void **state) {
-    (void)state;
-    rng r = {1000};
-    det_binds cal;
-    det_binds_init(&cal, &r);
-    crowd_limbs_desc descs[DET_RIGS];
-    /* the crowd: MediaPipe frame, smoothing, the default (stable) side axis, hold and
-     * re-acquisition */
-    descs[0] = crowd_limbs_defaults();
-    descs[0].smoothing = true;
-    /* calibrated, root fallback with other signs, another threshold and half-life */
-    descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
-    descs[1].bind_landmarks = cal.bind_pose;
-    descs[1].bind_rotations = cal.binds;
-    descs[1].fallback_sign[0] = 1.0f;
-    descs[1].fallback_sign[3] = -1.0f;
-    descs[1].visibility_threshold = 0.3f;
-    descs[1].hold_half_life = 0.2f;
-    /* custom fix, smoothing with other cutoffs, previous */
-    descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
-    descs[2].custom_fix = cal.custom;
-    descs[2].smoothing = true;
-    descs[2].min_cutoff = 1.0f;
-    descs[2].beta = 0.5f;
-    descs[2].d_cutoff = 2.0f;
-    descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
+/* Random bent poses with degenerate limbs: keep, jitter (noise and visibility flicker), or a
+ * new pose each tick; now and then a new root. */
+static void det_random_inputs(rng *r, int tick, uint32_t i, float *p, float *root) {
+    (void)i;
+    if (tick < 0) {
+        det_pose(r, p);
+        q_store(q_random(r), root);
+        return;
+    }
+    double u = rng_unit(r);
+    if (u < 0.4) {
+        for (int k = 0; k < POSE_FLOATS; k++) {
+            if (k % 4 != 3) p[k] += (float)rng_range(r, -0.02, 0.02);
+            else if (rng_chance(r, 0.05)) p[k] = rng_chance(r, 0.5) ? 0.2f : 1.0f;
+        }
+    } else if (u < 0.6) {
+        det_pose(r, p);
+    }
+    if (rng_chance(r, 0.1)) q_store(q_random(r), root);
+}
 
+/* Runs the three rigs on the target, on scalar and on the target by random range splits for
+ * DET_TICKS ticks of random dt (0 and 1 s among them) with the inputs `inputs` gives (tick -1:
+ * the first; instance i counts over the rigs in order), comparing every bone bit for bit. */
+typedef void (*det_inputs_fn)(rng *r, int tick, uint32_t i, float *pose, float *root);
+
+static void det_run(rng *r, const crowd_limbs_desc descs[DET_RIGS], det_inputs_fn inputs) {
     det_engine t, s, g; /* target, scalar, target by ranges */
     det_create(&t, crowd_test_simd, descs);
     det_create(&s, CROWD_SIMD_SCALAR, descs);
@@ -83,28 +83,12 @@ static void test_determinism(void **state) {
     float *out[3];
     for (int i = 0; i < 3; i++) out[i] = malloc(sizeof(float) * 4 * det_count[0]);
     assert_true(poses && roots && out[0] && out[1] && out[2]);
-    for (uint32_t i = 0; i < total; i++) {
-        det_pose(&r, poses + (size_t)i * POSE_FLOATS);
-        q_store(q_random(&r), roots + 4 * i);
-    }
+    for (uint32_t i = 0; i < total; i++) inputs(r, -1, i, poses + (size_t)i * POSE_FLOATS, roots + 4 * i);
     det_engine *all[3] = {&t, &s, &g};
     for (int tick = 0; tick < DET_TICKS; tick++) {
-        /* new inputs: keep, jitter (noise and visibility flicker), or a new pose; new roots */
-        for (uint32_t i = 0; i < total; i++) {
-            float *p = poses + (size_t)i * POSE_FLOATS;
-            double u = rng_unit(&r);
-            if (u < 0.4) {
-                for (int k = 0; k < POSE_FLOATS; k++) {
-                    if (k % 4 != 3) p[k] += (float)rng_range(&r, -0.02, 0.02);
-                    else if (rng_chance(&r, 0.05)) p[k] = rng_chance(&r, 0.5) ? 0.2f : 1.0f;
-                }
-            } else if (u < 0.6) {
-                det_pose(&r, p);
-            }
-            if (rng_chance(&r, 0.1)) q_store(q_random(&r), roots + 4 * i);
-        }
-        double du = rng_unit(&r);
-        float dt = du < 0.1 ? 0.0f : du < 0.15 ? 1.0f : (float)rng_range(&r, 1e-4, 0.05);
+        for (uint32_t i = 0; i < total; i++) inputs(r, tick, i, poses + (size_t)i * POSE_FLOATS, roots + 4 * i);
+        double du = rng_unit(r);
+        float dt = du < 0.1 ? 0.0f : du < 0.15 ? 1.0f : (float)rng_range(r, 1e-4, 0.05);
         uint32_t off = 0;
         for (int rg = 0; rg < DET_RIGS; rg++) {
             for (int k = 0; k < 3; k++) {
@@ -121,12 +105,12 @@ static void test_determinism(void **state) {
             /* random ranges, run in a random order */
             uint32_t starts[1100], lens[1100], nr = 0, first = 0, n = det_count[rg];
             while (first < n) {
-                uint32_t len = 1 + rng_below(&r, n - first < 70 ? n - first : 70);
+                uint32_t len = 1 + rng_below(r, n - first < 70 ? n - first : 70);
                 starts[nr] = first, lens[nr] = len, nr++;
                 first += len;
             }
             for (uint32_t i = nr; i > 1; i--) {
-                uint32_t j = rng_below(&r, i), a = starts[i - 1], b = lens[i - 1];
+                uint32_t j = rng_below(r, i), a = starts[i - 1], b = lens[i - 1];
                 starts[i - 1] = starts[j], lens[i - 1] = lens[j], starts[j] = a, lens[j] = b;
             }
             for (uint32_t i = 0; i < nr; i++) OK(g.e, crowd_tick_range(g.e, dt, g.rig[rg], starts[i], lens[i]));
@@ -166,6 +150,106 @@ static void test_determinism(void **state) {
     det_destroy(&g);
 }
 
+static void test_determinism(void **state) {
+    (void)state;
+    rng r = {1000};
+    det_binds cal;
+    det_binds_init(&cal, &r);
+    crowd_limbs_desc descs[DET_RIGS];
+    /* the crowd: MediaPipe frame, smoothing, the default (stable) side axis, hold and
+     * re-acquisition */
+    descs[0] = crowd_limbs_defaults();
+    descs[0].smoothing = true;
+    /* calibrated, root fallback with other signs, another threshold and half-life */
+    descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED);
+    descs[1].bind_landmarks = cal.bind_pose;
+    descs[1].bind_rotations = cal.binds;
+    descs[1].fallback_sign[0] = 1.0f;
+    descs[1].fallback_sign[3] = -1.0f;
+    descs[1].visibility_threshold = 0.3f;
+    descs[1].hold_half_life = 0.2f;
+    /* custom fix, smoothing with other cutoffs, previous */
+    descs[2] = engine_limbs(CROWD_AXIS_FIX_CUSTOM);
+    descs[2].custom_fix = cal.custom;
+    descs[2].smoothing = true;
+    descs[2].min_cutoff = 1.0f;
+    descs[2].beta = 0.5f;
+    descs[2].d_cutoff = 2.0f;
+    descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
+
+    det_run(&r, descs, det_random_inputs);
+}
+
+
+
+/* SPEC 5.1 revision 2's cases (issue: dropouts while turning, arms bent in the image plane and in
+ * depth, a subject facing -z straightening its limbs), per instance i from i's own numbers: the
+ * canonical rest pose (facing -z) turning about y at a rate of its own (some turn around),
+ * knees and elbows straightening to exactly straight and bending again, arms raised sideways
+ * with the forearm bent up in the image plane or hanging with it bent forward in depth, depth
+ * jitter, and the whole body or one limb unseen for a few ticks. */
+static void det_revision2_inputs(rng *r, int tick, uint32_t i, float *p, float *root) {
+    (void)r;
+    crowd_rest_landmarks(CROWD_FRAME_ENGINE, p);
+    if (tick < 0) tick = 0;
+    const double yaw = (double)(i % 13) * 0.5 + tick * (0.05 + 0.02 * (double)(i % 7)); /* radians */
+    const double straighten = fmin(1.0, fabs(sin(0.15 * tick + (double)i))) * ((i / 3) % 2 ? 1.0 : 0.0);
+    const int arm_kind = (int)((i + (uint32_t)tick / 10) % 3); /* 0 rest, 1 image plane, 2 depth */
+    const double jitter = ((tick + (int)i) % 2 ? 1.0 : -1.0) * 0.02 * (double)(i % 4);
+    for (int l = 0; l < CROWD_LIMB_COUNT; l++) {
+        int a = limb_joints[l][0], b = limb_joints[l][1], c = limb_joints[l][2];
+        v3 pa = lm_get(p, a, false), pb = lm_get(p, b, false), pc = lm_get(p, c, false);
+        if (l < 2 && arm_kind) {
+            double sx = l == 0 ? 1.0 : -1.0, bend = (20.0 + 5.0 * (double)(i % 9)) * DEG;
+            if (arm_kind == 1) { /* raised sideways, the forearm up in the image plane */
+                pb = v_add(pa, (v3){sx * 0.28, 0, 0});
+                pc = v_add(pb, (v3){sx * 0.25 * cos(bend), 0.25 * sin(bend), jitter});
+            } else { /* hanging, the forearm forward in depth */
+                pb = v_add(pa, (v3){sx * 0.02, -0.28, 0});
+                pc = v_add(pb, (v3){jitter * 0.5, -0.25 * cos(bend), -0.25 * sin(bend)});
+            }
+        }
+        /* toward straight: the distal joint onto the upper bone's line */
+        v3 line = v_add(pb, v_scale(v_sub(pb, pa), v_len(v_sub(pc, pb)) / v_len(v_sub(pb, pa))));
+        pc = v_add(pc, v_scale(v_sub(line, pc), straighten));
+        lm_put(p, b, pb);
+        lm_put(p, c, pc);
+    }
+    qd turn = q_axis_angle((v3){0, 1, 0}, yaw);
+    for (int k = 0; k < NL; k++) lm_put(p, k, q_rot(turn, lm_get(p, k, false)));
+    /* dropouts: the whole body for ticks 10-17 of every third instance, a limb for others */
+    if (i % 3 == 0 && tick >= 10 && tick < 18)
+        for (int k = 0; k < NL; k++) p[4 * k + 3] = 0.1f;
+    if (i % 3 == 1 && (tick / 6) % 3 == 1)
+        for (int k = 0; k < 3; k++) p[4 * limb_joints[i % 4][k] + 3] = 0.2f;
+    q_store(i % 5 == 0 ? q_axis_angle((v3){0, 1, 0}, 0.3 * (double)(i % 11)) : Q_ID, root);
+}
+
+static void test_determinism_revision2(void **state) {
+    (void)state;
+    rng r = {1001};
+    det_binds cal;
+    det_binds_init(&cal, &r);
+    crowd_limbs_desc descs[DET_RIGS];
+    descs[0] = crowd_limbs_defaults(); /* stable, the engine frame */
+    descs[0].frame = CROWD_FRAME_ENGINE;
+    descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED); /* root fallback, tracked */
+    descs[1].bind_landmarks = cal.bind_pose;
+    descs[1].bind_rotations = cal.binds;
+    descs[1].visibility_threshold = 0.5f;
+    descs[1].reacquire_half_life = 0.2f;
+    descs[2] = crowd_limbs_defaults(); /* previous; then stable arms with other image-plane bounds */
+    descs[2].frame = CROWD_FRAME_ENGINE;
+    descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
+    descs[2].reacquire_half_life = 0.1f;
+    det_run(&r, descs, det_revision2_inputs);
+    descs[1] = descs[0];
+    descs[1].arm_image_bend = 0.0f;
+    descs[2] = descs[0];
+    descs[2].arm_image_bend = 90.0f;
+    descs[2].smoothing = true;
+    det_run(&r, descs, det_revision2_inputs);
+}
 
 /* A root nobody wrote is one value for the rig (the tick reads no root column): the same bits
  * as root columns read row by row, before and after one instance gets a root of its own. */
@@ -240,6 +324,7 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest determinism[] = {
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_determinism_revision2),
         cmocka_unit_test(test_uniform_root),
     };
     return CROWD_TEST_GROUP("determinism", determinism) ? 1 : 0;

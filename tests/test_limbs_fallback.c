@@ -150,11 +150,98 @@ static void test_fallback_previous_sweep(void **state) {
     free(p);
     free(r);
 }
+/* The subject turned by `deg` about +y (root identity): the standing pose faces +z. */
+static void yaw_pose(float *pose, double deg) {
+    qd yaw = q_axis_angle((v3){0, 1, 0}, deg * DEG);
+    for (int k = 0; k < NL; k++) lm_put(pose, k, q_rot(yaw, lm_get(pose, k, false)));
+}
+
+static double turned_deg; /* the sweeps below turned by this */
+static void sweep_pose_turned(float *pose, double angle_deg) {
+    sweep_pose(pose, angle_deg);
+    yaw_pose(pose, turned_deg);
+}
+
+/* SPEC 5 revision 2: the straight-limb fallback of root and previous is the root's right turned
+ * to the subject's side, so a subject facing -z (a webcam's, with the default root) solves as
+ * the one facing +z turned half a turn: every bone of every frame of the sweep is the yaw of
+ * the +z subject's (revision 1 turned its straight knees and elbows 180 degrees about the bone,
+ * a pop as they straighten). Turned by 30 or 210 degrees: the same up to the turn of the
+ * straight frames' roll (the root's axis stays; only its sign follows the torso). */
+static void test_fallback_facing_minus_z(void **state) {
+    (void)state;
+    const crowd_limb_fallback modes[2] = {CROWD_FALLBACK_ROOT, CROWD_FALLBACK_PREVIOUS};
+    for (int m = 0; m < 2; m++) {
+        sweep_result *front = run_sweep(modes[m], sweep_pose, sweep_angle, SWEEP_FRAMES, "knee/elbow sweep");
+        turned_deg = 180.0;
+        sweep_result *back = run_sweep(modes[m], sweep_pose_turned, sweep_angle, SWEEP_FRAMES, "facing -z sweep");
+        const qd yaw = q_axis_angle((v3){0, 1, 0}, PI);
+        char what[128];
+        for (int k = 0; k < SWEEP_FRAMES; k++)
+            for (int b = 0; b < NB; b++) {
+                snprintf(what, sizeof what, "fallback %s, facing -z, frame %d (angle %.2f): %s", m ? "previous" : "root", k,
+                         sweep_angle(k), crowd_bone_name((crowd_bone)b));
+                qd f = front->b[k].world[b];
+                expect_q(back->b[k].world[b], q_canon(q_mul(yaw, f)), 1e-5, what);
+            }
+        const int bones_[] = {CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_LEFT_LOWER_ARM, CROWD_BONE_LEFT_UPPER_LEG,
+                              CROWD_BONE_LEFT_LOWER_LEG};
+        for (int t = 0; t < 2; t++) { /* 30 and 210 degrees off the root's facing: no pop either */
+            turned_deg = t ? 210.0 : 30.0;
+            sweep_result *off = run_sweep(modes[m], sweep_pose_turned, sweep_angle, SWEEP_FRAMES, "turned sweep");
+            for (int i = 0; i < 4; i++) {
+                int at = 0;
+                double st = max_step(off, bones_[i], 0, 162, &at);
+                if (st > 40.0)
+                    FAILF("ENGINE BUG: fallback %s, turned %.0f deg: %s steps %.1f deg at frame %d as it straightens",
+                          m ? "previous" : "root", turned_deg, crowd_bone_name((crowd_bone)bones_[i]), st, at);
+            }
+            free(off);
+        }
+        free(front);
+        free(back);
+    }
+}
+
+/* Straight limbs while the subject turns around (root identity, fallback root): the side axis
+ * is s_limb * (+-x), + where the torso's x column points along +x (the subject within 90 degrees
+ * of facing +z), - past that; never anything else. */
+static void test_fallback_turning_around(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(501);
+    crowd_limbs_desc ld = engine_limbs(CROWD_AXIS_FIX_Y_ALONG_BONE);
+    crowd_instance h = add1(e, limbs_rig(e, &ld, "turning"));
+    ref_state st = ref_init(&ld);
+    qd fix[NB];
+    preset_fix(ld.axis_fix, fix);
+    float pose[POSE_FLOATS];
+    bones b;
+    char what[128];
+    for (int k = 0; k < 72; k++) {
+        const double deg = 2.5 + 5.0 * k; /* never exactly side-on */
+        sweep_pose(pose, 0.0);             /* knee and elbow exactly straight */
+        yaw_pose(pose, deg);
+        solve(e, h, pose, 1.0f / 30.0f, &b);
+        const double s = cos(deg * DEG) > 0 ? 1.0 : -1.0;
+        snprintf(what, sizeof what, "straight, turned %.1f deg", deg);
+        for (int bone = CROWD_BONE_LEFT_UPPER_LEG; bone <= CROWD_BONE_LEFT_LOWER_LEG; bone++)
+            expect_side(&b, bone, (v3){s, 0, 0}, what);
+        for (int bone = CROWD_BONE_LEFT_UPPER_ARM; bone <= CROWD_BONE_LEFT_LOWER_ARM; bone++)
+            expect_side(&b, bone, (v3){-s, 0, 0}, what);
+        qd world[NB], local[NB];
+        ref_solve(&st, pose, false, Q_ID, fix, world, local);
+        for (int bone = 0; bone < NB; bone++) expect_q(b.world[bone], world[bone], 1e-5, what);
+    }
+    crowd_engine_destroy(e);
+}
+
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest fallback[] = {
         cmocka_unit_test(test_fallback_root_sweep),
         cmocka_unit_test(test_fallback_previous_sweep),
+        cmocka_unit_test(test_fallback_facing_minus_z),
+        cmocka_unit_test(test_fallback_turning_around),
     };
     return CROWD_TEST_GROUP("fallback", fallback) ? 1 : 0;
 }

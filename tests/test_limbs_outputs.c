@@ -541,7 +541,7 @@ static void test_snapshot_round_trip(void **state) {
         if (tick == 20) { /* save, load, and run both on */
             blob_bytes s;
             snapshot_bytes(a, &s);
-            if (rd32(s.p + 8) != 3) FAILF("ENGINE BUG: the snapshot is version %u, want 3", rd32(s.p + 8));
+            if (rd32(s.p + 8) != 4) FAILF("ENGINE BUG: the snapshot is version %u, want 4", rd32(s.p + 8));
             b = load_blob(&s);
             free(s.p);
             for (int k = 0; k < 4; k++) {
@@ -601,7 +601,7 @@ static void test_snapshot_round_trip(void **state) {
     memcpy(c, sa.p, sa.n);
     wr32(c + 8, 2);
     if (try_load(c, sa.n, msg, sizeof msg) != CROWD_ERR_BAD_SNAPSHOT)
-        FAILF("ENGINE BUG: a version 3 blob with outputs world loaded as version 2 (%s)", msg);
+        FAILF("ENGINE BUG: a version 4 blob with outputs world loaded as version 2 (%s)", msg);
     free(c);
     /* a non-unit held local rotation (outputs world, tracked) is refused: the tick eases from it */
     crowdi_rig *wr = crowdi_rig_get(a, rigs[1]);
@@ -678,65 +678,105 @@ static void read_file(const char *path, blob_bytes *out) {
     fclose(f);
 }
 
-/* The two rigs' instances in row order, bone rotations of both kinds. */
-static void read_all_bones(crowd_engine *e, float *out) {
-    for (uint32_t k = 0; k < 2; k++) {
-        const crowd_instance *h;
-        uint32_t n;
-        OK(e, crowd_rig_handles(e, crowdi_rig_handle(e, k), &h, &n));
-        for (int f = 0; f < 2; f++)
-            for (uint32_t b = 0; b < NB; b++) {
-                OK(e, crowd_instances_get(e, f ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD, b, h, n, out));
-                out += 4 * n;
-            }
-    }
-}
-
-/* A version-2 snapshot (written before outputs existed) loads, its rigs with outputs both, and
- * continues bit for bit with the engine that runs the same scenario now; saved again it is the
- * very payload version 2 had (rigs of outputs both keep their bytes), as version 3. */
+/* A version 2 snapshot (written before outputs existed, under SPEC 5.1 revision 1): its tracked
+ * rig's state held the rotation a re-acquired bone eased from, which revision 2 has no place
+ * for, so the load is refused naming the rig, the limbs and the version, and the engine keeps
+ * what it had. Its rig at threshold 0 alone, as version 3 writes it (the settings without
+ * arm_image_bend), loads with arm_image_bend 15 and continues bit for bit with the engine it
+ * was saved from: the side state means the same in both revisions. */
 static void test_v2_snapshot(void **state) {
     (void)state;
-    blob_bytes old, now;
+    blob_bytes old;
     read_file(CROWD_TEST_FIXTURES "/limbs_v2.snapshot", &old);
     if (old.n < 32 || memcmp(old.p, "CROWDSNP", 8) != 0 || rd32(old.p + 8) != 2) FAILF("the fixture is not a version 2 snapshot");
     crowd_engine *s = NULL;
     if (v2_scenario(&s) != 0) FAILF("the scenario failed: %s", s ? crowd_last_error(s) : "");
-    crowd_engine *l = load_blob(&old);
-    snapshot_bytes(l, &now);
-    if (rd32(now.p + 8) != 3) FAILF("ENGINE BUG: the snapshot is version %u, want 3", rd32(now.p + 8));
-    if (now.n != old.n || memcmp(now.p + 16, old.p + 16, now.n - 16) != 0)
-        FAILF("ENGINE BUG: the version 2 snapshot saved again is not its payload (%zu vs %zu bytes)", now.n, old.n);
-    static float bs[2 * 2 * NB * 4 * 4], bl[2 * 2 * NB * 4 * 4];
-    for (int tick = 0; tick <= 10; tick++) {
-        if (tick) {
-            crowd_engine *both[2] = {s, l};
-            for (int x = 0; x < 2; x++) {
-                for (uint32_t k = 0; k < 2; k++) {
-                    const crowd_instance *h;
-                    uint32_t n;
-                    OK(both[x], crowd_rig_handles(both[x], crowdi_rig_handle(both[x], k), &h, &n));
-                    for (uint32_t i = 0; i < n; i++) {
-                        float lm[POSE_FLOATS];
-                        crowd_rest_landmarks(k ? CROWD_FRAME_ENGINE : CROWD_FRAME_MEDIAPIPE_WORLD, lm);
-                        for (int m = 0; m < NL; m++) {
-                            lm[4 * m + 1] += 0.01f * (float)((m + tick + (int)i) % 5 - 2);
-                            lm[4 * m + 3] = (m * 3 + tick + (int)i) % 7 == 0 ? 0.0f : 1.0f;
-                        }
-                        OK(both[x], crowd_set(both[x], h[i], CROWD_FIELD_POSE, 0, lm));
-                    }
-                }
-                OK(both[x], crowd_tick(both[x], 1.0f / 25.0f));
-            }
-        }
-        read_all_bones(s, bs);
-        read_all_bones(l, bl);
-        if (memcmp(bs, bl, sizeof bs) != 0) FAILF("ENGINE BUG: tick %d after loading the version 2 snapshot: bones differ", tick);
-    }
-    free(old.p);
-    free(now.p);
+    blob_bytes before, after;
+    snapshot_bytes(s, &before);
+    crowd_result res = crowd_snapshot_load(s, old.p, old.n);
+    const char *msg = crowd_last_error(s);
+    if (res != CROWD_ERR_BAD_SNAPSHOT || !strstr(msg, "rigs[0].limbs") || !strstr(msg, "version 2") || !strstr(msg, "revision"))
+        FAILF("ENGINE BUG: the version 2 snapshot of a tracked rig gave %s (%s), want a refusal naming rigs[0].limbs, the "
+              "version and the revision", rname(res), msg);
+    snapshot_bytes(s, &after);
+    if (after.n != before.n || memcmp(after.p, before.p, after.n) != 0) FAILF("ENGINE BUG: the refused load changed the engine");
+    free(before.p);
+    free(after.p);
     crowd_engine_destroy(s);
-    crowd_engine_destroy(l);
+    free(old.p);
+
+    /* version 3 of an untracked rig: a version 4 snapshot less arm_image_bend (the float after
+     * d_cutoff, which the rig sets to a value found once in the blob) */
+    crowd_engine *a = crowd_test_engine(9);
+    crowd_limbs_desc plain = crowd_limbs_defaults();
+    plain.frame = CROWD_FRAME_ENGINE;
+    plain.fallback = CROWD_FALLBACK_PREVIOUS;
+    plain.visibility_threshold = 0.0f;
+    plain.d_cutoff = 2.7182817f;
+    crowd_rig rig = limbs_rig(a, &plain, "plain");
+    crowd_instance h[5];
+    add_n(a, rig, 5, h);
+    rng r = {41};
+    static float poses[5][POSE_FLOATS];
+    for (int i = 0; i < 5; i++) det_pose(&r, poses[i]);
+    for (int tick = 0; tick < 30; tick++) {
+        static float bl[5 * 4], ba[5 * 4];
+        crowd_engine *l = NULL;
+        if (tick == 15) {
+            blob_bytes v4;
+            snapshot_bytes(a, &v4);
+            size_t at = 0, hits = 0;
+            const float mark = plain.d_cutoff, fifteen = 15.0f;
+            for (size_t k = 32; k + 8 <= v4.n; k++)
+                if (memcmp(v4.p + k, &mark, 4) == 0 && memcmp(v4.p + k + 4, &fifteen, 4) == 0) at = k + 4, hits++;
+            if (hits != 1) FAILF("d_cutoff then arm_image_bend 15 occur %zu times in the snapshot", hits);
+            unsigned char *old3 = malloc(v4.n - 4);
+            assert_non_null(old3);
+            memcpy(old3, v4.p, at);
+            memcpy(old3 + at, v4.p + at + 4, v4.n - at - 4);
+            wr32(old3 + 8, 3);
+            const uint64_t payload = v4.n - 4 - 32;
+            for (int k = 0; k < 8; k++) old3[16 + k] = (unsigned char)(payload >> (8 * k));
+            reseal(old3, v4.n - 4);
+            l = crowd_test_engine(0);
+            OK(l, crowd_snapshot_load(l, old3, v4.n - 4));
+            /* the tick reads arm_image_bend as its sine (the limbs' view) */
+            const float sin15 = (float)sin(15.0 * (3.14159265358979323846 / 180.0)),
+                        loaded = CROWDI_PART(crowdi_rig_get(l, crowdi_rig_handle(l, 0)), LIMBS, const crowdi_limbs_view)
+                                     ->limb_arm_image_sin;
+            if (loaded != sin15)
+                FAILF("ENGINE BUG: a version 3 rig loaded with sin(arm_image_bend) %.9g, want sin(15 degrees) %.9g",
+                      (double)loaded, (double)sin15);
+            /* it continues as the engine it came from */
+            for (int k = 0; k < 15; k++) {
+                crowd_engine *both[2] = {a, l};
+                for (int i = 0; i < 5; i++)
+                    for (int c = 0; c < POSE_FLOATS; c++)
+                        if (c % 4 != 3) poses[i][c] += (float)rng_range(&r, -0.02, 0.02);
+                for (int x = 0; x < 2; x++) {
+                    OK(both[x], crowd_instances_set(both[x], CROWD_FIELD_POSE, 0, h, 5, &poses[0][0]));
+                    OK(both[x], crowd_tick(both[x], 1.0f / 30.0f));
+                }
+                for (int b = 0; b < NB; b++) {
+                    OK(a, crowd_instances_get(a, CROWD_FIELD_BONE_LOCAL, (uint32_t)b, h, 5, ba));
+                    OK(l, crowd_instances_get(l, CROWD_FIELD_BONE_LOCAL, (uint32_t)b, h, 5, bl));
+                    if (memcmp(ba, bl, sizeof ba) != 0)
+                        FAILF("ENGINE BUG: %d ticks after loading the version 3 snapshot: %s differs", k + 1,
+                              crowd_bone_name((crowd_bone)b));
+                }
+            }
+            free(old3);
+            free(v4.p);
+            crowd_engine_destroy(l);
+            break;
+        }
+        for (int i = 0; i < 5; i++)
+            for (int c = 0; c < POSE_FLOATS; c++)
+                if (c % 4 != 3) poses[i][c] += (float)rng_range(&r, -0.02, 0.02);
+        OK(a, crowd_instances_set(a, CROWD_FIELD_POSE, 0, h, 5, &poses[0][0]));
+        OK(a, crowd_tick(a, 1.0f / 30.0f));
+    }
+    crowd_engine_destroy(a);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -177,6 +177,10 @@ static void test_bad_limbs_desc(void **state) {
     ROW(1, d.bend_min = NAN, CROWD_ERR_NOT_FINITE, "bend_min");
     ROW(1, d.bend_full = INFINITY, CROWD_ERR_NOT_FINITE, "bend_full");
     ROW(1, (d.bend_min = 89.9999f, d.bend_full = 90.0f), CROWD_ERR_RANGE, "bend_full"); /* equal sines */
+    ROW(1, d.arm_image_bend = -0.5f, CROWD_ERR_RANGE, "arm_image_bend");
+    ROW(1, d.arm_image_bend = 90.5f, CROWD_ERR_RANGE, "arm_image_bend");
+    ROW(1, d.arm_image_bend = NAN, CROWD_ERR_NOT_FINITE, "arm_image_bend");
+    ROW(1, d.arm_image_bend = INFINITY, CROWD_ERR_NOT_FINITE, "arm_image_bend");
     ROW(1, d.fallback = (crowd_limb_fallback)-1, CROWD_ERR_BAD_ENUM, "fallback");
     ROW(1, (d.axis_fix = CROWD_AXIS_FIX_CALIBRATED, d.bind_landmarks = NULL, d.bind_rotations = binds), CROWD_ERR_NULL,
         "bind_landmarks");

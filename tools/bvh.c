@@ -144,6 +144,18 @@ int bvh_skeleton_make(bvh_skeleton *sk, crowd_engine *engine, crowd_rig rig, cro
     return TOOL_OK;
 }
 
+/* The file is right-handed (every BVH reader assumes so) and the engine frame left-handed: the
+ * file's frame is the engine's with x negated, a mirror. A vector mirrors to (-x, y, z); a
+ * rotation q to M q M = (x, -y, -z, w). + 0.0 turns -0 into 0 so a zero prints unsigned. */
+static double mirrored_x(double x) { return -x + 0.0; }
+
+static void mirror_rotation(const float q[4], float out[4]) {
+    out[0] = q[0];
+    out[1] = -q[1];
+    out[2] = -q[2];
+    out[3] = q[3];
+}
+
 static void indent(FILE *f, int depth) {
     for (int k = 0; k < depth; k++) fputc('\t', f);
 }
@@ -155,7 +167,7 @@ static void write_joint(FILE *f, const bvh_skeleton *sk, int b, int depth) {
     indent(f, depth);
     fprintf(f, "{\n");
     indent(f, depth + 1);
-    fprintf(f, "OFFSET %.6f %.6f %.6f\n", sk->offset[b][0], sk->offset[b][1], sk->offset[b][2]);
+    fprintf(f, "OFFSET %.6f %.6f %.6f\n", mirrored_x(sk->offset[b][0]), sk->offset[b][1], sk->offset[b][2]);
     indent(f, depth + 1);
     fprintf(f, j->parent < 0 ? "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
                              : "CHANNELS 3 Zrotation Xrotation Yrotation\n");
@@ -171,7 +183,7 @@ static void write_joint(FILE *f, const bvh_skeleton *sk, int b, int depth) {
         indent(f, depth + 1);
         fprintf(f, "{\n");
         indent(f, depth + 2);
-        fprintf(f, "OFFSET %.6f %.6f %.6f\n", sk->end[b][0], sk->end[b][1], sk->end[b][2]);
+        fprintf(f, "OFFSET %.6f %.6f %.6f\n", mirrored_x(sk->end[b][0]), sk->end[b][1], sk->end[b][2]);
         indent(f, depth + 1);
         fprintf(f, "}\n");
     }
@@ -232,12 +244,14 @@ void bvh_frame(bvh_file *b, const float lm[CLIP_FLOATS], const float local[CROWD
     double pelvis[3];
     at(lm, &P_PELVIS, pelvis);
     if (b->frame == CROWD_FRAME_MEDIAPIPE_WORLD) pelvis[1] = -pelvis[1];
-    fprintf(f, "%.4f %.4f %.4f", pelvis[0] * 100.0, pelvis[1] * 100.0 + b->lift, pelvis[2] * 100.0);
+    fprintf(f, "%.4f %.4f %.4f", mirrored_x(pelvis[0] * 100.0), pelvis[1] * 100.0 + b->lift, pelvis[2] * 100.0);
     int order[CROWD_BONE_COUNT];
     int n = file_order(order);
     for (int k = 0; k < n; k++) {
         double z, x, y;
-        bvh_euler_zxy(local[order[k]], &z, &x, &y);
+        float q[4];
+        mirror_rotation(local[order[k]], q);
+        bvh_euler_zxy(q, &z, &x, &y);
         fprintf(f, " %.6f %.6f %.6f", z, x, y);
     }
     fputc('\n', f);

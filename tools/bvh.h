@@ -1,7 +1,12 @@
 /* BVH motion files (SPEC §7 "BVH"), written by `crowd pose … --bvh FILE` and `crowd run … --bvh
  * FILE --instance K`, for Blender, three.js's BVHLoader and MotionBuilder.
  *
- * Hierarchy: the 15 bones with Unity humanoid names, Y up, centimetres:
+ * Frame: right-handed, as every BVH reader takes it: the engine frame with x negated (a mirror,
+ * so the subject's left stays on the subject's left in Blender, three.js and MotionBuilder).
+ * Y up, centimetres. Everything below is said in the engine frame and mirrored on write:
+ * positions, OFFSETs and end sites (x, y, z) -> (-x, y, z), rotations (x, y, z, w) -> (x, -y, -z, w).
+ *
+ * Hierarchy: the 15 bones with Unity humanoid names:
  *   Hips (root) > Chest > Head > end site; Chest > {Left,Right}UpperArm > LowerArm > Hand > end
  *   site; Hips > {Left,Right}UpperLeg > LowerLeg > Foot > end site.
  * Each joint sits where its bone starts: Hips at the pelvis (mid-hips, landmarks 23/24), Chest
@@ -54,7 +59,7 @@ typedef struct bvh_file {
 int bvh_open(bvh_file *b, const char *path, const bvh_skeleton *sk, crowd_pose_frame frame, uint32_t frames,
              double frame_time);
 /* One frame: the instance's landmarks (as fed, in `frame`: they give the root position) and its
- * 15 local rotations (x, y, z, w). */
+ * 15 local rotations (x, y, z, w) in the engine frame (mirrored here). */
 void bvh_frame(bvh_file *b, const float landmarks[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4]);
 int bvh_finish(bvh_file *b);
 void bvh_abort(bvh_file *b);

@@ -35,6 +35,15 @@ int clip_alloc(pose_clip *clip, const char *name, uint32_t row_count) {
     return TOOL_OK;
 }
 
+const char *clip_row_where(const pose_clip *clip, uint32_t k, char *buf, size_t size) {
+    uint32_t line = k < clip->row_count ? clip->line[k] : 0;
+    if (line || clip->document == CLIP_DOC_NONE) snprintf(buf, size, "%s:%u", clip->path, line);
+    else if (clip->document == CLIP_DOC_ARRAY) snprintf(buf, size, "%s: [%u]", clip->path, k);
+    else if (clip->document == CLIP_DOC_FRAMES) snprintf(buf, size, "%s: frames[%u]", clip->path, k);
+    else snprintf(buf, size, "%s", clip->path);
+    return buf;
+}
+
 int clip_push(pose_clip *clip, double t_s, const float *landmarks, uint32_t line) {
     if (clip->row_count == clip->capacity) {
         if (clip->capacity >= (1u << 31)) return tool_error(TOOL_FAILED, "%s: more than 2^31 frames", clip->path);
@@ -298,6 +307,29 @@ int clip_load(const char *path, pose_clip *clip) {
     st = clip_parse(path, text, size, clip);
     free(text);
     return st;
+}
+
+bool clip_frame_warning(const pose_clip *clip, crowd_pose_frame frame, const char *setting) {
+    static const int needed[] = {7, 8, 23, 24};
+    uint32_t counted = 0, below = 0;
+    for (uint32_t r = clip->rest_rows; r < clip->row_count; r++) {
+        const float *lm = &clip->landmarks[(size_t)r * CLIP_FLOATS];
+        bool seen = true;
+        for (size_t k = 0; k < sizeof needed / sizeof *needed; k++) seen = seen && lm[needed[k] * 4 + 3] >= 0.5f;
+        if (!seen) continue;
+        double head = 0.5 * ((double)lm[7 * 4 + 1] + lm[8 * 4 + 1]), hips = 0.5 * ((double)lm[23 * 4 + 1] + lm[24 * 4 + 1]);
+        bool y_up = frame == CROWD_FRAME_ENGINE;
+        counted++;
+        if (y_up ? head < hips : head > hips) below++;
+    }
+    if (!counted || below * 2 <= counted) return false;
+    bool engine = frame == CROWD_FRAME_ENGINE;
+    tool_error(TOOL_OK,
+               "warning: %s: the head is below the hips on %u of the %u frames where both are seen, read in the %s "
+               "frame (y %s): if the clip's y axis points %s, use %s %s",
+               clip->path, below, counted, engine ? "engine" : "mediapipe_world", engine ? "up" : "down",
+               engine ? "down" : "up", setting, engine ? "mediapipe_world" : "engine");
+    return true;
 }
 
 double clip_period(const pose_clip *clip) {

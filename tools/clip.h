@@ -33,7 +33,13 @@ typedef struct pose_clip {
     uint32_t *line;      /* [row_count] the line each row came from (0: built in code) */
     uint32_t rest_rows;  /* rows 0 .. rest_rows-1 came before any detection (see above) */
     uint32_t capacity;   /* rows allocated (clip_push) */
+    uint8_t document;    /* rows from one landmark JSON document (line 0): CLIP_DOC_* */
 } pose_clip;
+
+enum { CLIP_DOC_NONE = 0, CLIP_DOC_ARRAY, CLIP_DOC_FRAMES, CLIP_DOC_ONE };
+/* Where row k came from, for messages: "FILE:LINE", or in a one-document landmark JSON file its
+ * JSON path "FILE: frames[k]" ("FILE: [k]", "FILE"), never a line 0. */
+const char *clip_row_where(const pose_clip *clip, uint32_t k, char *buf, size_t size);
 
 /* Reads a clip. TOOL_OK, TOOL_BAD_INPUT (a message naming file, line, column and field was
  * printed) or TOOL_FAILED. On error *clip is left empty. */
@@ -51,6 +57,11 @@ void clip_no_detection(pose_clip *clip, uint32_t k);
 /* Row `row`'s 132 values as fed to a rig whose landmarks are in `frame`: the clip's, or for a
  * row before any detection the canonical rest pose in that frame with visibility 0. */
 const float *clip_landmarks(const pose_clip *clip, uint32_t row, crowd_pose_frame frame);
+
+/* A clip read in the wrong frame stands on its head: when the head (mid-ears) is below the hips
+ * (mid-hips) in `frame` on more than half of the rows where all four are seen, prints a warning
+ * naming `setting` (the flag or scene field that chooses the frame) and returns true. */
+bool clip_frame_warning(const pose_clip *clip, crowd_pose_frame frame, const char *setting);
 
 /* The looping period in seconds (0 when every row has the same t_s). */
 double clip_period(const pose_clip *clip);

@@ -71,4 +71,8 @@ void tool_catch_interrupts(void) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* a closed pipe is a write error (EPIPE) the command reports, removing its temporaries,
+     * rather than a signal that kills it with them left behind */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
 }

@@ -137,6 +137,12 @@ static int decode(const ctx *c, const json_t *root, const face_frame *prev, face
     if (prev && f.t_s < prev->t_s)
         return bad(c, key, "%.9g ms is before the previous line's %.9g ms", t, prev->t_s * 1000.0);
     const json_t *faces = get2(root, "faceBlendshapes", "face_blendshapes", &key);
+    static const char *const pose_keys[] = {"worldLandmarks", "pose_world_landmarks", "keypoints3D", "landmarks"};
+    for (size_t k = 0; !faces && k < sizeof pose_keys / sizeof *pose_keys; k++)
+        if (json_object_get(root, pose_keys[k]))
+            return bad(c, pose_keys[k],
+                       "a pose landmarker result, not a face landmarker result (faceBlendshapes): a pose recording "
+                       "goes to a group's \"pose\": {\"clip\": ...}, a face track to its \"face\": {\"clip\": ...}");
     if (faces && !json_is_array(faces)) return bad(c, key, "expected an array of faces, got %s", tool_json_type_name(faces));
     if (faces && json_array_size(faces) > 0) {
         char fpath[64];

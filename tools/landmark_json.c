@@ -197,13 +197,16 @@ static int tfjs_frame(reader *r, const json_t *v, const char *fpath, const json_
     if (!json_is_array(kp)) return bad_path(r, &lp, NULL, "expected an array of 33 keypoints, got %s", tool_json_type_name(kp));
     size_t count = json_array_size(kp);
     if (count > CROWD_LANDMARK_COUNT) return bad_path(r, &lp, NULL, "has %zu keypoints, expected 33 (BlazePose)", count);
-    if (count < CROWD_LANDMARK_COUNT) return push(r, &at, "frameNum", n / tps, NULL); /* no (full) detection */
+    double t = n / tps;
+    if (!isfinite(t)) /* 1e300 frames at 1e-9 ticks per second */
+        return bad_path(r, &at, "frameNum", "%.9g / ticksPerSecond %.9g is not a finite time in seconds", n, tps);
+    if (count < CROWD_LANDMARK_COUNT) return push(r, &at, "frameNum", t, NULL); /* no (full) detection */
     float lm[CLIP_FLOATS];
     for (size_t k = 0; k < count; k++) {
         lp.i = (long)k;
         if ((st = point(r, json_array_get(kp, k), &lp, "score", &lm[k * 4])) != TOOL_OK) return st;
     }
-    return push(r, &at, "frameNum", n / tps, lm);
+    return push(r, &at, "frameNum", t, lm);
 }
 
 /* One Tasks result or TF.js frame. */
@@ -266,6 +269,7 @@ static int fast_push(reader *r, const scan_frame *f) {
         if (f->ticks_per_second.state == SCAN_NUMBER) tps = f->ticks_per_second.value;
         if (!(n >= 0 && n <= 1e300) || !(tps >= 1e-9 && tps <= 1e300)) return BAIL;
         t = n / tps;
+        if (!isfinite(t)) return BAIL; /* the slow path names it */
     }
     if (r->have_t && t < r->prev_t) return BAIL;
     if (f->count != CROWD_LANDMARK_COUNT) return push(r, NULL, NULL, t, NULL);
@@ -380,6 +384,13 @@ static int slurp(reader *r, FILE *f, char **text, size_t *size) {
     return tool_read_opened(f, r->path, "landmark JSON", text, size);
 }
 
+/* Does a document hold "frames" (a TF.js recording)? For messages only. */
+static bool has_frames_key(const char *p, const char *end) {
+    for (; end - p >= 8; p++)
+        if (memcmp(p, "\"frames\"", 8) == 0) return true;
+    return false;
+}
+
 static int read_document(reader *r, source *s) {
     char *owned = NULL;
     const char *text = s->text;
@@ -393,6 +404,11 @@ static int read_document(reader *r, source *s) {
         text = owned;
     }
     r->line = 0;
+    /* rows are named by their JSON path (clip_row_where) */
+    const char *first = text + s->start;
+    while (first < text + size && (*first == ' ' || *first == '\t' || *first == '\n' || *first == '\r')) first++;
+    r->clip->document = first < text + size && *first == '[' ? CLIP_DOC_ARRAY
+                        : has_frames_key(first, text + size) ? CLIP_DOC_FRAMES : CLIP_DOC_ONE;
     int st = fast_document(r, text + s->start, text + size);
     if (st == BAIL) {
         restart(r);

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "files.h"
+#include "json_type.h"
 
 int model3_group(scene *s, const char *path, const char *name, bool *found, const char ***out_ids,
                  uint32_t *out_count) {
@@ -64,6 +65,48 @@ int model3_group(scene *s, const char *path, const char *name, bool *found, cons
                 *out_count = (uint32_t)n;
             }
             break;
+        }
+    }
+    json_decref(root);
+    return st;
+}
+
+int model3_file_reference(const char *path, const char *key, char **out_path) {
+    *out_path = NULL;
+    char *text;
+    size_t size;
+    int st = tool_read_file(path, ".model3.json", &text, &size);
+    if (st != TOOL_OK) return st;
+    json_error_t err;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
+    free(text);
+    if (!root) {
+        if (err.line < 0) return tool_error(TOOL_BAD_INPUT, "%s: %s", path, err.text);
+        return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    }
+    json_t *refs = json_object_get(root, "FileReferences");
+    json_t *v = json_is_object(refs) ? json_object_get(refs, key) : NULL;
+    if (!json_is_object(root)) {
+        st = tool_error(TOOL_BAD_INPUT, "%s: expected a JSON object (a .model3.json)", path);
+    } else if (refs && !json_is_object(refs)) {
+        st = tool_error(TOOL_BAD_INPUT, "%s: FileReferences: expected an object, found %s", path,
+                        tool_json_type_name(refs));
+    } else if (v && !(json_is_string(v) && json_string_value(v)[0])) {
+        char *shown = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+        st = tool_error(TOOL_BAD_INPUT, "%s: FileReferences.%s: expected a file name, found %.60s (%s)", path, key,
+                        shown ? shown : "?", tool_json_type_name(v));
+        free(shown);
+    } else if (v) {
+        /* beside the model3, as the framework resolves it (relative to the model's folder) */
+        const char *name = json_string_value(v), *slash = strrchr(path, '/');
+        size_t dir = (name[0] != '/' && slash) ? (size_t)(slash - path) + 1 : 0;
+        char *full = tool_malloc(dir + strlen(name) + 1);
+        if (!full) {
+            st = TOOL_FAILED;
+        } else {
+            memcpy(full, path, dir);
+            strcpy(full + dir, name);
+            *out_path = full;
         }
     }
     json_decref(root);

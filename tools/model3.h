@@ -13,4 +13,9 @@
 int model3_group(scene *s, const char *path, const char *name, bool *found, const char ***out_ids,
                  uint32_t *out_count);
 
+/* The file a .model3.json's FileReferences.<key> names (e.g. "Physics"), as a path beside the
+ * model3 (malloc'd, the caller frees it), or *out_path = NULL when the entry is absent. Errors
+ * (TOOL_BAD_INPUT) name the file and the field and show the value. */
+int model3_file_reference(const char *path, const char *key, char **out_path);
+
 #endif

@@ -37,7 +37,7 @@ int cmd_run_mpi(int argc, char **argv) {
 
 #define MAX_THREADS 256u
 #define MANIFEST "manifest"
-#define MANIFEST_MAGIC "crowd run --mpi snapshot 1"
+#define MANIFEST_MAGIC "crowd run --mpi snapshot 2" /* 2: parts, a checksum line, rank files of format 3 */
 
 static const char mpi_usage[] =
     "usage: mpirun -np K crowd run [SCENE] --mpi [--frames N] [--dt S] [--seed N] [--threads T]\n"
@@ -219,6 +219,9 @@ static int parse(int argc, char **argv, mpi_options *m) {
     return TOOL_OK;
 }
 
+static int quiet_stderr(void);
+static void restore_stderr(int saved);
+
 /* ---- snapshots: DIR/rank-R.run (and rank-R.P.run for a rank's further pieces), DIR/manifest ---- */
 
 typedef struct piece_entry {
@@ -226,9 +229,12 @@ typedef struct piece_entry {
     char file[64];
 } piece_entry;
 
-static void piece_file(char *out, size_t size, int r, uint32_t p) {
-    if (p == 0) snprintf(out, size, "rank-%d.run", r);
-    else snprintf(out, size, "rank-%d.%u.run", r, p);
+/* Two sets of names, used in turn: a snapshot into a folder holding one writes the other set and
+ * then switches the manifest to it, so a crash in between leaves the earlier snapshot whole. */
+static void piece_file(char *out, size_t size, int r, uint32_t p, int set) {
+    const char *tag = set ? ".b" : "";
+    if (p == 0) snprintf(out, size, "rank-%d%s.run", r, tag);
+    else snprintf(out, size, "rank-%d.%u%s.run", r, p, tag);
 }
 
 static char *join(const char *dir, const char *file) {
@@ -243,9 +249,27 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
     int st = TOOL_OK;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         st = tool_error(TOOL_FAILED, "%s: cannot create the snapshot folder: %s", dir, strerror(errno));
+    /* the set the folder's manifest does not name (rank 0 reads it; the others follow) */
+    int set = 0;
+    if (rank == 0) {
+        char *path = join(dir, MANIFEST);
+        int fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1; /* (a FIFO there must not block) */
+        struct stat info;
+        FILE *f = fd >= 0 && fstat(fd, &info) == 0 && S_ISREG(info.st_mode) ? fdopen(fd, "rb") : NULL;
+        if (f) {
+            char line[256];
+            while (fgets(line, sizeof line, f))
+                if (strncmp(line, "piece ", 6) == 0 && strstr(line, " rank-0.run\n")) set = 1;
+            fclose(f);
+        } else if (fd >= 0) {
+            close(fd);
+        }
+        free(path);
+    }
+    MPI_Bcast(&set, 1, MPI_INT, 0, MPI_COMM_WORLD);
     for (uint32_t p = 0; p < sh->piece_count && st == TOOL_OK; p++) {
         char name[64];
-        piece_file(name, sizeof name, rank, p);
+        piece_file(name, sizeof name, rank, p, set);
         char *path = join(dir, name);
         st = path ? resume_save(&sh->pieces[p], frame, path) : TOOL_FAILED;
         free(path);
@@ -280,14 +304,25 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
         tool_output out = {0};
         st = path ? tool_output_open(&out, path, "snapshot manifest") : TOOL_FAILED;
         if (st == TOOL_OK) {
-            fprintf(out.f, "%s\nframe %u\nranks %d\ninstances %u\nfingerprint 0x%016" PRIx64 "\npieces %d\n", MANIFEST_MAGIC,
-                    frame, ranks, world_scene_instances(s), scene_fingerprint(s), total / 2);
+            /* built in memory: its last line is the checksum of the bytes before it */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&text, &len);
+            if (!mem) abort_job(TOOL_FAILED);
+            fprintf(mem, "%s\nframe %u\nranks %d\ninstances %u\nfingerprint 0x%016" PRIx64 "\nparts %u\n", MANIFEST_MAGIC,
+                    frame, ranks, world_scene_instances(s), scene_fingerprint(s), scene_part_count(s));
+            for (uint32_t k = 0; k < scene_part_count(s); k++) fprintf(mem, "part 0x%016" PRIx64 "\n", scene_part(s, k));
+            fprintf(mem, "pieces %d\n", total / 2);
             for (int r = 0; r < ranks; r++)
                 for (int p = 0; p < sizes[r] / 2; p++) {
                     char name[64];
-                    piece_file(name, sizeof name, r, (uint32_t)p);
-                    fprintf(out.f, "piece %u %u %s\n", all[offsets[r] + 2 * p], all[offsets[r] + 2 * p + 1], name);
+                    piece_file(name, sizeof name, r, (uint32_t)p, set);
+                    fprintf(mem, "piece %u %u %s\n", all[offsets[r] + 2 * p], all[offsets[r] + 2 * p + 1], name);
                 }
+            if (fclose(mem) != 0 || !text) abort_job(TOOL_FAILED);
+            fwrite(text, 1, len, out.f);
+            fprintf(out.f, "checksum 0x%016" PRIx64 "\n", fnv1a64_bytes(FNV1A64_INIT, text, len));
+            free(text);
             st = tool_output_commit(&out, "snapshot manifest");
         }
         free(path);
@@ -299,40 +334,79 @@ static int save_snapshot(const shard *sh, const scene *s, uint32_t frame, const 
     return agree(st);
 }
 
-/* Reads DIR/manifest: the frame and the pieces, which must tile the scene's instances. */
+/* Reads DIR/manifest: the frame and the pieces, which must tile the scene's instances; its last
+ * line must be the checksum of the bytes before it. */
 static int read_manifest(const char *dir, const scene *s, uint32_t *frame, piece_entry **out, uint32_t *out_count) {
     char *path = join(dir, MANIFEST);
     if (!path) return TOOL_FAILED;
-    FILE *f;
-    int opened = tool_open_file(path, "snapshot manifest (crowd run --mpi --snapshot-at K DIR writes it)", &f);
-    if (opened != TOOL_OK) {
+    char *text = NULL;
+    size_t size = 0;
+    int st = tool_read_file(path, "snapshot manifest (crowd run --mpi --snapshot-at K DIR writes it)", &text, &size);
+    if (st != TOOL_OK) {
         free(path);
-        return opened;
+        return st;
     }
     char magic[64] = {0};
     int old_ranks = 0, count = 0;
-    uint32_t instances = 0;
-    uint64_t fingerprint = 0;
-    int st = TOOL_OK;
-    if (!fgets(magic, sizeof magic, f) || strncmp(magic, MANIFEST_MAGIC "\n", sizeof MANIFEST_MAGIC) != 0)
+    long long saved_frame = 0;
+    uint32_t instances = 0, parts = 0;
+    uint64_t fingerprint = 0, sum = 0;
+    /* the checksum line: the last one */
+    size_t body = size;
+    if (body > 0 && text[body - 1] == '\n') body--;
+    while (body > 0 && text[body - 1] != '\n') body--;
+    FILE *f = NULL;
+    if (size < sizeof MANIFEST_MAGIC || strncmp(text, "crowd run --mpi snapshot ", 25) != 0)
         st = tool_error(TOOL_BAD_INPUT, "%s:1: not a crowd run --mpi snapshot manifest", path);
-    else if (fscanf(f, "frame %u\nranks %d\ninstances %u\nfingerprint %" SCNx64 "\npieces %d\n", frame, &old_ranks,
-                    &instances, &fingerprint, &count) != 5 || count < 1 || count > (1 << 24))
-        st = tool_error(TOOL_BAD_INPUT, "%s: lines 2-6 (frame, ranks, instances, fingerprint, pieces) are corrupt", path);
-    else if (instances != world_scene_instances(s) || fingerprint != scene_fingerprint(s))
-        st = tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (or another --seed or --dt)", path, s->path);
+    else if (strncmp(text, MANIFEST_MAGIC "\n", sizeof MANIFEST_MAGIC) != 0)
+        st = tool_error(TOOL_BAD_INPUT, "%s:1: a manifest of another version (%.*s), this crowd reads \"%s\"", path,
+                        (int)strcspn(text, "\n"), text, MANIFEST_MAGIC);
+    else if (sscanf(text + body, "checksum %" SCNx64, &sum) != 1 || sum != fnv1a64_bytes(FNV1A64_INIT, text, body))
+        st = tool_error(TOOL_BAD_INPUT, "%s: the manifest's checksum line (its last) does not match: the manifest was "
+                        "edited or is corrupt", path);
+    else if (!(f = fmemopen(text, body, "rb")))
+        st = tool_error(TOOL_FAILED, "%s: cannot read the manifest: %s", path, strerror(errno));
+    else if (!fgets(magic, sizeof magic, f) ||
+             fscanf(f, "frame %lld\nranks %d\ninstances %u\nfingerprint %" SCNx64 "\nparts %u\n", &saved_frame,
+                    &old_ranks, &instances, &fingerprint, &parts) != 5 || parts > (1u << 24))
+        st = tool_error(TOOL_BAD_INPUT, "%s: lines 2-6 (frame, ranks, instances, fingerprint, parts) are corrupt", path);
+    else if (saved_frame < 0 || saved_frame > 2147483647)
+        st = tool_error(TOOL_BAD_INPUT, "%s:2: frame %lld is not a frame number (0 to 2147483647)", path, saved_frame);
+    *frame = (uint32_t)saved_frame;
+    uint64_t *part = st == TOOL_OK ? tool_calloc((size_t)parts + 1, sizeof *part) : NULL;
+    if (st == TOOL_OK && !part) st = TOOL_FAILED;
+    for (uint32_t k = 0; k < parts && st == TOOL_OK; k++)
+        if (fscanf(f, "part %" SCNx64 "\n", &part[k]) != 1)
+            st = tool_error(TOOL_BAD_INPUT, "%s:%u: part %u is corrupt", path, 7 + k, k);
+    if (st == TOOL_OK && (fscanf(f, "pieces %d\n", &count) != 1 || count < 1 || count > (1 << 24)))
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: the pieces line is corrupt", path, 7 + parts);
+    if (st == TOOL_OK && instances != world_scene_instances(s))
+        st = tool_error(TOOL_BAD_INPUT, "%s: saved from a scene of %u instances, %s has %u", path, instances, s->path,
+                        world_scene_instances(s));
+    if (st == TOOL_OK && fingerprint != scene_fingerprint(s)) {
+        st = scene_parts_differ(path, s, s->rig_count, part, parts);
+        if (st == TOOL_OK)
+            st = tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (or another --seed or --dt)", path, s->path);
+    }
+    free(part);
     piece_entry *e = st == TOOL_OK ? tool_calloc((size_t)count, sizeof *e) : NULL;
     if (st == TOOL_OK && !e) st = TOOL_FAILED;
     uint32_t next = 0;
     for (int p = 0; p < count && st == TOOL_OK; p++) {
         if (fscanf(f, "piece %u %u %63s\n", &e[p].first, &e[p].count, e[p].file) != 3 || e[p].first != next ||
             e[p].count == 0 || e[p].count > instances - next || strchr(e[p].file, '/'))
-            st = tool_error(TOOL_BAD_INPUT, "%s:%d: piece %d is corrupt or does not follow the one before", path, 7 + p, p);
+            st = tool_error(TOOL_BAD_INPUT, "%s:%u: piece %d is corrupt or does not follow the one before", path,
+                            8 + parts + (uint32_t)p, p);
         else next += e[p].count;
+        for (int q = 0; q < p && st == TOOL_OK; q++)
+            if (strcmp(e[q].file, e[p].file) == 0)
+                st = tool_error(TOOL_BAD_INPUT, "%s:%u: piece %d names %s, as piece %d does", path, 8 + parts + (uint32_t)p,
+                                p, e[p].file, q);
     }
     if (st == TOOL_OK && next != instances)
         st = tool_error(TOOL_BAD_INPUT, "%s: the pieces hold %u of the %u instances", path, next, instances);
-    fclose(f);
+    if (f) fclose(f);
+    free(text);
     free(path);
     if (st != TOOL_OK) {
         free(e);
@@ -347,7 +421,9 @@ static int read_manifest(const char *dir, const scene *s, uint32_t *frame, piece
 static int load_shard(shard *sh, const scene *s, const mpi_options *m, uint32_t *first_frame) {
     piece_entry *e = NULL;
     uint32_t count = 0, frame = 0;
+    int quiet = quiet_stderr(); /* every rank reads the same manifest: rank 0 tells what is wrong */
     int st = read_manifest(m->resume_dir, s, &frame, &e, &count);
+    restore_stderr(quiet);
     if (st != TOOL_OK) return st;
     sh->pieces = tool_calloc(count, sizeof *sh->pieces);
     if (!sh->pieces) st = TOOL_FAILED;
@@ -546,6 +622,11 @@ int cmd_run_mpi(int argc, char **argv) {
     int saved = quiet_stderr();
     int st = parse(argc, argv, &m);
     if (st == TOOL_OK) st = scene_options_load(&m.o, &s);
+    if (st == TOOL_OK) { /* rank 0's outputs against each other and every file the scene read */
+        const tool_named_file files[3] = {
+            {"--trace", m.trace, true}, {"--bones", m.bones, true}, {"the scene", m.o.scene_path, false}};
+        st = tool_check_aliases("run", files, 3);
+    }
     if (st == TOOL_OK && m.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     restore_stderr(saved);

@@ -13,13 +13,16 @@
 #include "files.h"
 #include "trace.h"
 #include "vmc.h"
+#include "vrma.h"
 
 static const char pose_usage[] =
     "usage: crowd pose CLIP [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                  [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                  [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
-    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
+    "                  [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--arm-image-bend DEG]\n"
+    "                  [--outputs both|world|local]\n"
     "                  [--local] [--bones FILE] [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
+    "                  [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit] [--vrma FILE]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
     "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
     "first row), and writes its bone rotations\n"
@@ -29,6 +32,8 @@ static const char pose_usage[] =
     "               trace is written only when --bones names a file\n"
     "  --vmc HOST:PORT  also send each solved frame over VMC (OSC/UDP) to a receiver such as VSeeFace\n"
     "               (port 39539; README.md); then too the trace is written only when --bones names a file\n"
+    "  --vmc-send LIST  the VMC groups sent (default all; README.md); --vmc-blend: blend shape names\n"
+    "  --vrma FILE  also the motion as VRM Animation (glTF binary with VRMC_vrm_animation; README.md)\n"
     "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
     "  --outputs    the rotations the rig stores (default both): world only suits the world trace and\n"
     "               --vmc, local only --local and --bvh; asking for the other kind is refused\n"
@@ -86,6 +91,8 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
         if (m < 0 || parse_float(a, "--bend-min", v, 0.0f, 90.0f, &limbs->bend_min) != TOOL_OK) return -1;
     } else if ((m = args_value(a, "--bend-full", &v)) != 0) {
         if (m < 0 || parse_float(a, "--bend-full", v, 0.0f, 90.0f, &limbs->bend_full) != TOOL_OK) return -1;
+    } else if ((m = args_value(a, "--arm-image-bend", &v)) != 0) {
+        if (m < 0 || parse_float(a, "--arm-image-bend", v, 0.0f, 90.0f, &limbs->arm_image_bend) != TOOL_OK) return -1;
     } else if ((m = args_value(a, "--smoothing", &v)) != 0) {
         if (m < 0 || (st = parse_choice(a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return -1;
         limbs->smoothing = k == 1;
@@ -100,18 +107,24 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
 }
 
 static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
-                      const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime) {
+                      const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime,
+                      vmc_settings *vmc_choice, const char **vrma_path) {
     tool_args a = {argc, argv, 1, "pose"};
     for (; a.i < argc; a.i++) {
         const char *v;
         int m;
         if ((m = pose_limb_option(&a, limbs)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
+        } else if ((m = vmc_option(&a, vmc_choice)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *bones_path = v;
         } else if ((m = args_value(&a, "--max-file-bytes", &v)) != 0) {
             if (m < 0 || parse_u64(&a, "--max-file-bytes", v, &tool_max_file_bytes) != TOOL_OK) return TOOL_BAD_INPUT;
+        } else if ((m = args_value(&a, "--vrma", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *vrma_path = v;
         } else if ((m = args_value(&a, "--bvh", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *bvh_path = v;
@@ -143,21 +156,22 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
 
 /* Ticks through the clip and writes the trace. */
 static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, crowd_pose_frame frame, bool local,
-                 trace_file *out, bvh_file *bvh, vmc_sender *vmc, vmc_pacer *pacer) {
+                 trace_file *out, bvh_file *bvh, vmc_sender *vmc, vmc_pacer *pacer, vrma_writer *vrma) {
     crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
     crowd_result res;
     for (uint32_t k = 0; k < clip->row_count; k++) {
         if (tool_interrupted) return tool_error(TOOL_FAILED, "interrupted");
         double step = k ? clip->t_s[k] - clip->t_s[k - 1] : 0.0;
         float dt = (float)step;
+        char where[1200];
         if (!(dt <= 1.0f))
-            return tool_error(TOOL_BAD_INPUT, "%s:%u: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
-                              clip->path, clip->line[k], step);
+            return tool_error(TOOL_BAD_INPUT, "%s: t_s: steps %.9g s from the previous row; a tick takes at most 1 s",
+                              clip_row_where(clip, k, where, sizeof where), step);
         if (pacer) vmc_pace(pacer, clip->t_s[k]);
         res = crowd_set(engine, inst, CROWD_FIELD_POSE, 0, clip_landmarks(clip, k, frame));
         if (res != CROWD_OK) {
-            char what[512];
-            snprintf(what, sizeof what, "%s:%u: crowd_set (pose)", clip->path, clip->line[k]);
+            char what[1300];
+            snprintf(what, sizeof what, "%s: crowd_set (pose)", clip_row_where(clip, k, where, sizeof where));
             return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
         }
         if ((res = crowd_tick(engine, dt)) != CROWD_OK) return tool_engine_error(TOOL_FAILED, engine, res, "crowd_tick");
@@ -174,12 +188,23 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
             bvh_frame(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q);
         }
+        if (vrma) {
+            float q[CROWD_BONE_COUNT][4];
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
+                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+            int st = vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame),
+                                frame, NULL);
+            if (st != TOOL_OK) return st;
+        }
         if (vmc) {
             float q[CROWD_BONE_COUNT][4];
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
                 if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
                     return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            int st = vmc_send(vmc, (const float(*)[4])q, clip->t_s[k] - clip->t_s[0], NULL);
+            vmc_frame vf = {.world = (const float(*)[4])q, .landmarks = clip_landmarks(clip, k, frame), .frame = frame,
+                            .t_s = clip->t_s[k] - clip->t_s[0]};
+            int st = vmc_send_frame(vmc, &vf);
             if (st != TOOL_OK) return st;
         }
     }
@@ -187,12 +212,16 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
 }
 
 int cmd_pose(int argc, char **argv) {
-    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL;
+    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL, *vrma_path = NULL;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     bool local = false, realtime = false;
-    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime);
+    vmc_settings vmc_choice = vmc_settings_defaults();
+    int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime,
+                        &vmc_choice, &vrma_path);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
-    if (!bones_path && !bvh_path && !vmc_target) bones_path = "-";
+    if ((st = vmc_settings_check(&vmc_choice, "pose", vmc_target)) != TOOL_OK) return st;
+    if (!bones_path && !bvh_path && !vmc_target && !vrma_path) bones_path = "-";
+    if (vrma_path && (st = pose_outputs_check("pose", &limbs, "--vrma", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
     if (bones_path && (st = pose_outputs_check("pose", &limbs, local ? "--local" : "the bones trace without --local",
                                                local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
         return st;
@@ -201,10 +230,12 @@ int cmd_pose(int argc, char **argv) {
     if (bones_path && bvh_path && strcmp(bones_path, bvh_path) == 0)
         return tool_error(TOOL_BAD_INPUT, "pose: --bones and --bvh name the same file %s", bvh_path);
 
-    const tool_named_file files[3] = {{"--bones", bones_path, true}, {"--bvh", bvh_path, true}, {"the pose clip", clip_path, false}};
-    if ((st = tool_check_aliases("pose", files, 3)) != TOOL_OK) return st;
+    const tool_named_file files[4] = {{"--bones", bones_path, true}, {"--bvh", bvh_path, true}, {"the pose clip", clip_path, false},
+                                      {"--vrma", vrma_path, true}};
+    if ((st = tool_check_aliases("pose", files, 4)) != TOOL_OK) return st;
     pose_clip clip;
     if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
+    clip_frame_warning(&clip, limbs.frame, "--frame");
     crowd_engine *engine = NULL;
     crowd_engine_desc desc = {0};
     crowd_result res = crowd_engine_create(&desc, &engine);
@@ -236,12 +267,18 @@ int cmd_pose(int argc, char **argv) {
     vmc_sender *vmc = NULL;
     vmc_pacer pacer = {0};
     if (st == TOOL_OK && vmc_target) st = vmc_open(&vmc, "pose: --vmc", vmc_target, &limbs);
+    vmc_configure(vmc, &vmc_choice);
     if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
+    vrma_writer vrma = {0};
+    if (st == TOOL_OK && vrma_path) st = vrma_open(&vrma, vrma_path, &limbs, clip.row_count);
     if (st == TOOL_OK)
-        st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL);
+        st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL,
+                   vrma_path ? &vrma : NULL);
     vmc_close(vmc);
     if (st == TOOL_OK) st = trace_finish(&out);
     if (st == TOOL_OK && bvh_path) st = bvh_finish(&bvh);
+    if (st == TOOL_OK && vrma_path) st = vrma_finish(&vrma);
+    vrma_abort(&vrma);
     trace_abort(&out);
     bvh_abort(&bvh);
     crowd_engine_destroy(engine);

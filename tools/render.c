@@ -492,14 +492,10 @@ int cmd_render(int argc, char **argv) {
     if (st == TOOL_OK && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "render");
     if (st == TOOL_OK) {
-        size_t n = 0;
-        tool_named_file files[3 + 64];
-        files[n++] = (tool_named_file){"--out", ro.out, true};
-        files[n++] = (tool_named_file){"--gif", ro.gif, true};
-        files[n++] = (tool_named_file){"the scene", o.scene_path, false};
-        for (size_t k = 0; k < s.clip_count && n < 3 + 64; k++)
-            files[n++] = (tool_named_file){"the pose clip", s.clips[k]->path, false};
-        st = tool_check_aliases("render", files, n);
+        /* and every file the scene's reader read (files.h remembers them) */
+        const tool_named_file files[3] = {
+            {"--out", ro.out, true}, {"--gif", ro.gif, true}, {"the scene", o.scene_path, false}};
+        st = tool_check_aliases("render", files, 3);
     }
     if (st != TOOL_OK) {
         scene_free(&s);

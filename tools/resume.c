@@ -74,6 +74,7 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
         h = fp_floats(h, l->fallback_sign, CROWD_LIMB_COUNT);
         h = fp_floats(h, (const float[]){l->visibility_threshold, l->hold_half_life, l->reacquire_half_life, l->bend_min, l->bend_full, l->min_cutoff, l->beta, l->d_cutoff}, 8);
         h = fp_u32(h, l->smoothing);
+        h = fp_floats(h, &l->arm_image_bend, 1);
         /* only when not both: run snapshots of scenes from before the setting still match */
         if (l->outputs != CROWD_LIMB_OUTPUTS_BOTH) h = fp_u32(h, (uint32_t)l->outputs);
         if (l->axis_fix == CROWD_AXIS_FIX_CUSTOM && l->custom_fix)
@@ -104,17 +105,55 @@ static uint64_t fp_group(uint64_t h, const scene_group *g) {
         h = fp_floats(h, g->clip->landmarks, (size_t)g->clip->row_count * CLIP_FLOATS);
         h = fp_u32(fp_u32(h, (uint32_t)g->pose_offset), g->pose_loop);
     }
+    /* the track's frames are its file's part; here whether there is one and how it plays */
+    h = fp_u32(h, (uint32_t)(g->face != NULL) | (uint32_t)g->face_loop << 1);
+    if (g->face) h = fp_u32(h, g->face->count);
     return h;
+}
+
+uint32_t scene_part_count(const scene *s) { return s->rig_count + s->group_count + (uint32_t)s->inputs_count; }
+
+uint64_t scene_part(const scene *s, uint32_t k) {
+    if (k < s->rig_count) return fp_rig(FNV1A64_INIT, &s->rigs[k]);
+    k -= s->rig_count;
+    if (k < s->group_count) return fp_group(FNV1A64_INIT, &s->groups[k]);
+    k -= s->group_count;
+    const tool_input *in = tool_input_at(s->inputs_first + k);
+    return in ? in->digest : 0;
 }
 
 uint64_t scene_fingerprint(const scene *s) {
     uint64_t h = fp_u64(FNV1A64_INIT, s->seed);
     h = fp_floats(h, &s->dt, 1);
-    h = fp_u32(h, s->rig_count);
-    for (uint32_t r = 0; r < s->rig_count; r++) h = fp_rig(h, &s->rigs[r]);
-    h = fp_u32(h, s->group_count);
-    for (uint32_t g = 0; g < s->group_count; g++) h = fp_group(h, &s->groups[g]);
+    h = fp_u32(fp_u32(h, s->rig_count), s->group_count);
+    uint32_t parts = scene_part_count(s);
+    h = fp_u32(h, parts);
+    for (uint32_t k = 0; k < parts; k++) h = fp_u64(h, scene_part(s, k));
     return h;
+}
+
+int scene_parts_differ(const char *path, const scene *s, uint32_t rigs, const uint64_t *saved, uint32_t count) {
+    uint32_t parts = scene_part_count(s);
+    if (rigs != s->rig_count || count != parts)
+        return tool_error(TOOL_BAD_INPUT,
+                          "%s: saved from another scene than %s (it had %u rigs and %u groups and input files together, "
+                          "this one has %u and %u)",
+                          path, s->path, rigs, count - rigs, s->rig_count, parts - s->rig_count);
+    for (uint32_t k = 0; k < parts; k++) {
+        if (saved[k] == scene_part(s, k)) continue;
+        if (k < s->rig_count)
+            return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s: rigs[%u] (\"%s\") changed since", path,
+                              s->path, k, s->rigs[k].name);
+        if (k < s->rig_count + s->group_count)
+            return tool_error(TOOL_BAD_INPUT,
+                              "%s: saved from another scene than %s: groups[%u] changed since (its instances, look keys, "
+                              "phases, blink start, pose or face clip settings)",
+                              path, s->path, k - s->rig_count);
+        const tool_input *in = tool_input_at(s->inputs_first + (k - s->rig_count - s->group_count));
+        return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s: the %s %s it reads changed since (or is "
+                          "another file)", path, s->path, in ? in->what : "input", in ? in->path : "?");
+    }
+    return TOOL_OK;
 }
 
 /* ---- the header ---- */
@@ -154,8 +193,8 @@ static uint64_t file_checksum(const unsigned char *data, size_t head, size_t siz
     return fnv1a64_bytes(fnv1a64_bytes(FNV1A64_INIT, data, head - 8), data + head, size - head);
 }
 
-static uint64_t header_bytes(uint32_t rigs, uint32_t instances) {
-    return RESUME_FIXED + 4ull * rigs + 8ull * instances + 8;
+static uint64_t header_bytes(uint32_t rigs, uint32_t instances, uint32_t parts) {
+    return RESUME_FIXED + 4ull * rigs + 8ull * instances + 8ull * parts + 8;
 }
 
 int resume_save(const world *w, uint32_t frame, const char *path) {
@@ -163,7 +202,8 @@ int resume_save(const world *w, uint32_t frame, const char *path) {
     size_t snap = 0;
     crowd_result res = crowd_snapshot_size(w->engine, &snap);
     if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_snapshot_size");
-    uint64_t head = header_bytes(s->rig_count, w->instance_count);
+    uint32_t parts = scene_part_count(s);
+    uint64_t head = header_bytes(s->rig_count, w->instance_count, parts);
     if (head > UINT32_MAX || snap > SIZE_MAX - head)
         return tool_error(TOOL_FAILED, "%s: the snapshot is too large", path);
     uint64_t fingerprint;
@@ -180,9 +220,12 @@ int resume_save(const world *w, uint32_t frame, const char *path) {
     put64(buf + 32, fingerprint);
     put32(buf + 40, s->rig_count);
     put32(buf + 44, w->instance_count);
+    put32(buf + 48, w->first);
+    put32(buf + 52, parts);
     unsigned char *p = buf + RESUME_FIXED;
     for (uint32_t r = 0; r < s->rig_count; r++, p += 4) put32(p, w->rigs[r].rig.id);
     for (uint32_t i = 0; i < w->instance_count; i++, p += 8) put64(p, w->handles[i].id);
+    for (uint32_t k = 0; k < parts; k++, p += 8) put64(p, scene_part(s, k));
     res = crowd_snapshot_save(w->engine, buf + head, snap, NULL);
     if (res != CROWD_OK) {
         free(buf);
@@ -213,8 +256,8 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
     if (version != RESUME_VERSION)
         return tool_error(TOOL_BAD_INPUT, "%s: run snapshot version %u, this crowd reads version %u", path, version,
                           RESUME_VERSION);
-    uint32_t rigs = get32(data + 40), instances = get32(data + 44);
-    if (head != header_bytes(rigs, instances) || head > size)
+    uint32_t rigs = get32(data + 40), instances = get32(data + 44), first = get32(data + 48), parts = get32(data + 52);
+    if (head != header_bytes(rigs, instances, parts) || head > size)
         return tool_error(TOOL_BAD_INPUT, "%s: the header is corrupt or the file is truncated", path);
     if (get64(data + head - 8) != file_checksum(data, head, size))
         return tool_error(TOOL_BAD_INPUT, "%s: the file's checksum does not match: the file is corrupt", path);
@@ -232,9 +275,22 @@ int resume_load_bytes(world *w, const char *path, const unsigned char *data, siz
     uint64_t fingerprint;
     int st = resume_fingerprint(w, &fingerprint);
     if (st != TOOL_OK) return st;
-    if (rigs != s->rig_count || instances != w->instance_count || get64(data + 32) != fingerprint)
-        return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (its rigs, groups, keys or clips differ)",
-                          path, s->path);
+    if (first != w->first || instances != w->instance_count)
+        return tool_error(TOOL_BAD_INPUT,
+                          "%s: holds instances %u to %u, this run expected %u to %u here (a snapshot file swapped or "
+                          "named twice?)",
+                          path, first, first + instances - 1, w->first, w->first + w->instance_count - 1);
+    if (get64(data + 32) != fingerprint) {
+        uint64_t *saved = tool_calloc((size_t)parts + 1, sizeof *saved);
+        if (!saved) return TOOL_FAILED;
+        const unsigned char *q = data + RESUME_FIXED + 4ull * rigs + 8ull * instances;
+        for (uint32_t k = 0; k < parts; k++) saved[k] = get64(q + 8ull * k);
+        st = scene_parts_differ(path, s, rigs, saved, parts);
+        free(saved);
+        if (st != TOOL_OK) return st;
+        return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s (a rig's engine settings differ)", path,
+                          s->path);
+    }
     /* the settings each rig of the payload must have: those of this scene's fresh rigs */
     uint64_t *digests = tool_calloc(rigs + 1, sizeof *digests);
     if (!digests) return TOOL_FAILED;

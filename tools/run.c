@@ -19,7 +19,7 @@
 static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
-    "                 [--bvh FILE] [--vmc HOST:PORT [--realtime]] [--instance K]\n"
+    "                 [--bvh FILE] [--vrma FILE] [--vmc HOST:PORT [--realtime]] [--instance K]\n"
     "                 [--snapshot-at K FILE] [--resume FILE] [--quiet] [--json]\n"
     "Runs SCENE (JSON; format in README.md), or without it the built-in default crowd (10,000 avatars,\n"
     "every controller, a built-in walk), and prints a summary: instances, frames, tick time,\n"
@@ -30,9 +30,13 @@ static const char run_usage[] =
     "  --trace FILE   every frame's output parameters: frame,instance,id,value\n"
     "  --bones FILE   every frame's bone world rotations: frame,instance,bone,qx,qy,qz,qw\n"
     "  --bvh FILE     instance K's motion as BVH (local rotations, Frame Time dt; README.md)\n"
-    "  --vmc HOST:PORT  send instance K's bones (and blink) over VMC (OSC/UDP) to a receiver such as\n"
-    "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals\n"
-    "  --instance K   the instance --bvh writes and --vmc sends (default 0; its rig needs limbs)\n"
+    "  --vrma FILE    instance K's motion as VRM Animation (glTF binary, VRMC_vrm_animation; README.md)\n"
+    "  --vmc HOST:PORT  send instance K's bones and face (blink, ParamMouthOpenY, gaze ParamEyeBallX/Y,\n"
+    "                 face tracking's scores) over VMC (OSC/UDP) to a receiver such as\n"
+    "                 VSeeFace (port 39539; README.md), a frame per tick; --realtime: at dt intervals;\n"
+    "                 --vmc-send bones,fingers,face,eyes picks what goes, --vmc-blend vrm0|arkit the names\n"
+    "  --instance K   the instance --bvh and --vrma write and --vmc sends (default 0; its rig needs limbs);\n"
+    "                 with it --bones writes that instance alone\n"
     "  --snapshot-at K FILE   after frame K (0: before frame 1) write the run's state to FILE\n"
     "  --resume FILE  continue the run saved in FILE: frames K+1 .. N of the same scene (with the\n"
     "                 same --seed and --dt), ending with the checksum the uninterrupted run has\n"
@@ -82,10 +86,12 @@ typedef struct run_files {
     uint32_t snapshot_at;
     const char *resume;   /* --resume FILE */
     const char *bvh;      /* --bvh FILE */
+    const char *vrma;     /* --vrma FILE */
     uint32_t instance;    /* --instance K */
     bool has_instance;
     const char *vmc;      /* --vmc HOST:PORT */
     bool realtime;        /* --realtime */
+    vmc_settings vmc_choice; /* --vmc-send, --vmc-blend */
 } run_files;
 
 static void print_summary(const world *w, const run_files *f, uint32_t first, uint32_t frames, double seconds,
@@ -133,34 +139,63 @@ static int snapshot_option(tool_args *a, run_files *f) {
 }
 
 static int check_files(const run_files *f) {
-    const char *names[4] = {f->trace, f->bones, f->snapshot, f->bvh};
-    const char *flags[4] = {"--trace", "--bones", "--snapshot-at", "--bvh"};
-    if (f->has_instance && !f->bvh && !f->vmc)
-        return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE or --vmc HOST:PORT");
+    const char *names[5] = {f->trace, f->bones, f->snapshot, f->bvh, f->vrma};
+    const char *flags[5] = {"--trace", "--bones", "--snapshot-at", "--bvh", "--vrma"};
+    if (f->has_instance && !f->bvh && !f->vmc && !f->bones && !f->vrma)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance goes with --bvh FILE, --vmc HOST:PORT or --bones FILE");
     if (f->realtime && !f->vmc) return tool_error(TOOL_BAD_INPUT, "run: --realtime goes with --vmc HOST:PORT");
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
+    if (vmc_settings_check(&f->vmc_choice, "run", f->vmc) != TOOL_OK) return TOOL_BAD_INPUT;
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
             if (names[i] && names[j] && strcmp(names[i], names[j]) == 0)
                 return tool_error(TOOL_BAD_INPUT, "run: %s and %s name the same file %s", flags[i], flags[j], names[i]);
     return TOOL_OK;
 }
 
-/* Outputs against each other and every input the scene read, by device and inode. */
-static int check_aliases(const run_files *f, const scene *s, const scene_options *o) {
-    size_t n = 0, cap = 6 + s->clip_count + s->rig_count;
-    tool_named_file *files = tool_calloc(cap, sizeof *files);
-    if (!files) return TOOL_FAILED;
-    files[n++] = (tool_named_file){"--trace", f->trace, true};
-    files[n++] = (tool_named_file){"--bones", f->bones, true};
-    files[n++] = (tool_named_file){"--snapshot-at", f->snapshot, true};
-    files[n++] = (tool_named_file){"--bvh", f->bvh, true};
-    files[n++] = (tool_named_file){"--resume", f->resume, false};
-    files[n++] = (tool_named_file){"the scene", o->scene_path, false};
-    for (size_t k = 0; k < s->clip_count; k++) files[n++] = (tool_named_file){"the pose clip", s->clips[k]->path, false};
-    for (uint32_t r = 0; r < s->rig_count; r++) files[n++] = (tool_named_file){"the .model3.json", s->rigs[r].model3, false};
-    int st = tool_check_aliases("run", files, n);
-    free(files);
-    return st;
+/* A pose clip read upside down (its rig's limbs "frame" wrong) gets a warning, once per group. */
+static void warn_clip_frames(const scene *s) {
+    for (uint32_t g = 0; g < s->group_count; g++) {
+        const scene_group *sg = &s->groups[g];
+        const scene_rig *sr = &s->rigs[sg->rig];
+        if (!sg->clip || !sr->rig_desc.limbs) continue;
+        char setting[96];
+        snprintf(setting, sizeof setting, "rigs[%u].limbs.frame", sg->rig);
+        clip_frame_warning(sg->clip, sr->limbs.frame, setting);
+    }
+}
+
+/* Outputs against each other, the --resume file and every input read so far (the scene and
+ * every file its reader read: files.h remembers them), by device and inode. */
+static int check_aliases(const run_files *f, const scene_options *o) {
+    const tool_named_file files[7] = {
+        {"--trace", f->trace, true},        {"--bones", f->bones, true},       {"--snapshot-at", f->snapshot, true},
+        {"--bvh", f->bvh, true},            {"--vrma", f->vrma, true},         {"--resume", f->resume, false},
+        {"the scene", o->scene_path, false}};
+    return tool_check_aliases("run", files, 7);
+}
+
+/* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
+static int check_bones_instance(const world *w, uint32_t k) {
+    if (k >= w->instance_count)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
+                          w->instance_count ? w->instance_count - 1 : 0);
+    const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
+    if (!w->rigs[w->rig_of[k]].limbs)
+        return tool_error(TOOL_BAD_INPUT, "run: --bones: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    return TOOL_OK;
+}
+
+/* --vrma FILE: instance K (limbs with world rotations), a keyframe a frame. */
+static int open_vrma(const world *w, const run_files *f, uint32_t first, vrma_writer *v) {
+    uint32_t k = f->instance;
+    if (k >= w->instance_count)
+        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
+                          w->instance_count ? w->instance_count - 1 : 0);
+    const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
+    if (!w->rigs[w->rig_of[k]].limbs)
+        return tool_error(TOOL_BAD_INPUT, "run: --vrma: instance %u's rig \"%s\" has no limbs", k, sr->name);
+    if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vrma");
+    return vrma_open(v, f->vrma, &sr->limbs, w->scene->frames - first);
 }
 
 /* --bvh FILE: instance K's skeleton (its rig's rest pose, its group's clip for the lengths). */
@@ -184,8 +219,8 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
     return st;
 }
 
-/* --vmc HOST:PORT: instance K's rig (limbs needed; its blink, when it has one). */
-static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *blink) {
+/* --vmc HOST:PORT: instance K's rig (limbs needed). */
+static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc) {
     uint32_t k = f->instance;
     if (k >= w->instance_count)
         return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
@@ -194,8 +229,9 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc, bool *
     if (!w->rigs[w->rig_of[k]].limbs)
         return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
-    *blink = sr->rig_desc.blink != NULL;
-    return vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+    int st = vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+    vmc_configure(*vmc, &f->vmc_choice);
+    return st;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -203,7 +239,7 @@ int cmd_run(int argc, char **argv) {
         if (strcmp(argv[i], "--mpi") == 0) return cmd_run_mpi(argc, argv);
     tool_args a = {argc, argv, 1, "run"};
     scene_options o = {.threads = 1, .simd = CROWD_SIMD_AUTO};
-    run_files f = {0};
+    run_files f = {.vmc_choice = vmc_settings_defaults()};
     bool json = false;
     for (; a.i < argc; a.i++) {
         const char *v;
@@ -222,6 +258,11 @@ int cmd_run(int argc, char **argv) {
             f.bones = v;
             continue;
         }
+        if ((m = args_value(&a, "--vrma", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            f.vrma = v;
+            continue;
+        }
         if ((m = args_value(&a, "--bvh", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             f.bvh = v;
@@ -230,6 +271,10 @@ int cmd_run(int argc, char **argv) {
         if ((m = args_value(&a, "--vmc", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             f.vmc = v;
+            continue;
+        }
+        if ((m = vmc_option(&a, &f.vmc_choice)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
             continue;
         }
         if ((m = args_flag(&a, "--realtime")) != 0) {
@@ -269,7 +314,8 @@ int cmd_run(int argc, char **argv) {
 
     scene s;
     st = scene_options_load(&o, &s);
-    if (st == TOOL_OK) st = check_aliases(&f, &s, &o);
+    if (st == TOOL_OK) st = check_aliases(&f, &o);
+    if (st == TOOL_OK) warn_clip_frames(&s);
     if (st == TOOL_OK && f.bones && scene_rig_without(&s, CROWD_FIELD_BONE_WORLD) >= 0)
         st = scene_rig_lacks(&s.rigs[scene_rig_without(&s, CROWD_FIELD_BONE_WORLD)], CROWD_FIELD_BONE_WORLD, "run: --bones");
     if (st != TOOL_OK) {
@@ -290,20 +336,22 @@ int cmd_run(int argc, char **argv) {
         st = tool_error(TOOL_BAD_INPUT, "run: --snapshot-at %u is outside the frames of this run (%u to %u)", f.snapshot_at,
                         first, s.frames);
     if (st == TOOL_OK && f.trace) st = trace_open(&params, f.trace, TRACE_PARAMETER_HEADER);
+    if (st == TOOL_OK && f.bones && f.has_instance) st = check_bones_instance(&w, f.instance);
     if (st == TOOL_OK && f.bones) st = trace_open(&bones, f.bones, TRACE_BONE_HEADER);
     bvh_file bvh = {0};
     if (st == TOOL_OK && f.bvh) st = open_bvh(&w, &f, first, &bvh);
+    vrma_writer vrma = {0};
+    if (st == TOOL_OK && f.vrma) st = open_vrma(&w, &f, first, &vrma);
     vmc_sender *vmc = NULL;
     vmc_pacer pacer = {0};
-    bool vmc_blink = false;
-    if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc, &vmc_blink);
+    if (st == TOOL_OK && f.vmc) st = open_vmc(&w, &f, &vmc);
     double seconds = 0;
     if (st == TOOL_OK) {
         sim_options so = {.first = first, .frames = s.frames, .dt = s.dt, .parameters = f.trace ? &params : NULL,
-                          .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL,
-                          .bvh_instance = f.instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
+                          .bones = f.bones ? &bones : NULL, .bvh = f.bvh ? &bvh : NULL, .vrma = f.vrma ? &vrma : NULL,
+                          .bvh_instance = f.instance, .bones_one = f.has_instance, .quiet = o.quiet, .snapshot_path = f.snapshot,
                           .snapshot_at = f.snapshot_at, .vmc = vmc, .vmc_instance = f.instance,
-                          .vmc_blink = vmc_blink, .pacer = f.realtime ? &pacer : NULL};
+                          .pacer = f.realtime ? &pacer : NULL};
         st = simulate(&w, &so, &seconds);
     }
     vmc_close(vmc);
@@ -311,6 +359,8 @@ int cmd_run(int argc, char **argv) {
     if (st == TOOL_OK) st = trace_finish(&bones);
     if (st == TOOL_OK && f.bvh) st = bvh_finish(&bvh);
     bvh_abort(&bvh);
+    if (st == TOOL_OK && f.vrma) st = vrma_finish(&vrma);
+    vrma_abort(&vrma);
     trace_abort(&params);
     trace_abort(&bones);
     if (st == TOOL_OK) print_summary(&w, &f, first, s.frames, seconds, json);

@@ -86,6 +86,9 @@ typedef struct scene {
     size_t owned_count, owned_capacity;
     pose_clip **clips;
     size_t clip_count;
+    /* the files read for the scene, not the scene file (pose clips, face tracks, .model3.json,
+     * .cdi3.json, ...): tool_input_at(inputs_first + k) for k < inputs_count (files.h) */
+    size_t inputs_first, inputs_count;
 } scene;
 
 /* Defaults of SPEC §7 (seed 0, dt 0.0166666675, frames 600, nothing else). */

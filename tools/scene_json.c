@@ -495,7 +495,8 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
 
 static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", "one_euro",
-                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "outputs", NULL};
+                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "arm_image_bend",
+                                       "outputs", NULL};
     static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
     TOOL_ENUM_NAMES(frames, pose_frame, crowd_pose_frame, 0, CROWD_FRAME_COUNT);
     TOOL_ENUM_NAMES(fixes, axis_fix, crowd_axis_fix, 0, 2); /* the presets (custom and calibrated need arrays) */
@@ -532,6 +533,7 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     TRY(get_float(c, jl, "reacquire_half_life", 0, true, 3600, &l->reacquire_half_life));
     TRY(get_float(c, jl, "bend_min", 0, false, 90, &l->bend_min));
     TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
+    TRY(get_float(c, jl, "arm_image_bend", 0, false, 90, &l->arm_image_bend));
     k = -1;
     TRY(get_enum(c, jl, "outputs", outputs, CROWD_LIMB_OUTPUTS_COUNT, &k));
     if (k >= 0) l->outputs = (crowd_limb_outputs)k;
@@ -613,6 +615,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
         f->mapping_count = kept;
     } else if (json_is_array(mapping)) {
         size_t n = json_array_size(mapping);
+        if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
         crowd_face_mapping_desc *m = scene_alloc(c->s, n ? n : 1, sizeof *m);
         if (!m) return TOOL_FAILED;
         for (size_t k = 0; k < n; k++) {
@@ -946,7 +949,9 @@ int scene_parse(const char *path, const char *text, size_t size, scene *s) {
     json_error_t err;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &err);
     if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%d:%d: %s", path, err.line, err.column, err.text);
+    s->inputs_first = tool_input_count();
     int st = read_scene(&c, root);
+    s->inputs_count = tool_input_count() - s->inputs_first;
     name_index_free(&c.rig_names);
     name_index_free(&c.param_ids);
     json_decref(root);

@@ -10,6 +10,7 @@
 #include "bvh.h"
 #include "trace.h"
 #include "vmc.h"
+#include "vrma.h"
 #include "world.h"
 
 typedef struct sim_options {
@@ -18,12 +19,16 @@ typedef struct sim_options {
     float dt;
     trace_file *parameters;     /* NULL: none */
     trace_file *bones;          /* NULL: none */
+    bool bones_one;             /* bones holds instance bvh_instance alone (--instance K), not every one */
     bvh_file *bvh;              /* NULL: none; else instance bvh_instance's motion, a frame per tick */
     uint32_t bvh_instance;      /* < instance_count, of a rig with limbs */
+    vrma_writer *vrma;          /* NULL: none; else instance bvh_instance's motion as VRM Animation */
     bool quiet;                 /* no progress line */
     vmc_sender *vmc;            /* NULL: none; else instance vmc_instance (of a rig with limbs) sent a frame per tick */
     uint32_t vmc_instance;
-    bool vmc_blink;             /* its rig has a blink controller: send the eye opening too */
+    /* the face of vmc_instance (and --vrma: of bvh_instance) goes too: its blink controller, its
+     * ParamMouthOpenY, its ParamEyeBallX/Y (with a look controller or face tracking), face
+     * tracking's scores */
     vmc_pacer *pacer;           /* NULL: as fast as possible; else frame k at (k-1)*dt (--realtime) */
     const char *snapshot_path;  /* NULL: none; else written after frame snapshot_at (resume.h) */
     uint32_t snapshot_at;       /* first <= snapshot_at <= frames; == first: before the loop */

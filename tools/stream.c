@@ -21,19 +21,24 @@
 #include "commands.h"
 #include "diag.h"
 #include "face_track.h"
+#include "files.h"
 #include "landmark_json.h"
 #include "trace.h"
 #include "vmc.h"
+#include "vrma.h"
 
 #define STREAM_DEFAULT_MAX_LINE (1u << 20)
 #define STREAM_NAME "-" /* standard input, in messages */
 
 static const char stream_usage[] =
-    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--params FILE] [--local] [--strict] [--max-line-bytes N]\n"
+    "usage: crowd stream [--vmc HOST:PORT] [--bones FILE] [--params FILE] [--vrma FILE] [--local] [--strict]\n"
+    "                    [--max-line-bytes N]\n"
+    "                    [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit]\n"
     "                    [--frame mediapipe_world|engine] [--axis-fix y_along_bone|z_along_bone]\n"
     "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                    [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
-    "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--outputs both|world|local]\n"
+    "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--arm-image-bend DEG]\n"
+    "                    [--outputs both|world|local]\n"
     "Reads landmark frames from standard input, one JSON line a frame (a MediaPipe Tasks pose landmarker\n"
     "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
     "line arrives, with dt from the frames' times. Ends at the end of input. A MediaPipe Tasks face\n"
@@ -43,8 +48,12 @@ static const char stream_usage[] =
     "  --bones FILE     write the bone rotations (world, or local with --local) as\n"
     "                   frame,instance,bone,qx,qy,qz,qw, flushed every frame; \"-\" (the default\n"
     "                   without --vmc) is standard output\n"
-    "  --params FILE    write face frames' parameters as frame,instance,id,value (\"-\": standard output);\n"
-    "                   with --vmc they are also sent as blend shapes named by their parameter ids\n"
+    "  --params FILE    write face frames' parameters as frame,instance,id,value (\"-\": standard output)\n"
+    "  --vrma FILE      the motion as VRM Animation (glTF binary, VRMC_vrm_animation; README.md), a keyframe a\n"
+    "                   pose frame with the latest face frame's expressions and gaze, written when the input\n"
+    "                   ends (kept in memory: at most 524288 keyframes, later ones are left out with a warning)\n"
+    "  --vmc-send LIST  what --vmc sends: bones,fingers,face,eyes (default all); face frames go as blend\n"
+    "                   shapes (--vmc-blend vrm0: Blink_L/R, A, I, U, E, O; arkit: the 52 names) and eyes\n"
     "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
     "                   reported and skipped\n"
     "  --max-line-bytes N  the longest line read (default 1048576); a longer one is a bad line\n"
@@ -52,7 +61,8 @@ static const char stream_usage[] =
     "Exit status: 0 at the end of input, 2 bad usage (or with --strict bad input), 1 any other failure.\n";
 
 typedef struct stream_options {
-    const char *vmc, *bones, *params;
+    const char *vmc, *bones, *params, *vrma;
+    vmc_settings vmc_choice;
     bool local, strict;
     uint32_t max_line;
     crowd_limbs_desc limbs;
@@ -65,12 +75,17 @@ static int parse_args(int argc, char **argv, stream_options *o) {
         int m;
         if ((m = pose_limb_option(&a, &o->limbs)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
+        } else if ((m = vmc_option(&a, &o->vmc_choice)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
         } else if ((m = args_value(&a, "--vmc", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->vmc = v;
         } else if ((m = args_value(&a, "--bones", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->bones = v;
+        } else if ((m = args_value(&a, "--vrma", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->vrma = v;
         } else if ((m = args_value(&a, "--params", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->params = v;
@@ -112,7 +127,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             size_t n = (size_t)(nl - (r->buf + r->start));
             *line = r->buf + r->start;
             r->start += n + 1;
-            if (too_long) {
+            if (too_long || n > r->max) { /* however the line arrived: one read or many */
                 *len = n;
                 return 2;
             }
@@ -126,7 +141,7 @@ static int next_line(line_reader *r, const char **line, size_t *len) {
             *line = r->buf + r->start; /* the last line without a newline */
             *len = scanned;
             r->start = r->end;
-            return too_long ? 2 : 1;
+            return too_long || scanned > r->max ? 2 : 1;
         }
         if (scanned > r->max) { /* drop what is held of an over-long line, keep looking for its end */
             too_long = true;
@@ -204,6 +219,9 @@ typedef struct stream_state {
     face_stream face;
     trace_file out;
     vmc_sender *vmc;
+    vrma_writer vrma;                          /* --vrma: open when vrma.path */
+    vmc_face latest;                           /* the latest face frame's, for --vrma (none yet: all false) */
+    float face_scores[CROWD_FACE_SCORE_COUNT]; /* latest.scores points here once a face frame came */
     uint32_t frames, bad_lines, dropped;
     bool have_t;
     double t0, prev_t;
@@ -227,11 +245,19 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
         return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_tick");
     s->frames++;
     float world[CROWD_BONE_COUNT][4];
-    for (uint32_t b = 0; (s->vmc || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
+    for (uint32_t b = 0; (s->vmc || s->vrma.path || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
+    if (s->vrma.path) {
+        bool any = s->latest.has_blink || s->latest.has_mouth || s->latest.has_gaze || s->latest.scores;
+        int st = vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])world, clip_landmarks(c, k, o->limbs.frame),
+                            o->limbs.frame, any ? &s->latest : NULL);
+        if (st != TOOL_OK) return st;
+    }
     if (s->vmc) {
-        int st = vmc_send(s->vmc, (const float(*)[4])world, t - s->t0, NULL);
+        vmc_frame vf = {.world = (const float(*)[4])world, .landmarks = clip_landmarks(c, k, o->limbs.frame),
+                        .frame = o->limbs.frame, .t_s = t - s->t0};
+        int st = vmc_send_frame(s->vmc, &vf);
         if (st != TOOL_OK) return st;
     }
     if (s->out.f) {
@@ -291,10 +317,13 @@ static int face_line(stream_state *s, const stream_options *o, const char *line,
     float values[FACE_PARAMS];
     if ((res = crowd_get_outputs(f->engine, f->inst, values, FACE_PARAMS)) != CROWD_OK)
         return tool_engine_error(TOOL_FAILED, f->engine, res, "crowd_get_outputs");
+    /* (face_params' order: EyeLOpen 3, EyeROpen 4, EyeBallX 5, EyeBallY 6, MouthOpenY 7) */
+    memcpy(s->face_scores, fr.scores, sizeof s->face_scores);
+    s->latest = (vmc_face){.scores = s->face_scores, .blink = {1.0f - values[3], 1.0f - values[4]}, .mouth = values[7],
+                           .gaze = {values[5], values[6]}, .has_blink = true, .has_mouth = true, .has_gaze = true};
     if (s->vmc) {
-        const char *names[FACE_PARAMS];
-        for (size_t k = 0; k < FACE_PARAMS; k++) names[k] = face_params[k].id;
-        if ((st = vmc_send_blends(s->vmc, names, values, FACE_PARAMS, fr.t_s - f->t0)) != TOOL_OK) return st;
+        vmc_frame vf = {.face = &s->latest, .t_s = fr.t_s - f->t0};
+        if ((st = vmc_send_frame(s->vmc, &vf)) != TOOL_OK) return st;
     }
     if (f->out.f) {
         for (size_t k = 0; k < FACE_PARAMS; k++) trace_parameter(&f->out, f->frames, 0, face_params[k].id, values[k]);
@@ -369,10 +398,22 @@ static int run_stream(stream_state *s, const stream_options *o) {
 }
 
 int cmd_stream(int argc, char **argv) {
-    stream_options o = {.max_line = STREAM_DEFAULT_MAX_LINE, .limbs = crowd_limbs_defaults()};
+    stream_options o = {.max_line = STREAM_DEFAULT_MAX_LINE, .limbs = crowd_limbs_defaults(),
+                        .vmc_choice = vmc_settings_defaults()};
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
-    if (!o.bones && !o.vmc && !o.params) o.bones = "-";
+    if ((st = vmc_settings_check(&o.vmc_choice, "stream", o.vmc)) != TOOL_OK) return st;
+    if (!o.bones && !o.vmc && !o.params && !o.vrma) o.bones = "-";
+    if (o.vrma && (st = pose_outputs_check("stream", &o.limbs, "--vrma", CROWD_FIELD_BONE_WORLD)) != TOOL_OK) return st;
+    if (o.bones && o.params && strcmp(o.bones, "-") == 0 && strcmp(o.params, "-") == 0)
+        return tool_error(TOOL_BAD_INPUT, "stream: --bones - and --params - would both write to standard output (two CSVs "
+                          "interleaved); give one of them a file");
+    /* the outputs against each other and against the recording read on standard input */
+    const tool_named_file files[4] = {{"--bones", o.bones, true},
+                                      {"--params", o.params, true},
+                                      {"--vrma", o.vrma, true},
+                                      {"standard input", "/dev/stdin", false}};
+    if ((st = tool_check_aliases("stream", files, 4)) != TOOL_OK) return st;
     if (o.bones && (st = pose_outputs_check("stream", &o.limbs, o.local ? "--local" : "the bones trace without --local",
                                             o.local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD)) != TOOL_OK)
         return st;
@@ -393,6 +434,8 @@ int cmd_stream(int argc, char **argv) {
     }
     if (st == TOOL_OK) st = face_setup(&s.face, &o);
     if (st == TOOL_OK && o.vmc) st = vmc_open(&s.vmc, "stream: --vmc", o.vmc, &o.limbs);
+    vmc_configure(s.vmc, &o.vmc_choice);
+    if (st == TOOL_OK && o.vrma) st = vrma_open(&s.vrma, o.vrma, &o.limbs, 0);
     if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);
     if (st == TOOL_OK && s.out.f && fflush(s.out.f) != 0) st = tool_error(TOOL_FAILED, "stream: cannot write the bones");
     if (st == TOOL_OK) st = run_stream(&s, &o);
@@ -401,6 +444,8 @@ int cmd_stream(int argc, char **argv) {
                    s.bad_lines, s.dropped);
     if (st == TOOL_OK) st = trace_finish(&s.out);
     if (st == TOOL_OK) st = trace_finish(&s.face.out);
+    if (st == TOOL_OK && s.vrma.path) st = vrma_finish(&s.vrma);
+    vrma_abort(&s.vrma);
     trace_abort(&s.out);
     trace_abort(&s.face.out);
     crowd_engine_destroy(s.face.engine);

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
 #include "diag.h"
 
 struct vmc_sender {
     lo_address address;
+    vmc_settings settings;
     double bind_inverse[CROWD_BONE_COUNT][4]; /* inverse(B[b]) */
     float offset[CROWD_BONE_COUNT][3];        /* bone positions (Unity frame, metres) */
     char where[300];                          /* HOST:PORT for messages */
@@ -36,7 +38,7 @@ void vmc_tpose_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT 
         {0, 0, 0.0f, 0.66f, -0.10f},     {2, 5, 0.04f, 0.69f, -0.075f},  {1, 4, 0.03f, 0.69f, -0.075f},
         {3, 6, 0.05f, 0.69f, -0.07f},    {7, 8, 0.075f, 0.66f, 0.0f},    {9, 10, 0.02f, 0.62f, -0.085f},
         {11, 12, 0.18f, 0.50f, 0.0f},    {13, 14, 0.46f, 0.50f, 0.0f},   {15, 16, 0.72f, 0.50f, 0.0f},
-        {17, 18, 0.80f, 0.49f, 0.03f},   {19, 20, 0.81f, 0.49f, -0.03f}, {21, 22, 0.77f, 0.49f, -0.06f},
+        {17, 18, 0.80f, 0.50f, 0.03f},   {19, 20, 0.81f, 0.50f, -0.03f}, {21, 22, 0.77f, 0.50f, -0.06f},
         {23, 24, 0.10f, 0.0f, 0.0f},     {25, 26, 0.10f, -0.45f, 0.0f},  {27, 28, 0.10f, -0.88f, 0.0f},
         {29, 30, 0.10f, -0.93f, 0.04f},  {31, 32, 0.10f, -0.93f, -0.13f},
     };
@@ -137,6 +139,7 @@ int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const cr
     host[host_len] = 0;
     vmc_sender *s = tool_calloc(1, sizeof *s);
     if (!s) return TOOL_FAILED;
+    s->settings = vmc_settings_defaults();
     snprintf(s->where, sizeof s->where, "%s:%ld", host, port);
     char port_text[16];
     snprintf(port_text, sizeof port_text, "%ld", port);
@@ -233,23 +236,159 @@ static int finish_bundle(vmc_sender *s, lo_bundle bundle, int bad, double t_s) {
     return st;
 }
 
-int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening) {
-    float local[CROWD_BONE_COUNT][4];
-    vmc_convert(s, world, local);
+/* VMC 2.1's Root/Pos: the pose, then the avatar's scale (1, 1, 1) and offset (0, 0, 0) for MR
+ * compositing, so receivers that read the long form get explicit neutral values. */
+static lo_message root_message(void) {
+    static const float origin[3] = {0, 0, 0}, identity[4] = {0, 0, 0, 1};
+    lo_message m = pose_message("root", origin, identity);
+    static const float extra[6] = {1, 1, 1, 0, 0, 0};
+    for (int k = 0; m && k < 6; k++)
+        if (lo_message_add_float(m, extra[k])) {
+            lo_message_free(m);
+            return NULL;
+        }
+    return m;
+}
+
+static float unit_clamp(float v) { return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v; }
+
+/* The blend shapes of `face` by the chosen names (see vmc.h), then Apply; 0 or -1. */
+static int add_blends(const vmc_sender *s, lo_bundle bundle, const vmc_face *face) {
+    int bad = 0, sent = 0;
+    const float *sc = face->scores;
+#define BLEND(name, value) \
+    do { \
+        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message(name, unit_clamp(value))); \
+        sent++; \
+    } while (0)
+    if (s->settings.blend == VMC_BLEND_ARKIT) {
+        if (sc) {
+            for (int k = 1; k < CROWD_FACE_SCORE_COUNT; k++) /* (0 is MediaPipe's _neutral, not ARKit's) */
+                BLEND(crowd_face_source_name((crowd_face_source)k), sc[k]);
+        } else {
+            if (face->has_blink) {
+                BLEND("eyeBlinkLeft", face->blink[0]);
+                BLEND("eyeBlinkRight", face->blink[1]);
+            }
+            if (face->has_mouth) BLEND("jawOpen", face->mouth);
+        }
+    } else {
+        if (face->has_blink) {
+            BLEND("Blink_L", face->blink[0]);
+            BLEND("Blink_R", face->blink[1]);
+        }
+        if (face->has_mouth) BLEND("A", face->mouth);
+        else if (sc) BLEND("A", sc[CROWD_FACE_JAW_OPEN]);
+        if (sc) {
+            BLEND("I", 0.5f * (sc[CROWD_FACE_MOUTH_STRETCH_LEFT] + sc[CROWD_FACE_MOUTH_STRETCH_RIGHT]));
+            BLEND("U", sc[CROWD_FACE_MOUTH_PUCKER]);
+            BLEND("E", 0.5f * (sc[CROWD_FACE_MOUTH_LOWER_DOWN_LEFT] + sc[CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT]));
+            BLEND("O", sc[CROWD_FACE_MOUTH_FUNNEL]);
+        }
+    }
+#undef BLEND
+    if (!bad && sent) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
+    return bad;
+}
+
+void vmc_eye_rotation(const float gaze[2], float q[4]) {
+    const double deg = 3.14159265358979323846 / 180.0;
+    double yaw = -VMC_EYE_YAW_DEG * deg * gaze[0], pitch = -VMC_EYE_PITCH_DEG * deg * gaze[1];
+    double ry[4] = {0, sin(yaw / 2), 0, cos(yaw / 2)}, rx[4] = {sin(pitch / 2), 0, 0, cos(pitch / 2)}, r[4];
+    qmul(ry, rx, r);
+    for (int c = 0; c < 4; c++) q[c] = (float)r[c];
+}
+
+int vmc_send_frame(vmc_sender *s, const vmc_frame *f) {
     lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
     if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
-    static const float origin[3] = {0, 0, 0}, identity[4] = {0, 0, 0, 1};
-    int bad = add(bundle, "/VMC/Ext/Root/Pos", pose_message("root", origin, identity));
-    for (int b = 0; !bad && b < CROWD_BONE_COUNT; b++)
-        bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(bone_names[b], s->offset[b], local[b]));
-    if (!bad && eye_opening) {
-        float closed = 1.0f - *eye_opening; /* a timed blink may overshoot: VRM weights are in [0, 1] */
-        closed = closed < 0.0f ? 0.0f : closed > 1.0f ? 1.0f : closed;
-        bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_L", closed));
-        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Val", blend_message("Blink_R", closed));
-        if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
+    int bad = 0;
+    if (f->world && (s->settings.send & VMC_SEND_BONES)) {
+        float local[CROWD_BONE_COUNT][4];
+        vmc_convert(s, f->world, local);
+        bad = add(bundle, "/VMC/Ext/Root/Pos", root_message());
+        for (int b = 0; !bad && b < CROWD_BONE_COUNT; b++) {
+            float p[3] = {s->offset[b][0], s->offset[b][1], s->offset[b][2]};
+            if (b == CROWD_BONE_HIPS && f->landmarks && f->frame == CROWD_FRAME_ENGINE) {
+                /* world landmarks: the pelvis where it is, in Unity's frame (facing turned, vmc.h) */
+                const float *l = f->landmarks;
+                p[0] = -0.5f * (l[23 * 4] + l[24 * 4]);
+                p[1] = 0.5f * (l[23 * 4 + 1] + l[24 * 4 + 1]);
+                p[2] = -0.5f * (l[23 * 4 + 2] + l[24 * 4 + 2]);
+            }
+            bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(bone_names[b], p, local[b]));
+        }
+        /* VMC_SEND_FINGERS: crowd solves no finger bones yet; they go here, after the body */
     }
-    return finish_bundle(s, bundle, bad, t_s);
+    if (!bad && f->face && f->face->has_gaze && (s->settings.send & VMC_SEND_EYES)) {
+        static const float left_eye[3] = {-0.04f, 0.03f, 0.075f}, right_eye[3] = {0.04f, 0.03f, 0.075f};
+        float q[4];
+        vmc_eye_rotation(f->face->gaze, q);
+        bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message("LeftEye", left_eye, q));
+        if (!bad) bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message("RightEye", right_eye, q));
+    }
+    if (!bad && f->face && (s->settings.send & VMC_SEND_FACE)) bad = add_blends(s, bundle, f->face);
+    return finish_bundle(s, bundle, bad, f->t_s);
+}
+
+int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening) {
+    vmc_face face = {0};
+    if (eye_opening) { /* a timed blink may overshoot: VRM weights are in [0, 1] (clamped when sent) */
+        face.has_blink = true;
+        face.blink[0] = face.blink[1] = 1.0f - *eye_opening;
+    }
+    vmc_frame f = {.world = world, .t_s = t_s, .face = eye_opening ? &face : NULL};
+    return vmc_send_frame(s, &f);
+}
+
+vmc_settings vmc_settings_defaults(void) { return (vmc_settings){.send = VMC_SEND_ALL, .blend = VMC_BLEND_VRM0}; }
+
+void vmc_configure(vmc_sender *s, const vmc_settings *settings) {
+    if (s && settings) s->settings = *settings;
+}
+
+int vmc_option(tool_args *a, vmc_settings *s) {
+    const char *v;
+    int m;
+    if ((m = args_value(a, "--vmc-send", &v)) != 0) {
+        if (m < 0) return -1;
+        static const char *const names[] = {"bones", "fingers", "face", "eyes"};
+        unsigned send = 0;
+        for (const char *p = v; ; ) {
+            size_t n = strcspn(p, ",");
+            unsigned bit = 0;
+            for (unsigned k = 0; k < 4; k++)
+                if (strlen(names[k]) == n && strncmp(p, names[k], n) == 0) bit = 1u << k;
+            if (!bit) {
+                tool_error(TOOL_BAD_INPUT, "%s: --vmc-send: \"%.*s\" is not one of bones, fingers, face, eyes (a comma-separated "
+                           "list, e.g. --vmc-send fingers,face)", a->command, (int)n, p);
+                return -1;
+            }
+            send |= bit;
+            if (!p[n]) break;
+            p += n + 1;
+        }
+        s->send = send;
+        s->chosen = "--vmc-send";
+        return 1;
+    }
+    if ((m = args_value(a, "--vmc-blend", &v)) != 0) {
+        if (m < 0) return -1;
+        if (strcmp(v, "vrm0") == 0) s->blend = VMC_BLEND_VRM0;
+        else if (strcmp(v, "arkit") == 0) s->blend = VMC_BLEND_ARKIT;
+        else {
+            tool_error(TOOL_BAD_INPUT, "%s: --vmc-blend: \"%s\" is not vrm0 or arkit", a->command, v);
+            return -1;
+        }
+        s->chosen = "--vmc-blend";
+        return 1;
+    }
+    return 0;
+}
+
+int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc) {
+    if (s->chosen && !vmc) return tool_error(TOOL_BAD_INPUT, "%s: %s goes with --vmc HOST:PORT", command, s->chosen);
+    return TOOL_OK;
 }
 
 int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s) {
@@ -260,6 +399,26 @@ int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values
     if (!bad) bad = add(bundle, "/VMC/Ext/Blend/Apply", lo_message_new());
     return finish_bundle(s, bundle, bad, t_s);
 }
+
+int vmc_converter_open(vmc_sender **out, const crowd_limbs_desc *limbs) {
+    *out = NULL;
+    vmc_sender *s = tool_calloc(1, sizeof *s);
+    if (!s) return TOOL_FAILED;
+    s->settings = vmc_settings_defaults();
+    int st = solve_bind(s, limbs);
+    if (st != TOOL_OK) {
+        vmc_close(s);
+        return st;
+    }
+    *out = s;
+    return TOOL_OK;
+}
+
+void vmc_rest_offset(const vmc_sender *s, int bone, float out[3]) {
+    for (int c = 0; c < 3; c++) out[c] = s->offset[bone][c];
+}
+
+int vmc_bone_parent(int bone) { return (unsigned)bone < CROWD_BONE_COUNT ? parent_of[bone] : -1; }
 
 void vmc_close(vmc_sender *s) {
     if (!s) return;

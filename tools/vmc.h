@@ -3,12 +3,31 @@
  * listen on port 39539 by default). OSC is encoded by liblo.
  *
  * Each frame is one OSC bundle (timetag "immediately") holding, in this order:
- *   /VMC/Ext/Root/Pos  s "root", f px py pz (0), f qx qy qz qw (identity)
+ *   /VMC/Ext/Root/Pos  s "root", f px py pz (0), f qx qy qz qw (identity), f sx sy sz (1),
+ *                      f ox oy oz (0)            (VMC 2.1's long form: scale and MR offset)
  *   /VMC/Ext/Bone/Pos  s NAME, f px py pz, f qx qy qz qw    once per bone, names below
- *   /VMC/Ext/Blend/Val s "Blink_L" f v; s "Blink_R" f v; /VMC/Ext/Blend/Apply
- *                      (only when the rig has a blink controller: v = 1 - eye opening, in [0, 1])
+ *   /VMC/Ext/Bone/Pos  s "LeftEye", s "RightEye" (with a gaze: face tracking's eye direction, or
+ *                      crowd run's ParamEyeBallX/Y with a look controller or face tracking)
+ *   /VMC/Ext/Blend/Val s NAME f v ...; /VMC/Ext/Blend/Apply    (with a blink controller, a mouth
+ *                      parameter ParamMouthOpenY or a face)
  *   /VMC/Ext/OK        i 1 (loaded), i 3 (calibrated), i 0 (normal calibration mode), i 1 (tracking)
  *   /VMC/Ext/T         f the frame's time in seconds
+ * --vmc-send bones,fingers,face,eyes (default all) picks the groups: bones (Root/Pos and the body
+ * bones), fingers (the finger bones, when crowd solves them: none yet), face (the blend shapes),
+ * eyes (LeftEye, RightEye); OK and T always go. Sending only some lets a VMC Assistant add, say,
+ * the face to a full-body tracker's bones.
+ * Blend shape names (--vmc-blend): vrm0 (default) the VRM 0.x presets: Blink_L, Blink_R (1 - the
+ * eye opening), A (the mouth opening: face tracking's ParamMouthOpenY, else jawOpen), and with
+ * face tracking's scores I = mean(mouthStretchLeft, mouthStretchRight), U = mouthPucker, E =
+ * mean(mouthLowerDownLeft, mouthLowerDownRight), O = mouthFunnel; arkit the ARKit "perfect sync"
+ * names: with face tracking its 51 scores by their own (ARKit) names (MediaPipe's _neutral left
+ * out; tongueOut, which MediaPipe lacks, is not sent), else eyeBlinkLeft, eyeBlinkRight and jawOpen
+ * from the blink controller. Every value is clamped to [0, 1].
+ * Eyes: the local rotation of each eye in its head, Ry(-30 deg * gaze x) * Rx(-20 deg * gaze y)
+ * in Unity's frame (gaze x = ParamEyeBallX, +1 toward the subject's left; y = ParamEyeBallY, +1
+ * up: face tracking's eye direction); positions (-+0.04, 0.03, 0.075) from the head.
+ * Hips position: for landmarks in the engine frame (world positions) the pelvis (mid-hips) in
+ * Unity's frame (-x, y, -z); for hip-centred mediapipe_world landmarks the T-pose's (below).
  * Bone names (Unity HumanBodyBones) for the engine's bones in crowd_bone order: Hips, Spine,
  * Head, LeftUpperArm, LeftLowerArm, LeftHand, RightUpperArm, RightLowerArm, RightHand,
  * LeftUpperLeg, LeftLowerLeg, LeftFoot, RightUpperLeg, RightLowerLeg, RightFoot. The engine's
@@ -38,10 +57,11 @@
  *
  * The T-pose (engine frame, metres, left side; the right side mirrors x; visibility 1): the
  * rest pose of crowd_rest_landmarks with the legs straight, the feet flat, the arms straight
- * out to the sides (palms down, thumbs forward): nose (0, 0.66, -0.10), eye inner (0.03, 0.69,
+ * out to the sides (palms down, thumbs forward; the hands level with the arms, as a VRM
+ * T-pose has them, so a hand in line with its forearm is sent as no turn): nose (0, 0.66, -0.10), eye inner (0.03, 0.69,
  * -0.075), eye (0.04, 0.69, -0.075), eye outer (0.05, 0.69, -0.07), ear (0.075, 0.66, 0), mouth
  * (0.02, 0.62, -0.085), shoulder (0.18, 0.50, 0), elbow (0.46, 0.50, 0), wrist (0.72, 0.50, 0),
- * pinky (0.80, 0.49, 0.03), index (0.81, 0.49, -0.03), thumb (0.77, 0.49, -0.06), hip (0.10, 0,
+ * pinky (0.80, 0.50, 0.03), index (0.81, 0.50, -0.03), thumb (0.77, 0.50, -0.06), hip (0.10, 0,
  * 0), knee (0.10, -0.45, 0), ankle (0.10, -0.88, 0), heel (0.10, -0.93, 0.04), foot index (0.10,
  * -0.93, -0.13).
  *
@@ -70,15 +90,65 @@ void vmc_tpose_landmarks(crowd_pose_frame frame, float out[CROWD_LANDMARK_COUNT 
  * message) or TOOL_FAILED. */
 int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const crowd_limbs_desc *limbs);
 /* Sends one frame: the 15 world rotations (crowd_bone order, from CROWD_FIELD_BONE_WORLD), the
- * frame's time, and the eye opening (the blink controller's, or NULL: none). TOOL_OK or TOOL_FAILED. */
+ * frame's time, and the eye opening (the blink controller's, or NULL: none): vmc_send_frame with
+ * those. TOOL_OK or TOOL_FAILED. */
 int vmc_send(vmc_sender *s, const float world[CROWD_BONE_COUNT][4], double t_s, const float *eye_opening);
 /* Sends named blend-shape values (face tracking's parameters, named by their parameter ids):
  * one bundle of /VMC/Ext/Blend/Val s NAME f VALUE per value, /VMC/Ext/Blend/Apply, /VMC/Ext/OK
  * and /VMC/Ext/T. TOOL_OK or TOOL_FAILED. */
 int vmc_send_blends(vmc_sender *s, const char *const *names, const float *values, unsigned count, double t_s);
+/* What is sent and how blend shapes are named (see above): --vmc-send and --vmc-blend. */
+enum { VMC_SEND_BONES = 1, VMC_SEND_FINGERS = 2, VMC_SEND_FACE = 4, VMC_SEND_EYES = 8, VMC_SEND_ALL = 15 };
+typedef enum vmc_blend_names { VMC_BLEND_VRM0, VMC_BLEND_ARKIT } vmc_blend_names;
+typedef struct vmc_settings {
+    unsigned send; /* VMC_SEND_* bits */
+    vmc_blend_names blend;
+    const char *chosen; /* NULL, or the last of --vmc-send / --vmc-blend given (for vmc_settings_check) */
+} vmc_settings;
+vmc_settings vmc_settings_defaults(void);
+struct tool_args;
+/* --vmc-send LIST or --vmc-blend NAMES at argv[i]: 1 (read into *s), 0 (another argument), -1
+ * (bad, printed). */
+int vmc_option(struct tool_args *a, vmc_settings *s);
+/* --vmc-send and --vmc-blend only go with --vmc: TOOL_OK, or TOOL_BAD_INPUT (printed, naming
+ * `command`) when one was given and `vmc` (the --vmc target) is NULL. */
+int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc);
+/* Applies the settings to an open sender (vmc_open starts with the defaults). */
+void vmc_configure(vmc_sender *s, const vmc_settings *settings);
+
+#define VMC_EYE_YAW_DEG 30.0   /* gaze x = 1 */
+#define VMC_EYE_PITCH_DEG 20.0 /* gaze y = 1 */
+
+/* The face of a frame, any part of it absent. */
+typedef struct vmc_face {
+    const float *scores; /* NULL or CROWD_FACE_SCORE_COUNT face tracking scores (MediaPipe's order) */
+    float blink[2];      /* left, right: 0 open, 1 closed */
+    float mouth;         /* 0 closed, 1 open */
+    float gaze[2];       /* x: +1 toward the subject's left, y: +1 up, in [-1, 1] */
+    bool has_blink, has_mouth, has_gaze;
+} vmc_face;
+
+typedef struct vmc_frame {
+    const float (*world)[4];  /* NULL: no bones; else CROWD_BONE_COUNT world rotations */
+    const float *landmarks;   /* NULL or the 132 values as fed (the hips' position) ... */
+    crowd_pose_frame frame;   /* ... in this frame */
+    const vmc_face *face;     /* NULL: none */
+    double t_s;
+} vmc_frame;
+/* Sends one bundle: what the frame has and the settings ask for. TOOL_OK or TOOL_FAILED. */
+int vmc_send_frame(vmc_sender *s, const vmc_frame *f);
+/* An eye's local rotation (Unity's frame, x y z w) for a gaze. */
+void vmc_eye_rotation(const float gaze[2], float q[4]);
+
 /* The local rotations vmc_send would send for these world rotations (see above). */
 void vmc_convert(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4], float local[CROWD_BONE_COUNT][4]);
 void vmc_close(vmc_sender *s);
+/* A sender that only converts (vmc_convert, vmc_rest_offset): no address. */
+int vmc_converter_open(vmc_sender **out, const crowd_limbs_desc *limbs);
+/* Bone b's T-pose offset from its parent's joint (the hips': from the floor), Unity's frame, m. */
+void vmc_rest_offset(const vmc_sender *s, int bone, float out[3]);
+/* The parent of bone b in the hierarchy sent (crowd_bone order), -1 for the hips. */
+int vmc_bone_parent(int bone);
 
 /* Sleeps until `seconds` after the first call on this pacer (CLOCK_MONOTONIC, absolute, so no
  * drift builds up): --realtime. */

@@ -131,9 +131,9 @@ static int check_direct_writes(world *w, uint32_t g) {
         for (uint32_t k = 0; k < sg->clip->row_count; k++)
             if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, clip_landmarks(sg->clip, k, w->scene->rigs[sg->rig].limbs.frame))) !=
                 CROWD_OK) {
-                char what[1024];
-                snprintf(what, sizeof what, "%s: groups[%u].pose.clip: %s:%u: a row the engine refuses", w->scene->path,
-                         g, sg->clip->path, sg->clip->line[k]);
+                char what[2400], where[1200];
+                snprintf(what, sizeof what, "%s: groups[%u].pose.clip: %s: a row the engine refuses", w->scene->path,
+                         g, clip_row_where(sg->clip, k, where, sizeof where));
                 return tool_engine_error(TOOL_BAD_INPUT, w->engine, res, what);
             }
         if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, saved)) != CROWD_OK)

@@ -434,7 +434,11 @@ typedef enum crowd_limb_fallback {
                                   with the bend plane by how much the limb bends (bend_min ..
                                   bend_full); knees bend one way. A straight or nearly straight
                                   limb keeps its roll, a clearly bent one follows its bend */
-    CROWD_FALLBACK_ROOT,     /* a straight limb's side axis is fallback_sign * (root * +x) */
+    CROWD_FALLBACK_ROOT,     /* a straight limb's side axis is fallback_sign * right, right the
+                                root's right (root * +x) turned to the subject's side: negated
+                                where it points against the x column of the limb's torso
+                                rotation (section 9). A subject turned by t from the root's
+                                facing has its straight limbs' roll off by about t */
     CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before),
                                 and a bent limb's side keeps its sign from frame to frame: an
                                 elbow or knee straightening, or bending past straight, never
@@ -509,8 +513,10 @@ typedef struct crowd_limbs_desc {
                                     bone does */
     float hold_half_life;        /* s, in (0, 3600]: an untrusted bone's shown rotation eases
                                     halfway to its rest local rotation in this time. Default 0.3 */
-    float reacquire_half_life;   /* s, in (0, 3600]: a bone trusted again eases halfway from where
-                                    it was shown to its tracked rotation in this time. Default 0.3 */
+    float reacquire_half_life;   /* s, in (0, 3600]: a bone trusted again eases from where it was
+                                    shown to its tracked rotation at a rate that starts at
+                                    halfway in this time and grows as the ease nears its end
+                                    (section 9). Default 0.4 */
     float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90 (fallback stable): a
                                     limb bent less than bend_min keeps its roll, one bent more
                                     than bend_full follows its bend plane. Their sines in float
@@ -529,10 +535,15 @@ typedef struct crowd_limbs_desc {
                                     naming the field and the rig (crowd_get: field bone_local:
                                     rig "x" stores world rotations only (limbs outputs)).
                                     crowd_rig_rest_pose gives both whatever this is */
+    float arm_image_bend;        /* degrees, in [0, 90] (fallback stable): an arm whose bend side
+                                    has |z| >= sin(arm_image_bend) (its bend seen in the image
+                                    plane: z reads no depth) keeps the cross product's own sign;
+                                    90 gives SPEC 5.1 revision 1 (every arm turned toward its
+                                    reference side), 0 keeps every arm's own sign. Default 15 */
 } crowd_limbs_desc;
 /* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
- * threshold 0.5, half-lives 0.3 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1,
- * outputs both. */
+ * threshold 0.5, hold half-life 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees,
+ * smoothing off with 0.1 / 40 / 1, outputs both, arm_image_bend 15 degrees. */
 CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
 
 /* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
@@ -957,17 +968,29 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *    rotation is relative to the root, so unseen hips ease to the rest pose in the tracker's
  *    frame, as tracked hips are in it).
  *    With k_in = 0.5^(dt/reacquire_half_life) and k_out = 0.5^(dt/hold_half_life), each bone
- *    keeps a progress r (1 at first):
- *    - trusted after an untrusted tick: it eases from the local rotation it showed (src),
- *      r = 1 - k_in; trusted after a trusted tick: r = 1 - (1 - r)*k_in;
+ *    keeps a progress r (1 at first) and its previous local rotation prev (SPEC 5.1
+ *    revision 2):
+ *    - trusted after an untrusted tick: r = 1 - k_in; trusted after a trusted tick:
+ *      r = 1 - (1 - r)*k_in;
  *    - trusted with r >= 1 - 2^-10: r = 1 and world is the plain solve, bit for bit (so
  *      steady tracking has no lag and exact directions); local = inverse(P) * world;
- *    - trusted with r below that: local = nlerp(src, inverse(P) * plain world, r);
+ *    - trusted with r below that (r as updated): with x = (dt/reacquire_half_life)/(1 - r)
+ *      and a = 1 - 0.5^min(x, 64), local = nlerp(prev, inverse(P) * plain world, a): a limb
+ *      seen again eases in from what was shown by the fraction a of the remaining way, never
+ *      across the far hemisphere, at a rate that grows as r nears 1 (no lag left when r
+ *      snaps to 1); dt = 0 moves nothing;
  *    - untrusted: local = nlerp(rest local, previous local, k_out): the shown pose eases
  *      toward rest while moving with its parent, so unseen legs hang down under the torso;
  *    - otherwise world = P * local. nlerp(a, b, t) = normalise(a*(1 - t) + b'*t), b' = -b
  *      when dot(a, b) < 0. A new instance shows the rest pose until its first tick.
- *    k_in and k_out are computed once a tick as exp2f(-(dt/half_life)).
+ *    k_in and k_out are computed once a tick as exp2f(-(dt/half_life)); 0.5^min(x, 64) per
+ *    lane by the engine's own exp2 (the same bits on every target).
+ *
+ *    The straight-limb fallback of root and previous: right is the root's right root * +x
+ *    turned to the subject's side, negated where it points against the x column T_x of the
+ *    limb's torso rotation T (below; dot 0 keeps it), so a subject facing the camera (-z, as
+ *    a webcam's does with the default root) or turning around does not pop half a turn as a
+ *    limb straightens.
  *
  *    The stable side axis (fallback stable) of a limb, with T the torso rotation it hangs
  *    from (the hips' LookRotation for legs, the chest's for arms, this tick's landmarks, no
@@ -980,10 +1003,13 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *    d (ref if shorter than 1e-3), normalised; the bend side is cross(upperDir, lowerDir),
  *    b = |bend side|, counted straight for a leg when dot(bend side, ref) < 0 (a knee bent
  *    backward, which depth noise fakes), then turned toward ref (legs, and arms with
- *    1 + c >= 0.25) or toward p (an arm raised toward overhead); u = clamp((b - sin(bend_min))
+ *    1 + c >= 0.25) or toward p (an arm raised toward overhead), except that an arm whose
+ *    bend side has |z| >= sin(arm_image_bend) (its bend seen in the image plane; z reads only
+ *    the landmarks' x and y) keeps its own sign; u = clamp((b - sin(bend_min))
  *    / (sin(bend_full) - sin(bend_min)), 0, 1) (sin in double, rounded to float once per rig);
  *    side = p when u = 0, else normalise(bend side*(u/b) + p*(1 - u)). The side is stored in
- *    T's frame every tick, trusted or not.
+ *    T's frame on ticks where the limb's upper bone is trusted (an untrusted limb reads it
+ *    and keeps it: landmarks the tracker does not see do not steer the roll it resumes with).
  *
  *    All of this is per lane masks and selects (branch-free across lanes), bit-identical on
  *    every target, split and thread count, and part of the snapshot.
@@ -1024,7 +1050,7 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 3), every number little-endian:
+ *     Format (version 4), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
@@ -1037,8 +1063,12 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *               (0xffffffff: free), u32 row, u32 next free slot.
  *     Version 2 (before crowd_limbs_desc.outputs) loads too, its limbs rigs with outputs both:
  *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
- *     version 3, so a rig with outputs both is saved in the same bytes as before (its settings
- *     digest is unchanged too).
+ *     version 3. Version 4 (limb tracking SPEC 5.1 revision 2) appends arm_image_bend to the
+ *     limbs settings and drops the tracked rigs' per-bone ease source (4 columns a bone).
+ *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
+ *     side state means the same and continues under revision 2's rules); a snapshot with a
+ *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
+ *     message naming the rig and the format version.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).
@@ -1107,6 +1137,21 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     Branch-free across lanes, bit-identical on every target, split and thread count, part of
  *     the snapshot (scores, rotation, presence, weight, control and the filter state).
  * ---------------------------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------------------------
+ * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism
+ * samples' WAV handler (LAppWavFileHandler.update) does over one frame's block of samples:
+ *   rms = sqrt(sum of sample^2 over every channel and frame / (channels * frames))
+ * samples: `frames` frames of `channels` interleaved float samples, in the handler's scale
+ * (a 16-bit sample s is (s * 65536) / 2147483647 rounded to float, 8-bit (u - 128) * 2^24 /
+ * 2147483647, 24-bit s * 256 / 2147483647). The squares are summed in double (each is exact
+ * there) in a fixed order of eight partial sums, so the result, rounded to float once, is the
+ * same on every target and equals the handler's double result rounded to float (checked
+ * against the framework's traces: tests/test_lipsync_golden.c). The framework then adds
+ * rms * 0.8 to each LipSync parameter. Allocates nothing, reads only the block.
+ * An empty block (frames or channels 0, or samples NULL) gives 0 (the handler divides 0 by 0
+ * there); a non-finite sum gives 0, never NaN. */
+CROWD_API float crowd_lipsync_rms(const float *samples, size_t frames, uint32_t channels);
 
 #ifdef __cplusplus
 }

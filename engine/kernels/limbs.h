@@ -19,18 +19,19 @@ enum { CROWDI_SIDE_STABLE = 0, CROWDI_SIDE_ROOT = 1, CROWDI_SIDE_PREVIOUS = 2 };
  * (fallback previous: the last bent side; stable: the side in the torso's frame); filter: 99
  * filtered coordinates, 99 derivatives, 99 last raw values, 1 "has a first sample" flag; track
  * (when the threshold is above 0): per bone the re-acquisition progress r, or -1 after an
- * untrusted tick; src: per bone the local rotation a re-acquired bone eases from (4 per
- * quaternion). The root is NULL while every row holds limb_root_value. */
+ * untrusted tick (a re-acquired bone eases from its previous local rotation: the local
+ * columns). The root is NULL while every row holds limb_root_value. */
 typedef struct crowdi_limbs_view {
     uint32_t limb_flip_y, limb_side_mode, limb_smoothing;
     uint32_t limb_side_settle; /* stable, calibration only: the side a held pose settles at */
     float limb_sign[4], limb_visibility_threshold, limb_hold_half_life, limb_reacquire_half_life;
     float limb_bend_sin_min, limb_bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
+    float limb_arm_image_sin; /* sin(arm_image_bend): an arm bent this much in the image plane keeps its sign */
     float limb_min_cutoff, limb_beta, limb_d_cutoff;
     float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4], limb_rest_world[CROWDI_BONES][4];
     uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
     size_t limb_stride;
-    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track, *limb_src;
+    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track;
     float limb_root_value[4]; /* the root every row holds while limb_root is NULL */
 } crowdi_limbs_view;
 
@@ -55,6 +56,7 @@ static inline uint8_t crowdi_fix_kind(const float q[4]) {
 
 #include "common.h"
 #include "cv_geom.h"
+#include "cv_math.h"
 #include "one_euro.h"
 
 /* q * fix for a fix known up to a positive factor (crowdi_fix_kind): (1, 0, 0, 1) gives
@@ -156,7 +158,8 @@ typedef struct cvk_limb_scratch {
 /* per tick constants */
 typedef struct cvk_limb_tick {
     float dt, alpha_d, frequency, two_pi_dt;
-    float k_in, k_out; /* 0.5^(dt/reacquire_half_life), 0.5^(dt/hold_half_life) */
+    float step;        /* dt/reacquire_half_life */
+    float k_in, k_out; /* 0.5^step, 0.5^(dt/hold_half_life) */
     bool track;        /* bones can be untrusted (threshold > 0) */
 } cvk_limb_tick;
 
@@ -178,6 +181,11 @@ static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cv_v
     cv_storeu(&s->look[bone][0][j], forward.x);
     cv_storeu(&s->look[bone][1][j], forward.y);
     cv_storeu(&s->look[bone][2][j], forward.z);
+}
+
+/* Is landmark k of the block's rows at or above the visibility threshold? */
+static inline cv_m cvk_landmark_seen(const crowdi_limbs_view *v, int k, size_t i) {
+    return cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * v->limb_stride + i), cv_set1(v->limb_visibility_threshold));
 }
 
 /* An orthonormal basis: the columns of a rotation matrix. */
@@ -213,9 +221,11 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
 }
 
 /* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
- * torso basis T; reads and writes the limb's side (kept in T's frame). */
+ * torso basis T; reads the limb's side (kept in T's frame) and stores it where `trusted` (the
+ * limb's three joints seen: landmarks the tracker does not see must not steer the roll it
+ * resumes with). */
 static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_limbs_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
-                                     const cvk_basis *T) {
+                                     const cvk_basis *T, cv_m trusted) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     /* reference: the rest hinge carried by the shortest arc from the torso's down to d */
@@ -247,11 +257,16 @@ static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_
     cv_f b = cv_sqrt(cv_v3_dot(bend, bend));
     cv_m straight = cv_mfalse(); /* a knee bent backward counts as straight */
     cv_v3 toward = ref;
-    if (leg)
+    cv_m own_sign = cv_mfalse();
+    if (leg) {
         straight = cv_lt(cv_v3_dot(bend, ref), zero);
-    else
+    } else {
         toward = cv_v3_select(cv_ge(one_c, cv_set1(0.25f)), ref, p);
-    cv_m flip = cv_lt(cv_v3_dot(bend, toward), zero);
+        /* an arm bent in the image plane keeps its sign: bend.z reads no depth, which trackers
+         * give 3-4 times noisier (flipping toward ref there doubles a roll error) */
+        own_sign = cv_ge(cv_abs(bend.z), cv_set1(v->limb_arm_image_sin));
+    }
+    cv_m flip = cv_mandnot(cv_lt(cv_v3_dot(bend, toward), zero), own_sign);
     bend = cv_v3_select(flip, cv_v3_neg(bend), bend);
     cv_f u = cv_div(cv_sub(b, cv_set1(v->limb_bend_sin_min)), cv_set1(v->limb_bend_sin_range));
     u = cv_min(cv_max(u, zero), one);
@@ -261,14 +276,17 @@ static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_
     cv_v3 side = cv_v3_select(none, p, cv_v3_normalized(mix));
     /* calibration solves the bind pose as held: the side the blend settles at */
     if (v->limb_side_settle) side = cv_v3_select(none, p, cv_v3_normalized(bend));
-    cv_storeu(col + i, cv_v3_dot(T->x, side));
-    cv_storeu(col + st + i, cv_v3_dot(T->y, side));
-    cv_storeu(col + 2 * st + i, cv_v3_dot(T->z, side));
+    cv_v3 stored = {cv_v3_dot(T->x, side), cv_v3_dot(T->y, side), cv_v3_dot(T->z, side)};
+    if (!cv_all(trusted)) stored = cv_v3_select(trusted, stored, kept);
+    cv_storeu(col + i, stored.x);
+    cv_storeu(col + st + i, stored.y);
+    cv_storeu(col + 2 * st + i, stored.z);
     return side;
 }
 
 /* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (in
- * stable mode only the directions: cvk_limb_sides completes them). */
+ * stable mode only the directions: cvk_limb_sides completes them). `right` is the root's right
+ * turned to the subject's side (cvk_limb_geometry). */
 static inline void cvk_limb(const crowdi_limbs_view *v, size_t i, int limb, cv_v3 a, cv_v3 b, cv_v3 c,
                             cv_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cv_v3 upper_dir = cv_v3_normalized(cv_v3_sub(b, a));
@@ -335,8 +353,12 @@ static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi
                                                                      cvk_limb_scratch *s, size_t j,
                                                                      const cvk_landmarks L) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    /* the root's right axis: only the root fallback reads it */
-    cv_v3 right = {zero, zero, zero};
+    /* the root's right axis, turned to the subject's side for legs and arms: negated where it
+     * points against the x column of the hips' or the chest's LookRotation (this tick's
+     * landmarks, no axis fix), so that a subject facing away from the root's +z (a webcam's
+     * subject faces -z) does not pop half a turn as a limb straightens. Only the root and
+     * previous fallbacks read it. */
+    cv_v3 right = {zero, zero, zero}, leg_right = right, arm_right = right;
     if (v->limb_side_mode != CROWDI_SIDE_STABLE)
         right = cv_q_rotate(cvk_limb_root(v, i), (cv_v3){one, zero, zero});
 
@@ -347,8 +369,14 @@ static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi
         cv_v3 hip_mid = cv_v3_mid(lhip, rhip), shoulder_mid = cv_v3_mid(lsh, rsh);
         cv_v3 up = cv_v3_sub(shoulder_mid, hip_mid);
         cv_v3 hips_right = cv_v3_sub(rhip, lhip), chest_right = cv_v3_sub(LM(CHEST, 1), LM(CHEST, 0));
-        cvk_put_look(s, CROWD_BONE_HIPS, j, cv_v3_cross(hips_right, up), up);
-        cvk_put_look(s, CROWD_BONE_CHEST, j, cv_v3_cross(chest_right, up), up);
+        cv_v3 hips_fwd = cv_v3_cross(hips_right, up), chest_fwd = cv_v3_cross(chest_right, up);
+        cvk_put_look(s, CROWD_BONE_HIPS, j, hips_fwd, up);
+        cvk_put_look(s, CROWD_BONE_CHEST, j, chest_fwd, up);
+        if (v->limb_side_mode != CROWDI_SIDE_STABLE) {
+            cv_v3 hips_x = cvk_look_basis(hips_fwd, up).x, chest_x = cvk_look_basis(chest_fwd, up).x;
+            leg_right = cv_v3_select(cv_lt(cv_v3_dot(right, hips_x), zero), cv_v3_neg(right), right);
+            arm_right = cv_v3_select(cv_lt(cv_v3_dot(right, chest_x), zero), cv_v3_neg(right), right);
+        }
     }
     {
         const cv_v3 lear = LM(HEAD, 1), rear = LM(HEAD, 2);
@@ -356,7 +384,7 @@ static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi
         cv_v3 head_fwd = cv_v3_sub(LM(HEAD, 0), cv_v3_mid(lear, rear));
         cvk_put_look(s, CROWD_BONE_HEAD, j, head_fwd, cv_v3_cross(head_fwd, head_right));
     }
-#define LIMB(limb, upper) \
+#define LIMB(limb, upper, right) \
     cvk_limb(v, i, CROWD_LIMB_##limb, LM(upper, 0), LM(upper, 1), LM(upper, 2), right, s, CROWD_BONE_##upper, j)
 #define HAND(bone) cvk_hand(LM(bone, 0), LM(bone, 1), LM(bone, 2), s, CROWD_BONE_##bone, j)
 #define FOOT(bone)                                                                                          \
@@ -364,13 +392,13 @@ static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi
         const cv_v3 heel = LM(bone, 1);                                                                     \
         cvk_put_look(s, CROWD_BONE_##bone, j, cv_v3_sub(LM(bone, 2), heel), cv_v3_sub(LM(bone, 0), heel)); \
     } while (0)
-    LIMB(LEFT_ARM, LEFT_UPPER_ARM);
+    LIMB(LEFT_ARM, LEFT_UPPER_ARM, arm_right);
     HAND(LEFT_HAND);
-    LIMB(RIGHT_ARM, RIGHT_UPPER_ARM);
+    LIMB(RIGHT_ARM, RIGHT_UPPER_ARM, arm_right);
     HAND(RIGHT_HAND);
-    LIMB(LEFT_LEG, LEFT_UPPER_LEG);
+    LIMB(LEFT_LEG, LEFT_UPPER_LEG, leg_right);
     FOOT(LEFT_FOOT);
-    LIMB(RIGHT_LEG, RIGHT_UPPER_LEG);
+    LIMB(RIGHT_LEG, RIGHT_UPPER_LEG, leg_right);
     FOOT(RIGHT_FOOT);
 #undef LM
 #undef LIMB
@@ -450,23 +478,37 @@ static inline void cvk_put_up(cvk_limb_scratch *s, int bone, size_t j, cv_v3 up)
 /* One limb's side axis and its two bones' ups (their forwards are in the scratch already). */
 static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_limbs_view *v, size_t i,
                                                                       cvk_limb_scratch *s, size_t j, int limb,
-                                                                      const cvk_basis *T) {
+                                                                      const cvk_basis *T, const bool check_trust) {
     const int upper = crowdi_limb_upper[limb];
     cv_v3 d = cvk_get_look(s, upper, 0, j), ld = cvk_get_look(s, upper + 1, 0, j);
-    cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, T);
+    cv_m trusted = cv_mtrue();
+    if (check_trust)
+        for (int k = 0; k < 3; k++) trusted = cv_mand(trusted, cvk_landmark_seen(v, crowdi_bones[upper].landmarks[k], i));
+    cv_v3 side = cvk_stable_side(v, i, limb, crowdi_limb_is_leg(limb), d, ld, T, trusted);
     cvk_put_up(s, upper, j, cv_v3_cross(d, side));
     cvk_put_up(s, upper + 1, j, cv_v3_cross(ld, side));
 }
 
-__attribute__((noinline)) static void cvk_limb_sides(const crowdi_limbs_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+/* check_trust (a constant at each call): whether some landmark of the block can be unseen; a
+ * steady block (cvk_limb_inputs) or a rig without tracking stores every side */
+static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi_limbs_view *v, size_t i,
+                                                                     cvk_limb_scratch *s, size_t j,
+                                                                     const bool check_trust) {
     /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
      * that every limb's columns and constants are known where they are used */
     cvk_basis T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j));
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T);
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T, check_trust);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T, check_trust);
     T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j));
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T);
-    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T, check_trust);
+    cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T, check_trust);
+}
+
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_limbs_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+    if (v->limb_track && !s->steady[j / CV_W])
+        cvk_limb_sides_by(v, i, s, j, true);
+    else
+        cvk_limb_sides_by(v, i, s, j, false);
 }
 
 /* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
@@ -538,11 +580,6 @@ static inline cv_q cvk_q_positive(cv_q q) {
 #endif
 }
 
-/* Is landmark k of the block's rows at or above the visibility threshold? */
-static inline cv_m cvk_landmark_seen(const crowdi_limbs_view *v, int k, size_t i) {
-    return cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * v->limb_stride + i), cv_set1(v->limb_visibility_threshold));
-}
-
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
  * and re-acquisition (SPEC 5.1) when `tracking`, the stores of the columns `kept` names.
  * `tracking` and `kept` are constants at each call: without tracking every bone is the plain
@@ -583,24 +620,27 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
             cv_f r = cv_loadu(track_col + i);
             /* steady tracking (trusted, fully eased in) is the plain solve: nothing to do */
             if (!cv_all(cv_mand(trusted, cv_eq(r, one)))) {
-                float *src_col = v->limb_src + (size_t)(4 * b) * st, *prev_col = v->limb_local + (size_t)(4 * b) * st;
-                cv_q prev = cv_q_loadu_cols(prev_col, st, i), src = cv_q_loadu_cols(src_col, st, i);
+                cv_q prev = cv_q_loadu_cols(v->limb_local + (size_t)(4 * b) * st, st, i);
                 const cv_f k_in = cv_set1(t->k_in);
                 cv_m reacquired = cv_mand(trusted, cv_lt(r, zero));
-                src = cv_q_select(reacquired, prev, src);
                 r = cv_select(reacquired, cv_sub(one, k_in), cv_sub(one, cv_mul(cv_sub(one, r), k_in)));
                 cv_m eased_in = cv_ge(r, cv_set1(1.0f - 0x1p-10f));
                 r = cv_select(eased_in, one, r);
                 cv_m plain = cv_mand(trusted, eased_in);
+                /* from the previous output by a = 1 - 0.5^min(x, 64) of the remaining way, x =
+                 * step/(1 - r): a rate that grows as r nears 1, so a moving target is caught
+                 * with no lag left when r snaps to 1, and never across the far hemisphere
+                 * (nlerp from prev); dt = 0 gives a = 0 */
+                cv_f x = cv_div(cv_set1(t->step), cv_select(eased_in, one, cv_sub(one, r)));
+                cv_f a = cv_sub(one, cv_exp2(cv_neg(cv_min(x, cv_set1(64.0f)))));
                 /* the rest local rotation; the hips' is relative to the root, so that unseen hips
                  * ease to the rest pose in the tracker's frame, as tracked hips are in it */
                 cv_q rest = cv_q_set1(v->limb_rest_local[b]);
                 if (crowdi_bones[b].parent < 0) rest = cv_q_canonical(cv_q_mul(cv_q_conj(root), rest));
-                cv_q shown = cv_q_select(trusted, cv_q_nlerp(src, local, r), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
+                cv_q shown = cv_q_select(trusted, cv_q_nlerp(prev, local, a), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
                 local = cv_q_select(plain, local, shown);
                 w = cv_q_select(plain, w, cv_q_canonical(cv_q_mul(parent, shown)));
                 cv_storeu(track_col + i, cv_select(trusted, r, cv_set1(-1.0f)));
-                cv_q_storeu_cols(src_col, st, i, src);
             }
         }
         /* What the unchecked columns can hold (landmarks so far apart that the products
@@ -676,7 +716,8 @@ static inline void cvk_limbs_range(const crowdi_limbs_view *v, float dt, size_t 
     }
     t.track = v->limb_track != NULL;
     if (t.track) {
-        t.k_in = exp2f(-(dt / v->limb_reacquire_half_life));
+        t.step = dt / v->limb_reacquire_half_life;
+        t.k_in = exp2f(-t.step);
         t.k_out = exp2f(-(dt / v->limb_hold_half_life));
     }
     const bool both = v->limb_world && v->limb_local; /* both kinds of rotation kept */

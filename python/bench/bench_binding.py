@@ -7,7 +7,7 @@
 2. Bulk pose writes: Engine.set_poses() of an (n, 33, 4) float32 array (one checked
    crowd_instances_set call), and a write through the zero-copy (132, n) pose columns.
 
-    PYTHONPATH=python CROWD_LIBRARY=build/libcrowd.so.0 \\
+    PYTHONPATH=python CROWD_LIBRARY=build/engine/libcrowd.so.0 \\
     CROWD_LOADERS_LIBRARY=build/python/libcrowd_loaders.so.0 /usr/bin/python3 python/bench/bench_binding.py
 """
 import argparse

@@ -1,6 +1,7 @@
 """crowd: the SIMD-batched crowd animation engine from Python (ctypes over libcrowd.so).
 
-crowd.h is the manual; this package mirrors it:
+crowd.h is the manual; this package follows it (its declarations are generated from it into
+_generated.py by bindings/generate.py):
 
     with crowd.Engine(seed=1) as engine:
         rig = engine.rig(parameters=[crowd.Parameter("ParamBreath", 0, 1)],
@@ -32,175 +33,54 @@ Errors from the engine raise a subclass of crowd.Error with .code (the crowd_res
 import ctypes as _C
 import dataclasses as _dc
 import enum as _enum
+import functools as _functools
 import math as _math
-from typing import Optional, Sequence
+import operator as _operator
+import threading as _threading
+from threading import get_ident as _get_ident
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _ffi
 
 __all__ = [
-    "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError",
-    "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "RigDesc",
+    "Engine", "Rig", "Column", "Error", "ClosedError", "StaleViewError", "BusyError",
+    "Parameter", "LookParameter", "Look", "HarmonicParameter", "Harmonic", "Blink", "Limbs", "Face", "FaceMapping",
+    "RigDesc", "LimbFallback", "FaceSource", "FaceCurve", "face_source_name", "face_source_bit",
+    "face_rotation_from_matrix", "face_standard_mapping", "face_defaults", "face_mapping_defaults",
+    "FACE_SCORE_COUNT", "FACE_SOURCE_COUNT", "FACE_STANDARD_MAPPING_COUNT", "lipsync_rms",
     "Result", "Simd", "Blend", "Axis", "Direction", "BlinkModel", "PoseFrame", "AxisFix", "Fallback", "LimbOutputs", "Limb",
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
-    "rest_landmarks", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
+    "rest_landmarks", "parameter_defaults", "look_parameter_defaults", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
     "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
 
-LANDMARK_COUNT = _ffi.LANDMARKS
-MAX_RIGS = 65535          # crowd.h's entry maxima (CROWD_MAX_RIGS, ...)
-MAX_PARAMETERS = 65536
-MAX_ENTRIES = 65536
-BONE_COUNT = _ffi.BONES
-MAX_CHANNELS = _ffi.MAX_CHANNELS
-VERSION = (0, 1, 0)
-
-
 # ---------------------------------------------------------------------------------------------
-# Enums (crowd.h's, same values). Wherever an enum is taken, its name as a string works too
-# ("avx2", "base", "left_upper_arm"); a plain int is passed to the engine as it is.
+# Constants and enums: crowd.h's, generated (bindings/generate.py writes _generated.py). Wherever
+# an enum is taken, its name as a string works too ("avx2", "base", "left_upper_arm"); a plain int
+# is passed to the engine as it is.
 # ---------------------------------------------------------------------------------------------
-class Result(_enum.IntEnum):
-    OK = 0
-    ERR_NULL = 1
-    ERR_HANDLE = 2
-    ERR_NOT_FINITE = 3
-    ERR_RANGE = 4
-    ERR_UNKNOWN_ID = 5
-    ERR_DUPLICATE_ID = 6
-    ERR_BAD_ENUM = 7
-    ERR_CAPACITY = 8
-    ERR_OUT_OF_MEMORY = 9
-    ERR_UNSUPPORTED = 10
-    ERR_WRONG_RIG = 11
-    ERR_NO_CONTROLLER = 12
-    ERR_BAD_SNAPSHOT = 13
-    ERR_THREAD = 14
-    ERR_READ_ONLY = 15
-    ERR_REPEATED_HANDLE = 16
-    ERR_NOT_STORED = 17
+from ._generated import (MAX_RIGS, MAX_PARAMETERS, MAX_ENTRIES, MAX_CHANNELS, LANDMARK_COUNT,  # noqa: E402
+                         BONE_COUNT, FACE_SCORE_COUNT, FACE_SOURCE_COUNT, FACE_STANDARD_MAPPING_COUNT,
+                         Result, Simd, Blend, Axis, Direction, BlinkModel, PoseFrame, AxisFix, LimbFallback,
+                         LimbOutputs, Limb, Bone, FaceSource, FaceCurve, BlinkStart, HarmonicPhase, Field)
+from . import _generated  # noqa: E402
+
+Fallback = LimbFallback  # crowd_limb_fallback, by the name this package has always used
+VERSION = (_generated.VERSION_MAJOR, _generated.VERSION_MINOR, _generated.VERSION_PATCH)
 
 
-class Simd(_enum.IntEnum):
-    AUTO = 0
-    SCALAR = 1
-    SSE2 = 2
-    AVX2 = 3
-    AVX512 = 4
-    WASM128 = 5  # the WebAssembly build only: never supported in a native process
-
-
-class Blend(_enum.IntEnum):
-    DEFAULT = 0
-    OVERRIDE = 1
-    ADDITIVE = 2
-    MULTIPLY = 3
-
-
-class Axis(_enum.IntEnum):
-    X = 0
-    Y = 1
-    Z = 2
-
-
-class Direction(_enum.IntEnum):
-    CENTRIC = 0
-    LEFT = 1
-    RIGHT = 2
-
-
-class BlinkModel(_enum.IntEnum):
-    SINE = 0
-    TIMED = 1
-
-
-class PoseFrame(_enum.IntEnum):
-    MEDIAPIPE_WORLD = 0
-    ENGINE = 1
-
-
-class AxisFix(_enum.IntEnum):
-    Y_ALONG_BONE = 0
-    Z_ALONG_BONE = 1
-    CUSTOM = 2
-    CALIBRATED = 3
-
-
-class Fallback(_enum.IntEnum):
-    STABLE = 0
-    ROOT = 1
-    PREVIOUS = 2
-
-
-class LimbOutputs(_enum.IntEnum):
-    """crowd_limb_outputs: which bone rotations a limbs rig stores."""
-    BOTH = 0
-    WORLD = 1
-    LOCAL = 2
-
-
-class Limb(_enum.IntEnum):
-    LEFT_ARM = 0
-    RIGHT_ARM = 1
-    LEFT_LEG = 2
-    RIGHT_LEG = 3
-
-
-class Bone(_enum.IntEnum):
-    HIPS = 0
-    CHEST = 1
-    HEAD = 2
-    LEFT_UPPER_ARM = 3
-    LEFT_LOWER_ARM = 4
-    LEFT_HAND = 5
-    RIGHT_UPPER_ARM = 6
-    RIGHT_LOWER_ARM = 7
-    RIGHT_HAND = 8
-    LEFT_UPPER_LEG = 9
-    LEFT_LOWER_LEG = 10
-    LEFT_FOOT = 11
-    RIGHT_UPPER_LEG = 12
-    RIGHT_LOWER_LEG = 13
-    RIGHT_FOOT = 14
-
-
-class BlinkStart(_enum.IntEnum):
-    RANDOM = 0
-    CUBISM = 1
-
-
-class HarmonicPhase(_enum.IntEnum):
-    ZERO = 0
-    RANDOM = 1
-
-
-class Field(_enum.IntEnum):
-    BASE = 0
-    LOOK_TARGET = 1
-    LOOK_ACTIVE = 2
-    LOOK_CENTER = 3
-    LOOK_DAMPING = 4
-    LOOK_WEIGHT = 5
-    HARMONIC_WEIGHT = 6
-    BLINK_WEIGHT = 7
-    BLINK_MANUAL = 8
-    HARMONIC_PHASE = 9
-    HARMONIC_RANGE = 10
-    LOOK_POSITION = 11
-    LOOK_VELOCITY = 12
-    BLINK_OPENING = 13
-    BLINK_PHASE = 14
-    BLINK_CLOCK = 15
-    BLINK_LAST = 16
-    POSE = 17
-    ROOT = 18
-    OUTPUT = 19
-    BONE_WORLD = 20
-    BONE_LOCAL = 21
+# Type hints: an enum is taken as its member, its name ("avx2") or its number; handles as one
+# handle or anything NumPy makes a uint64 array of; values as anything it makes float32 of.
+EnumLike = Union[int, str]
+Handles = Union[int, np.integer, npt.ArrayLike]
+Floats = npt.ArrayLike
+Logger = Callable[[int, str], None]
 
 
 # Fields a column may be written through (crowd.h §7: the writable ones); the rest are read only.
@@ -210,14 +90,32 @@ _POSE_HI = np.tile(np.array([_MAX_LANDMARK] * 3 + [1], np.float32), _ffi.LANDMAR
 _READ_ONLY_FIELDS = frozenset((Field.OUTPUT, Field.BONE_WORLD, Field.BONE_LOCAL))
 
 
-def _enum_value(cls, value):
+def _enum_value(cls: Any, value: EnumLike) -> int:
     if isinstance(value, str):
         try:
             return int(cls[value.upper()])
         except KeyError:
             names = ", ".join(m.name.lower() for m in cls)
             raise ValueError(f"{cls.__name__}: unknown name {value!r} (one of {names})") from None
-    return int(value)
+    return _int(value, cls.__name__, 32, signed=True)  # a C enum; the engine judges the value
+
+
+def _int(value: Any, what: str, bits: int = 32, signed: bool = False) -> int:
+    """value as the C integer type of `bits` bits: every integer argument goes through here, so
+    none is silently truncated by ctypes (2**32 + 1 would reach the engine as 1). Refused with
+    TypeError (not an integer: 2.5, "3") or RangeError (outside the type), naming `what`."""
+    try:
+        v = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: an integer, not {type(value).__name__} {value!r}") from None
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not lo <= v <= hi:
+        raise RangeError(f"{what}: {v} is outside {lo} .. {hi}")
+    return v
+
+
+def _u64(value: Any, what: str) -> int:
+    return _int(value, what, 64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,18 +127,18 @@ class Error(Exception):
 
     code: Optional[int] = None
 
-    def __init__(self, message, code=None):
+    def __init__(self, message: str, code: Optional[int] = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return "CROWD_" + Result(self.code).name if self.code is not None else None
 
     @property
-    def text(self):
+    def text(self) -> Optional[str]:
         return result_text(self.code) if self.code is not None else None
 
 
@@ -263,7 +161,7 @@ class RangeError(Error, ValueError):
 class UnknownIdError(Error, KeyError):
     code = Result.ERR_UNKNOWN_ID
 
-    def __str__(self):  # KeyError would quote the message
+    def __str__(self) -> str:  # KeyError would quote the message
         return self.message
 
 
@@ -325,13 +223,19 @@ class StaleViewError(Error):
     instances of its rig, removing instances, loading a snapshot): take a new view."""
 
 
+class BusyError(Error, RuntimeError):
+    """Refused because of a tick in flight (see Engine): a tick or tick_range over rows another
+    thread is ticking now, or any engine call made from inside a tick on the same thread (a
+    logger callback), which could only wait for itself."""
+
+
 _ERRORS = {c.code: c for c in (NullError, HandleError, NotFiniteError, RangeError, UnknownIdError,
                                DuplicateIdError, BadEnumError, CapacityError, OutOfMemoryError,
                                UnsupportedError, WrongRigError, NoControllerError, BadSnapshotError, ThreadError,
                                ReadOnlyError, RepeatedHandleError, NotStoredError)}
 
 
-def _error(code, message):
+def _error(code: int, message: str) -> Error:
     cls = _ERRORS.get(code)
     if cls is None:
         err = Error(message, code)
@@ -342,38 +246,88 @@ def _error(code, message):
 # ---------------------------------------------------------------------------------------------
 # Module functions (crowd.h's getters that take no engine)
 # ---------------------------------------------------------------------------------------------
-def result_text(code) -> str:
-    return lib.crowd_result_text(int(code)).decode()
+def result_text(code: int) -> str:
+    return lib.crowd_result_text(_int(code, "code", 32, signed=True)).decode()
 
 
-def simd_name(simd) -> Optional[str]:
+def simd_name(simd: EnumLike) -> Optional[str]:
     s = lib.crowd_simd_name(_enum_value(Simd, simd))
     return s.decode() if s is not None else None
 
 
-def simd_width(simd) -> int:
+def simd_width(simd: EnumLike) -> int:
     return lib.crowd_simd_width(_enum_value(Simd, simd))
 
 
-def simd_supported(simd) -> bool:
+def simd_supported(simd: EnumLike) -> bool:
     return bool(lib.crowd_simd_supported(_enum_value(Simd, simd)))
 
 
-def field_width(field) -> int:
+def field_width(field: EnumLike) -> int:
     return lib.crowd_field_width(_enum_value(Field, field))
 
 
-def field_name(field) -> Optional[str]:
+def field_name(field: EnumLike) -> Optional[str]:
     s = lib.crowd_field_name(_enum_value(Field, field))
     return s.decode() if s is not None else None
 
 
-def bone_name(bone) -> Optional[str]:
+def bone_name(bone: EnumLike) -> Optional[str]:
     s = lib.crowd_bone_name(_enum_value(Bone, bone))
     return s.decode() if s is not None else None
 
 
-def rest_landmarks(frame="mediapipe_world") -> np.ndarray:
+def face_source_name(source: EnumLike) -> Optional[str]:
+    """MediaPipe's categoryName of a source ("_neutral", "jawOpen", ...; "headYaw" ...)."""
+    s = lib.crowd_face_source_name(_face_source(source))
+    return s.decode() if s is not None else None
+
+
+def face_source_bit(source: EnumLike) -> int:
+    """CROWD_FACE_SOURCE_BIT: the source's bit in Face.smoothed_sources as a mask."""
+    s = _face_source(source)
+    if not 0 <= s < FACE_SOURCE_COUNT:
+        raise BadEnumError(f"face_source_bit: source {s} is outside 0 .. {FACE_SOURCE_COUNT - 1}")
+    return 1 << s
+
+
+def face_rotation_from_matrix(matrix: Floats) -> np.ndarray:
+    """crowd_face_rotation_from_matrix: the unit quaternion (x, y, z, w), w >= 0, of MediaPipe's
+    facialTransformationMatrixes entry (16 floats, column-major, as MediaPipe lists them)."""
+    m = np.ascontiguousarray(matrix, dtype=np.float32).reshape(-1)
+    if m.size != 16:
+        raise ValueError(f"face_rotation_from_matrix: expected 16 floats, got {m.size}")
+    q = _ffi.Quat()
+    res = lib.crowd_face_rotation_from_matrix(m.ctypes.data, _C.byref(q))
+    if res:
+        raise _error(res, f"crowd_face_rotation_from_matrix: {result_text(res)}")
+    return np.array([q.x, q.y, q.z, q.w], np.float32)
+
+
+def lipsync_rms(samples: Floats, frames: Optional[int] = None, channels: int = 1) -> float:
+    """crowd_lipsync_rms: the lip sync level of one frame's block of audio, as the Cubism
+    samples compute it (crowd.h "Lip sync level"): samples holds `frames` frames of `channels`
+    interleaved samples in the handler's scale (a float32 array is used as it is; other numbers
+    become float32). frames defaults to every whole frame the samples hold; more frames than
+    they hold is refused (ValueError), never read past."""
+    a = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+    c = _int(channels, "channels")
+    n = a.size // c if c else 0
+    f = n if frames is None else _int(frames, "frames", 64)
+    if c and f > n:
+        raise ValueError(f"lipsync_rms: {f} frames of {c} channels need {f * c} samples, got {a.size}")
+    return float(lib.crowd_lipsync_rms(a.ctypes.data, f, c))
+
+
+def _face_source(value: EnumLike) -> int:
+    """A FaceSource from its enum name ("jaw_open"), MediaPipe's name ("jawOpen") or a number."""
+    if isinstance(value, str) and value.upper() not in FaceSource.__members__:
+        if value in _FACE_SOURCE_BY_MEDIAPIPE:
+            return _FACE_SOURCE_BY_MEDIAPIPE[value]
+    return _enum_value(FaceSource, value)
+
+
+def rest_landmarks(frame: EnumLike = "mediapipe_world") -> np.ndarray:
     """The canonical rest pose (33, 4): x, y, z, visibility in `frame`."""
     out = np.empty((LANDMARK_COUNT, 4), np.float32)
     lib.crowd_rest_landmarks(_enum_value(PoseFrame, frame), out.ctypes.data)
@@ -388,6 +342,9 @@ _HPAR = lib.crowd_harmonic_parameter_defaults(b"")
 _HARM = lib.crowd_harmonic_defaults()
 _BLINK = lib.crowd_blink_defaults()
 _LIMBS = lib.crowd_limbs_defaults()
+_FACE = lib.crowd_face_defaults()
+_FACE_MAP = lib.crowd_face_mapping_defaults(0, b"")
+_FACE_SOURCE_BY_MEDIAPIPE = {lib.crowd_face_source_name(int(s)).decode(): int(s) for s in FaceSource}
 
 
 @_dc.dataclass
@@ -404,7 +361,7 @@ class Parameter:
 class LookParameter:
     """crowd_look_parameter_desc: parameter `id` receives pos[axis] * factor."""
     id: str
-    axis: object = Axis.X
+    axis: EnumLike = Axis.X
     factor: float = 0.0
 
 
@@ -414,7 +371,7 @@ class Look:
     parameters: Sequence[LookParameter] = ()
     damping: float = _LOOK.damping
     max_speed: float = _LOOK.max_speed
-    blend: object = Blend(_LOOK.blend)
+    blend: EnumLike = Blend(_LOOK.blend)
 
 
 @_dc.dataclass
@@ -422,7 +379,7 @@ class HarmonicParameter:
     """crowd_harmonic_parameter_desc (defaults: crowd_harmonic_parameter_defaults(id))."""
     id: str
     channel: int = _HPAR.channel
-    direction: object = Direction(_HPAR.direction)
+    direction: EnumLike = Direction(_HPAR.direction)
     origin: float = _HPAR.origin
     range: float = _HPAR.range
     duration: float = _HPAR.duration
@@ -433,15 +390,15 @@ class Harmonic:
     """crowd_harmonic_desc. channel_timescales None (with no entries): [1]."""
     parameters: Sequence[HarmonicParameter] = ()
     channel_timescales: Optional[Sequence[float]] = None
-    blend: object = Blend(_HARM.blend)
+    blend: EnumLike = Blend(_HARM.blend)
 
 
 @_dc.dataclass
 class Blink:
     """crowd_blink_desc (defaults: crowd_blink_defaults())."""
     parameters: Sequence[str] = ()
-    model: object = BlinkModel(_BLINK.model)
-    blend: object = Blend(_BLINK.blend)
+    model: EnumLike = BlinkModel(_BLINK.model)
+    blend: EnumLike = Blend(_BLINK.blend)
     mean: float = _BLINK.mean
     max_deviation: float = _BLINK.max_deviation
     timescale: float = _BLINK.timescale
@@ -451,12 +408,12 @@ class Blink:
 class Limbs:
     """crowd_limbs_desc (defaults: crowd_limbs_defaults()). custom_fix, bind_rotations: (15, 4)
     quaternions x, y, z, w; bind_landmarks: (33, 4)."""
-    frame: object = PoseFrame(_LIMBS.frame)
-    axis_fix: object = AxisFix(_LIMBS.axis_fix)
-    custom_fix: Optional[object] = None
-    bind_landmarks: Optional[object] = None
-    bind_rotations: Optional[object] = None
-    fallback: object = Fallback(_LIMBS.fallback)
+    frame: EnumLike = PoseFrame(_LIMBS.frame)
+    axis_fix: EnumLike = AxisFix(_LIMBS.axis_fix)
+    custom_fix: Optional[Floats] = None
+    bind_landmarks: Optional[Floats] = None
+    bind_rotations: Optional[Floats] = None
+    fallback: EnumLike = Fallback(_LIMBS.fallback)
     fallback_sign: Sequence[float] = tuple(_LIMBS.fallback_sign)
     visibility_threshold: float = _LIMBS.visibility_threshold
     hold_half_life: float = _LIMBS.hold_half_life
@@ -467,7 +424,41 @@ class Limbs:
     min_cutoff: float = _LIMBS.min_cutoff
     beta: float = _LIMBS.beta
     d_cutoff: float = _LIMBS.d_cutoff
-    outputs: object = LimbOutputs(_LIMBS.outputs)
+    outputs: EnumLike = LimbOutputs(_LIMBS.outputs)
+    arm_image_bend: float = _LIMBS.arm_image_bend
+
+
+@_dc.dataclass
+class FaceMapping:
+    """crowd_face_mapping_desc: source -> parameter `id`, value offset + gain*curve(source).
+    source: a FaceSource, its name ("jaw_open", "head_yaw") or MediaPipe's ("jawOpen")."""
+    source: EnumLike
+    id: str
+    gain: float = _FACE_MAP.gain
+    offset: float = _FACE_MAP.offset
+    curve: EnumLike = FaceCurve(_FACE_MAP.curve)
+
+
+def face_standard_mapping() -> List[FaceMapping]:
+    """crowd_face_standard_mapping(): the entries for the standard Cubism parameters."""
+    p = lib.crowd_face_standard_mapping()
+    return [FaceMapping(FaceSource(p[k].source), p[k].id.decode(), p[k].gain, p[k].offset, FaceCurve(p[k].curve))
+            for k in range(FACE_STANDARD_MAPPING_COUNT)]
+
+
+@_dc.dataclass
+class Face:
+    """crowd_face_desc (defaults: crowd_face_defaults(), the standard mapping included).
+    smoothed_sources: the sources the One Euro filter smooths, as sources (names or FaceSource)
+    or as a mask of face_source_bit()s."""
+    mapping: Sequence[FaceMapping] = _dc.field(default_factory=face_standard_mapping)
+    blend: EnumLike = Blend(_FACE.blend)
+    presence_threshold: float = _FACE.presence_threshold
+    handoff_half_life: float = _FACE.handoff_half_life
+    smoothed_sources: Union[int, Sequence[EnumLike]] = ()
+    min_cutoff: float = _FACE.min_cutoff
+    beta: float = _FACE.beta
+    d_cutoff: float = _FACE.d_cutoff
 
 
 @_dc.dataclass
@@ -479,6 +470,20 @@ class RigDesc:
     harmonic: Optional[Harmonic] = None
     blink: Optional[Blink] = None
     limbs: Optional[Limbs] = None
+    face: Optional[Face] = None
+
+
+def parameter_defaults(id: str) -> Parameter:
+    """crowd_parameter_defaults(id): min 0, max 1, default 0, no repeat."""
+    d = lib.crowd_parameter_defaults(id.encode())
+    return Parameter(id, d.min, d.max, d.default_value, bool(d.repeat))
+
+
+def look_parameter_defaults(id: str) -> LookParameter:
+    """crowd_look_parameter_defaults(id): axis x, factor 1 (LookParameter's own factor default
+    is 0, as it always was)."""
+    d = lib.crowd_look_parameter_defaults(id.encode())
+    return LookParameter(id, Axis(d.axis), d.factor)
 
 
 def look_defaults() -> Look:
@@ -501,7 +506,15 @@ def limbs_defaults() -> Limbs:
     return Limbs()
 
 
-def _coerce(cls, value):
+def face_defaults() -> Face:
+    return Face()
+
+
+def face_mapping_defaults(source: EnumLike, id: str) -> FaceMapping:
+    return FaceMapping(source, id)
+
+
+def _coerce(cls: Any, value: Any) -> Any:
     """A desc from a dataclass, a dict of its fields, a tuple of its positional fields, or True."""
     if value is None or isinstance(value, cls):
         return value
@@ -516,7 +529,7 @@ def _coerce(cls, value):
     raise TypeError(f"expected {cls.__name__}, a dict or a tuple, got {type(value).__name__}")
 
 
-def _quat_array(value, count, what, keep):
+def _quat_array(value: Floats, count: int, what: str, keep: list) -> Any:
     a = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
     if a.size != count * 4:
         raise ValueError(f"{what}: expected {count} x 4 floats, got {a.size}")
@@ -524,16 +537,37 @@ def _quat_array(value, count, what, keep):
     return _C.cast(a.ctypes.data, _C.POINTER(_ffi.Quat))
 
 
-def _marshal_rig(desc: RigDesc):
-    """The crowd_rig_desc and everything it points to (kept alive by the returned list)."""
-    keep = []
+def _settings(c_desc: Any, controller: str, values: Any) -> Any:
+    """c_desc (the C library's defaults) with every setting of the controller (the scalar fields
+    crowd.h gives its desc: _generated.SETTINGS) the dataclass `values` holds; one it does not
+    hold keeps the library's default."""
+    for name, kind in _generated.SETTINGS[controller].items():
+        if not hasattr(values, name):
+            continue
+        v = getattr(values, name)
+        if kind in _generated.ENUMS:
+            v = _enum_value(_generated.ENUMS[kind], v)
+        elif kind == "bool":
+            v = bool(v)
+        elif kind in _INTEGER_BITS:
+            v = _int(v, f"{controller}.{name}", _INTEGER_BITS[kind])
+        setattr(c_desc, name, v)
+    return c_desc
 
-    def text(s):
+
+_INTEGER_BITS = {"uint32": 32, "uint64": 64}  # the integer kinds of _generated.SETTINGS
+
+
+def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
+    """The crowd_rig_desc and everything it points to (kept alive by the returned list)."""
+    keep: list = []
+
+    def text(s: Union[str, bytes]) -> bytes:
         b = s.encode() if isinstance(s, str) else s
         keep.append(b)
         return b
 
-    def array(ctype, items):
+    def array(ctype: Any, items: Sequence[Any]) -> Any:
         arr = (ctype * max(len(items), 1))(*items)
         keep.append(arr)
         return arr
@@ -548,34 +582,39 @@ def _marshal_rig(desc: RigDesc):
     if desc.look is not None:
         lk = _coerce(Look, desc.look)
         lp = [_coerce(LookParameter, p) for p in lk.parameters]
-        ld = _ffi.LookDesc(array(_ffi.LookParameterDesc, [
-            _ffi.LookParameterDesc(text(p.id), _enum_value(Axis, p.axis), p.factor) for p in lp]),
-            len(lp), lk.damping, lk.max_speed, _enum_value(Blend, lk.blend))
+        ld = _settings(lib.crowd_look_defaults(), "look", lk)
+        ld.parameters = array(_ffi.LookParameterDesc, [
+            _ffi.LookParameterDesc(text(p.id), _enum_value(Axis, p.axis), p.factor) for p in lp])
+        ld.parameter_count = len(lp)
         keep.append(ld)
         rd.look = _C.pointer(ld)
     if desc.harmonic is not None:
         hm = _coerce(Harmonic, desc.harmonic)
         hp = [_coerce(HarmonicParameter, p) for p in hm.parameters]
         ts = list(hm.channel_timescales) if hm.channel_timescales is not None else []
-        hd = _ffi.HarmonicDesc(array(_ffi.HarmonicParameterDesc, [
-            _ffi.HarmonicParameterDesc(text(p.id), p.channel, _enum_value(Direction, p.direction), p.origin,
-                                       p.range, p.duration) for p in hp]), len(hp),
-            array(_ffi.f32, ts) if hm.channel_timescales is not None else None, len(ts),
-            _enum_value(Blend, hm.blend))
+        hd = _settings(lib.crowd_harmonic_defaults(), "harmonic", hm)
+        hd.parameters = array(_ffi.HarmonicParameterDesc, [
+            _ffi.HarmonicParameterDesc(text(p.id), _int(p.channel, f"harmonic.parameters[{k}].channel"),
+                                       _enum_value(Direction, p.direction), p.origin, p.range, p.duration)
+            for k, p in enumerate(hp)])
+        hd.parameter_count = len(hp)
+        hd.channel_timescales = array(_ffi.f32, ts) if hm.channel_timescales is not None else None
+        hd.channel_count = len(ts)
         keep.append(hd)
         rd.harmonic = _C.pointer(hd)
     if desc.blink is not None:
         bk = _coerce(Blink, desc.blink)
         ids = [text(p) for p in bk.parameters]
-        bd = _ffi.BlinkDesc(array(_ffi.cstr, ids), len(ids), _enum_value(BlinkModel, bk.model),
-                            _enum_value(Blend, bk.blend), bk.mean, bk.max_deviation, bk.timescale)
+        bd = _settings(lib.crowd_blink_defaults(), "blink", bk)
+        bd.parameters = array(_ffi.cstr, ids)
+        bd.parameter_count = len(ids)
         keep.append(bd)
         rd.blink = _C.pointer(bd)
     if desc.limbs is not None:
         lm = _coerce(Limbs, desc.limbs)
-        ls = _ffi.LimbsDesc()
-        ls.frame = _enum_value(PoseFrame, lm.frame)
-        ls.axis_fix = _enum_value(AxisFix, lm.axis_fix)
+        ls = _settings(lib.crowd_limbs_defaults(), "limbs", lm)
+        ls.custom_fix = ls.bind_rotations = None
+        ls.bind_landmarks = None
         if lm.custom_fix is not None:
             ls.custom_fix = _quat_array(lm.custom_fix, BONE_COUNT, "limbs.custom_fix", keep)
         if lm.bind_landmarks is not None:
@@ -586,18 +625,25 @@ def _marshal_rig(desc: RigDesc):
             ls.bind_landmarks = _C.cast(a.ctypes.data, _ffi.FP)
         if lm.bind_rotations is not None:
             ls.bind_rotations = _quat_array(lm.bind_rotations, BONE_COUNT, "limbs.bind_rotations", keep)
-        ls.fallback = _enum_value(Fallback, lm.fallback)
         signs = list(lm.fallback_sign)
         if len(signs) != 4:
             raise ValueError(f"limbs.fallback_sign: expected 4 signs, got {len(signs)}")
         ls.fallback_sign = (_ffi.f32 * 4)(*signs)
-        for name in ("visibility_threshold", "hold_half_life", "reacquire_half_life", "bend_min", "bend_full",
-                     "min_cutoff", "beta", "d_cutoff"):
-            setattr(ls, name, getattr(lm, name))
-        ls.smoothing = bool(lm.smoothing)
-        ls.outputs = _enum_value(LimbOutputs, lm.outputs)
         keep.append(ls)
         rd.limbs = _C.pointer(ls)
+    if desc.face is not None:
+        fc = _coerce(Face, desc.face)
+        entries = [_coerce(FaceMapping, m) for m in fc.mapping]
+        smoothed: Any = fc.smoothed_sources
+        if isinstance(smoothed, (list, tuple, set, frozenset, np.ndarray)):  # sources; else a mask (_settings checks it)
+            smoothed = sum({face_source_bit(s) for s in smoothed})
+        fd = _settings(lib.crowd_face_defaults(), "face", _dc.replace(fc, smoothed_sources=smoothed))
+        fd.mapping = array(_ffi.FaceMappingDesc, [
+            _ffi.FaceMappingDesc(_face_source(m.source), text(m.id), m.gain, m.offset, _enum_value(FaceCurve, m.curve))
+            for m in entries])
+        fd.mapping_count = len(entries)
+        keep.append(fd)
+        rd.face = _C.pointer(fd)
     return rd, keep
 
 
@@ -605,13 +651,13 @@ def _marshal_rig(desc: RigDesc):
 # Memory the package controls: blocks the engine frees stay alive while an array uses them
 # ---------------------------------------------------------------------------------------------
 class _Arena:
-    def __init__(self):
-        self.blocks = {}  # aligned address -> (buffer, offset, size)
+    def __init__(self) -> None:
+        self.blocks: Dict[int, Tuple[np.ndarray, int, int]] = {}  # aligned address -> (buffer, offset, size)
         self.refuse = False  # tests: act as an exhausted allocator
         self.alloc_fn = _ffi.ALLOC_FN(self._alloc)
         self.free_fn = _ffi.FREE_FN(self._free)
 
-    def _alloc(self, size, align, user):
+    def _alloc(self, size: int, align: int, user: Any) -> Optional[int]:
         if self.refuse:
             return None
         try:
@@ -623,22 +669,22 @@ class _Arena:
         self.blocks[addr + off] = (buf, off, size)
         return addr + off
 
-    def _free(self, ptr, user):
+    def _free(self, ptr: Optional[int], user: Any) -> None:
         if ptr:
             self.blocks.pop(ptr, None)  # the buffer lives on while any view's base holds it
 
-    def array(self, ptr, count):
+    def array(self, ptr: int, count: int) -> Optional[np.ndarray]:
         """A float32 array of count values at ptr, over the block that holds it (None: not ours)."""
         for start, (buf, off, size) in self.blocks.items():
             if start <= ptr and ptr + count * 4 <= start + size:
                 return np.frombuffer(buf, np.float32, count, off + (ptr - start))
         return None
 
-    def release(self):
+    def release(self) -> None:
         self.blocks.clear()
 
 
-def _raw_array(ptr, count):
+def _raw_array(ptr: int, count: int) -> np.ndarray:
     return np.ctypeslib.as_array(_C.cast(ptr, _ffi.FP), (count,)) if count else np.empty(0, np.float32)
 
 
@@ -651,7 +697,8 @@ class Column:
 
     __slots__ = ("_engine", "_rig", "_epoch", "_array", "field", "index", "component", "__weakref__")
 
-    def __init__(self, engine, rig_id, array, field, index, component):
+    def __init__(self, engine: "Engine", rig_id: int, array: np.ndarray, field: Field, index: int,
+                 component: Optional[int]) -> None:
         self._engine = engine  # keeps the engine alive
         self._rig = rig_id
         self._epoch = engine._epochs.get(rig_id, 0)
@@ -660,7 +707,7 @@ class Column:
         self.index = index
         self.component = component
 
-    def _check(self):
+    def _check(self) -> np.ndarray:
         e = self._engine
         if e._ptr is None:
             raise ClosedError("crowd column view: the engine is closed")
@@ -674,25 +721,25 @@ class Column:
         """The ndarray itself (checked now, not on later use)."""
         return self._check()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
         a = self._check()
         return a if dtype is None else a.astype(dtype)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self._check()[key]
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         self._check()[key] = value
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._check().shape[-1]
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         return self._check().shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self._array.dtype
 
     @property
@@ -707,23 +754,139 @@ class Column:
         except Error:
             return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "valid" if self.valid else "stale"
         return f"<crowd.Column {field_name(self.field)}[{self.index}] {self._array.shape} {state}>"
 
 
 # ---------------------------------------------------------------------------------------------
+# Who is inside the engine: ticks on many threads, everything else alone
+# ---------------------------------------------------------------------------------------------
+class _Gate:
+    """crowd.h §1: crowd_tick_range may run on several threads at once on disjoint rows while no
+    other call runs; every call releases the GIL, so the binding enforces that here. Ticks (tick,
+    tick_range) enter together, refused (BusyError) when their rows overlap rows in flight; every
+    other engine call is exclusive: it waits until the ticks in flight return, and ticks that
+    come meanwhile wait for it (so close, add, reserve, remove, load never free or move memory
+    a tick is using). A thread inside a tick (a logger callback) is refused instead of waiting
+    for itself. Plain Python, no lock in the engine's tick: one uncontended lock taken briefly
+    on entry and exit; the condition is only touched when a call has to wait."""
+
+    __slots__ = ("_lock", "_cond", "_ticks", "_owner", "_depth", "_waiting", "_sleepers")
+
+    def __init__(self) -> None:
+        self._lock = _threading.Lock()
+        self._cond = _threading.Condition(self._lock)
+        # thread -> (rig id or None for every rig, first row, end row): a thread has one tick in
+        # flight at most (a tick from inside a tick is refused)
+        self._ticks: Dict[int, Tuple[Optional[int], int, int]] = {}
+        self._owner: Optional[int] = None  # the thread inside an exclusive call (reentrant: _depth)
+        self._depth = 0
+        self._waiting = 0  # exclusive calls waiting: new ticks queue behind them
+        self._sleepers = 0  # threads in _cond.wait(): only then is there anyone to notify
+
+    def _wait(self) -> None:
+        self._sleepers += 1
+        try:
+            self._cond.wait()
+        finally:
+            self._sleepers -= 1
+
+    @staticmethod
+    def _rows(r: Optional[int], f: int, e: int) -> str:
+        return "every row" if r is None else f"rig {r} rows {f} .. {e - 1}"
+
+    def enter_tick(self, rig: Optional[int], first: int, end: int, what: str) -> int:
+        me = _get_ident()
+        with self._lock:
+            if self._owner is not None or self._waiting or self._ticks:  # else: nobody else is inside
+                if self._owner == me or me in self._ticks:
+                    raise BusyError(f"{what}: called from inside another engine call on this thread (a logger callback)")
+                while self._owner is not None or self._waiting:
+                    self._wait()
+                if first < end:
+                    for r, f, e in self._ticks.values():
+                        if (r is None or rig is None or r == rig) and f < end and first < e:
+                            raise BusyError(f"{what}: {self._rows(rig, first, end)} overlap {self._rows(r, f, e)}, which "
+                                            "another thread is ticking now; tick each row once per frame, on disjoint "
+                                            "ranges")
+            self._ticks[me] = (rig, first, end)
+            return me
+
+    def leave_tick(self, token: int) -> None:
+        """token: what enter_tick returned (the thread)."""
+        with self._lock:
+            del self._ticks[token]
+            if self._sleepers and not self._ticks:
+                self._cond.notify_all()
+
+    def enter(self, what: str) -> None:
+        me = _get_ident()
+        with self._lock:
+            if self._owner == me:
+                self._depth += 1
+                return
+            if self._owner is not None or self._ticks:
+                inside = self._ticks.get(me)
+                if inside is not None:
+                    raise BusyError(f"{what}: called from inside a tick on this thread (a logger callback, "
+                                    f"{self._rows(*inside)}); call it after the tick returns")
+                self._waiting += 1
+                try:
+                    while self._owner is not None or self._ticks:
+                        self._wait()
+                finally:
+                    self._waiting -= 1
+            self._owner, self._depth = me, 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._depth -= 1
+            if not self._depth:
+                self._owner = None
+                if self._sleepers:
+                    self._cond.notify_all()
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _exclusive(method: _Method) -> _Method:
+    """An Engine or Rig method that reaches the engine alone (_Gate)."""
+    what = method.__qualname__
+
+    @_functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        gate = (self if isinstance(self, Engine) else self.engine)._gate
+        gate.enter(what)
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            gate.leave()
+    return call  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------
 # Engine and rigs
 # ---------------------------------------------------------------------------------------------
-def _handles(handles):
-    """Handles as a contiguous uint64 array (crowd_instance is one uint64)."""
-    if isinstance(handles, (int, np.integer)):
-        return np.array([handles], np.uint64)
-    a = np.ascontiguousarray(handles, dtype=np.uint64).reshape(-1)
-    return a
+def _handles(handles: Handles, what: str = "handles") -> np.ndarray:
+    """Handles as a contiguous uint64 array (crowd_instance is one uint64); anything that is not
+    an unsigned 64-bit integer is refused (_int), never wrapped or truncated."""
+    if isinstance(handles, np.ndarray) and handles.dtype == np.uint64:
+        return np.ascontiguousarray(handles).reshape(-1)
+    if not isinstance(handles, np.ndarray) and np.ndim(handles) == 0:
+        return np.array([_u64(handles, what)], np.uint64)
+    a = np.asarray(handles)
+    if a.dtype.kind == "i" and a.size and a.min() < 0:
+        k = int(np.argmax(a.reshape(-1) < 0))
+        _u64(int(a.reshape(-1)[k]), f"{what}[{k}]")
+    elif a.dtype.kind not in "ui":  # Python ints beyond int64 (object), floats: one by one
+        a = np.asarray(handles, dtype=object).reshape(-1)
+        return np.array([_u64(v, f"{what}[{k}]") for k, v in enumerate(a)], np.uint64)
+    return np.ascontiguousarray(a, dtype=np.uint64).reshape(-1)
 
 
-def _floats(values, count, width, what):
+def _floats(values: Floats, count: int, width: int, what: str) -> np.ndarray:
     a = np.ascontiguousarray(values, dtype=np.float32)
     if a.size != count * width:
         raise ValueError(f"{what}: expected {count} x {width} floats, got {a.size} (shape {a.shape})")
@@ -737,21 +900,41 @@ class Engine:
     caller's thread only; N > 1: the engine's own pool of N - 1 threads), logger: a callable
     (result_code, message) called with every error. allocator: "numpy" (the default: memory this
     package controls, see the package doc) or "c" (the C library's). first_instance_id: the id
-    the first added instance gets (a shard of a crowd starts at its first instance's number)."""
+    the first added instance gets (a shard of a crowd starts at its first instance's number).
 
-    def __init__(self, seed=0, initial_capacity=0, simd="auto", threads=0, logger=None, allocator="numpy",
-                 first_instance_id=0):
+    Threads: tick() and tick_range() release the GIL, and Python threads may tick disjoint
+    ranges at once (crowd.h §1). The object keeps the header's rule for them: a tick or
+    tick_range over rows another thread is ticking now (a whole tick() overlaps every row) is
+    refused with BusyError, never run twice over the same rows; every other call (close, add,
+    reserve, remove, pause, load, rig, set, get, ...) waits until the ticks in flight return,
+    and ticks that come meanwhile wait for it, so nothing is freed or moved under a tick. Such a
+    call made from inside a tick on the same thread (from the logger) raises BusyError. A host
+    splitting a frame over threads gives each row to exactly one thread, and changes the
+    engine only between frames (after joining the tick threads). Column views and bare arrays
+    are not guarded: write them between ticks."""
+
+    _ptr: Optional[int]
+    _cptr: Optional[_C.c_void_p]
+    _epochs: Dict[Optional[int], int]
+    _rigs: Dict[int, "Rig"]
+    _owned: bool
+    _arena: Optional[_Arena]
+    _logger: Optional[Any]
+
+    def __init__(self, seed: int = 0, initial_capacity: int = 0, simd: EnumLike = "auto", threads: int = 0,
+                 logger: Optional[Logger] = None, allocator: str = "numpy", first_instance_id: int = 0) -> None:
+        self._gate = _Gate()
         self._ptr = None
         self._cptr = None
         self._epochs = {}
         self._rigs = {}
         self._owned = True
         desc = _ffi.EngineDesc()
-        desc.seed = seed
-        desc.initial_capacity = initial_capacity
+        desc.seed = _u64(seed, "seed")
+        desc.initial_capacity = _int(initial_capacity, "initial_capacity")
         desc.simd = _enum_value(Simd, simd)
-        desc.threads = threads
-        desc.first_instance_id = first_instance_id
+        desc.threads = _int(threads, "threads")
+        desc.first_instance_id = _u64(first_instance_id, "first_instance_id")
         if allocator == "numpy":
             self._arena = _Arena()
             desc.allocator.alloc = self._arena.alloc_fn
@@ -762,9 +945,10 @@ class Engine:
             raise ValueError(f"allocator: 'numpy' or 'c', not {allocator!r}")
         # The engine logs every error; creation's message has no engine to ask for it later.
         # (No reference to self in the callback: a dropped Engine is freed at once, no cycle.)
-        creating = {"message": "", "done": False}
+        creating: Dict[str, Any] = {"message": "", "done": False}
 
-        def log(code, message, user, _cb=logger, _creating=creating):
+        def log(code: int, message: Optional[bytes], user: Any, _cb: Optional[Logger] = logger,
+                _creating: Dict[str, Any] = creating) -> None:
             try:
                 text = message.decode(errors="replace") if message else ""
                 if not _creating["done"]:
@@ -784,16 +968,24 @@ class Engine:
         self._cptr = _C.c_void_p(self._ptr)
 
     @classmethod
-    def _borrow(cls, ptr):
+    def _borrow(cls, ptr: int) -> "Engine":
         """An Engine over an engine someone else owns (close() does not destroy it)."""
         e = cls.__new__(cls)
+        e._gate = _Gate()
         e._ptr, e._epochs, e._rigs, e._owned, e._arena, e._logger = ptr, {}, {}, False, None, None
         e._cptr = _C.c_void_p(ptr)
         return e
 
     # -- life ---------------------------------------------------------------------------------
-    def close(self):
-        """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on."""
+    def close(self) -> None:
+        """Destroys the engine (NULL-safe, idempotent). Every view on it raises from now on.
+        Waits for ticks in flight on other threads (see the class doc)."""
+        if getattr(self, "_gate", None) is None:  # __init__ failed before the engine existed
+            return
+        self._close()
+
+    @_exclusive
+    def _close(self) -> None:
         ptr, self._ptr = self._ptr, None
         self._cptr = None
         if ptr is not None and self._owned:
@@ -801,13 +993,13 @@ class Engine:
         if self._arena is not None:
             self._arena.release()
 
-    def __enter__(self):
+    def __enter__(self) -> "Engine":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
@@ -817,17 +1009,23 @@ class Engine:
     def closed(self) -> bool:
         return self._ptr is None
 
-    def _p(self):
+    def _p(self) -> int:
         p = self._ptr
         if p is None:
             raise ClosedError("crowd: the engine is closed")
         return p
 
-    def _fail(self, res, what):
-        msg = lib.crowd_last_error(self._ptr).decode(errors="replace") if self._ptr else ""
-        raise _error(res, msg or f"{what}: {result_text(res)}")
+    def _fail(self, res: int, what: str) -> None:
+        raise self._failure(res, what)
 
-    def _moved(self, rig_id=None):
+    def _failure(self, res: int, what: str) -> Error:
+        """The error for res, with the engine's message: read while the failed call still holds
+        the gate (a close() waiting for it would free the message)."""
+        p = self._ptr
+        msg = lib.crowd_last_error(p).decode(errors="replace") if p else ""
+        return _error(res, msg or f"{what}: {result_text(res)}")
+
+    def _moved(self, rig_id: Optional[int] = None) -> None:
         """Views of rig_id (None: every rig) are stale from now on."""
         if rig_id is None:
             for k in list(self._epochs):
@@ -838,19 +1036,22 @@ class Engine:
 
     # -- getters ------------------------------------------------------------------------------
     @property
+    @_exclusive
     def last_error(self) -> str:
         return lib.crowd_last_error(self._p()).decode(errors="replace")
 
     @property
+    @_exclusive
     def threads(self) -> int:
         return lib.crowd_engine_threads(self._p())
 
     @property
+    @_exclusive
     def simd(self) -> Simd:
         return Simd(lib.crowd_simd_target(self._p()))
 
     @property
-    def simd_name(self) -> str:
+    def simd_name(self) -> Optional[str]:
         return simd_name(self.simd)
 
     @property
@@ -858,7 +1059,8 @@ class Engine:
         return simd_width(self.simd)
 
     # -- rigs ---------------------------------------------------------------------------------
-    def rig(self, desc: Optional[RigDesc] = None, **fields) -> "Rig":
+    @_exclusive
+    def rig(self, desc: Optional[RigDesc] = None, **fields: Any) -> "Rig":
         """crowd_rig_create from a RigDesc, or from its fields as keyword arguments:
         engine.rig(name="face", parameters=[Parameter("ParamAngleX", -30, 30)], blink=Blink(["ParamEyeLOpen"]))."""
         if desc is None:
@@ -877,12 +1079,13 @@ class Engine:
         return r
 
     @property
-    def rigs(self):
+    def rigs(self) -> List["Rig"]:
         """The rigs made through this object, in creation order."""
         return list(self._rigs.values())
 
     # -- instances ----------------------------------------------------------------------------
-    def remove(self, handles):
+    @_exclusive
+    def remove(self, handles: Handles) -> None:
         """crowd_instances_remove. Views of every rig go stale (lengths change)."""
         h = _handles(handles)
         res = lib.crowd_instances_remove(self._p(), h.ctypes.data, h.size)
@@ -890,80 +1093,95 @@ class Engine:
             self._fail(res, "crowd_instances_remove")
         self._moved()
 
-    def pause(self, handles, paused=True):
+    @_exclusive
+    def pause(self, handles: Handles, paused: bool = True) -> None:
         """crowd_instances_pause: rows move (views stay valid; Rig.handles() tells the order)."""
         h = _handles(handles)
         res = lib.crowd_instances_pause(self._p(), h.ctypes.data, h.size, bool(paused))
         if res:
             self._fail(res, "crowd_instances_pause")
 
-    def resume(self, handles):
+    def resume(self, handles: Handles) -> None:
         self.pause(handles, False)
 
-    def paused(self, handle) -> bool:
+    @_exclusive
+    def paused(self, handle: int) -> bool:
         out = _ffi.b8()
-        res = lib.crowd_instance_paused(self._p(), _ffi.Instance(int(handle)), _C.byref(out))
+        res = lib.crowd_instance_paused(self._p(), _ffi.Instance(_u64(handle, "handle")), _C.byref(out))
         if res:
             self._fail(res, "crowd_instance_paused")
         return bool(out.value)
 
-    def info(self, handle):
+    @_exclusive
+    def info(self, handle: int) -> Tuple[int, Union["Rig", int], int]:
         """(id, rig, row) of an instance: crowd_instance_info."""
         iid, rig, row = _ffi.u64(), _ffi.Rig(), _ffi.u32()
-        res = lib.crowd_instance_info(self._p(), _ffi.Instance(int(handle)), _C.byref(iid), _C.byref(rig),
+        res = lib.crowd_instance_info(self._p(), _ffi.Instance(_u64(handle, "handle")), _C.byref(iid), _C.byref(rig),
                                       _C.byref(row))
         if res:
             self._fail(res, "crowd_instance_info")
         return iid.value, self._rigs.get(rig.id, rig.id), row.value
 
-    def random(self, handle, count=1) -> np.ndarray:
+    @_exclusive
+    def random(self, handle: int, count: int = 1) -> np.ndarray:
         """crowd_instance_random: count draws in [0, 1) from the instance's host stream."""
-        out = np.empty(count, np.float32)
-        res = lib.crowd_instance_random(self._p(), _ffi.Instance(int(handle)), count, out.ctypes.data)
+        c = _int(count, "count")
+        inst = _ffi.Instance(_u64(handle, "handle"))
+        out = np.empty(c, np.float32)
+        res = lib.crowd_instance_random(self._p(), inst, c, out.ctypes.data)
         if res:
             self._fail(res, "crowd_instance_random")
         return out
 
     # -- fields -------------------------------------------------------------------------------
-    def set(self, field, handles, values, index=0):
+    @_exclusive
+    def set(self, field: EnumLike, handles: Handles, values: Floats, index: int = 0) -> None:
         """crowd_instances_set: values (n, width) (or anything of n*width floats) to n handles."""
         f = _enum_value(Field, field)
         h = _handles(handles)
+        i = _int(index, "index")
         v = _floats(values, h.size, max(lib.crowd_field_width(f), 1), "values")
-        res = lib.crowd_instances_set(self._p(), f, index, h.ctypes.data, h.size, v.ctypes.data)
+        res = lib.crowd_instances_set(self._p(), f, i, h.ctypes.data, h.size, v.ctypes.data)
         if res:
             self._fail(res, "crowd_instances_set")
 
-    def get(self, field, handles, index=0) -> np.ndarray:
+    @_exclusive
+    def get(self, field: EnumLike, handles: Handles, index: int = 0) -> np.ndarray:
         """crowd_instances_get: (n, width), or (n,) for a one-float field."""
         f = _enum_value(Field, field)
         h = _handles(handles)
+        i = _int(index, "index")
         w = lib.crowd_field_width(f)
         out = np.empty((h.size, w) if w != 1 else (h.size,), np.float32)
-        res = lib.crowd_instances_get(self._p(), f, index, h.ctypes.data, h.size, out.ctypes.data)
+        res = lib.crowd_instances_get(self._p(), f, i, h.ctypes.data, h.size, out.ctypes.data)
         if res:
             self._fail(res, "crowd_instances_get")
         return out
 
-    def set_one(self, handle, field, values, index=0):
+    @_exclusive
+    def set_one(self, handle: int, field: EnumLike, values: Floats, index: int = 0) -> None:
         """crowd_set: one instance's field (width floats)."""
         f = _enum_value(Field, field)
+        inst, i = _ffi.Instance(_u64(handle, "handle")), _int(index, "index")
         v = _floats(values, 1, max(lib.crowd_field_width(f), 1), "values")
-        res = lib.crowd_set(self._p(), _ffi.Instance(int(handle)), f, index, v.ctypes.data)
+        res = lib.crowd_set(self._p(), inst, f, i, v.ctypes.data)
         if res:
             self._fail(res, "crowd_set")
 
-    def get_one(self, handle, field, index=0):
+    @_exclusive
+    def get_one(self, handle: int, field: EnumLike, index: int = 0) -> Union[float, np.ndarray]:
         """crowd_get: a float for a one-float field, else an array of its width."""
         f = _enum_value(Field, field)
+        inst, i = _ffi.Instance(_u64(handle, "handle")), _int(index, "index")
         w = lib.crowd_field_width(f)
         out = np.empty(max(w, 1), np.float32)
-        res = lib.crowd_get(self._p(), _ffi.Instance(int(handle)), f, index, out.ctypes.data)
+        res = lib.crowd_get(self._p(), inst, f, i, out.ctypes.data)
         if res:
             self._fail(res, "crowd_get")
         return float(out[0]) if w == 1 else out
 
-    def set_poses(self, handles, poses):
+    @_exclusive
+    def set_poses(self, handles: Handles, poses: Floats) -> None:
         """Pose landmarks of n instances in one call: poses (n, 33, 4) x, y, z, visibility in the
         rig's frame (crowd_instances_set of CROWD_FIELD_POSE). float32 C-order input is not copied."""
         h = _handles(handles)
@@ -972,47 +1190,75 @@ class Engine:
         if res:
             self._fail(res, "crowd_instances_set (pose)")
 
-    def get_poses(self, handles) -> np.ndarray:
+    @_exclusive
+    def set_faces(self, handles: Handles, scores: Optional[Floats] = None, rotation: Optional[Floats] = None,
+                  presence: Optional[Floats] = None) -> None:
+        """Face tracking input of n instances (each part optional, each written with
+        crowd_instances_set, so checked): scores (n, 52) in MediaPipe's order, rotation (n, 4)
+        unit quaternions x, y, z, w (face_rotation_from_matrix), presence (n,) in [0, 1]."""
+        for field, values in ((Field.FACE_SCORES, scores), (Field.FACE_ROTATION, rotation),
+                              (Field.FACE_PRESENCE, presence)):
+            if values is not None:
+                self.set(field, handles, values)
+
+    def get_poses(self, handles: Handles) -> np.ndarray:
         return self.get(Field.POSE, handles).reshape(-1, LANDMARK_COUNT, 4)
 
-    def set_look_target(self, handle, x, y, z, active=True):
-        res = lib.crowd_set_look_target(self._p(), _ffi.Instance(int(handle)), x, y, z, bool(active))
+    @_exclusive
+    def set_look_target(self, handle: int, x: float, y: float, z: float, active: bool = True) -> None:
+        res = lib.crowd_set_look_target(self._p(), _ffi.Instance(_u64(handle, "handle")), x, y, z, bool(active))
         if res:
             self._fail(res, "crowd_set_look_target")
 
-    def blink_now(self, handles):
+    @_exclusive
+    def blink_now(self, handles: Handles) -> None:
         h = _handles(handles)
         res = lib.crowd_blink_now(self._p(), h.ctypes.data, h.size)
         if res:
             self._fail(res, "crowd_blink_now")
 
-    def outputs(self, handle) -> np.ndarray:
+    @_exclusive
+    def outputs(self, handle: int) -> np.ndarray:
         """crowd_get_outputs: every output parameter of one instance, in the rig's order."""
         _, rig, _ = self.info(handle)
         n = rig.parameter_count if isinstance(rig, Rig) else lib.crowd_rig_parameter_count(self._ptr, _ffi.Rig(rig))
         out = np.empty(n, np.float32)
-        res = lib.crowd_get_outputs(self._p(), _ffi.Instance(int(handle)), out.ctypes.data, n)
+        res = lib.crowd_get_outputs(self._p(), _ffi.Instance(_u64(handle, "handle")), out.ctypes.data, n)
         if res:
             self._fail(res, "crowd_get_outputs")
         return out
 
     # -- the tick -----------------------------------------------------------------------------
-    def tick(self, dt):
-        """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1)."""
-        # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
-        res = _tick(self._cptr, dt)
-        if res:
-            self._p()
-            self._fail(res, "crowd_tick")
+    def tick(self, dt: float) -> None:
+        """crowd_tick: every running instance of every rig by dt seconds (0 <= dt <= 1).
+        BusyError while another thread ticks any rows (see the class doc)."""
+        gate = self._gate
+        token = gate.enter_tick(None, 0, _EVERY_ROW, "Engine.tick")
+        try:
+            # The hot path: a c_void_p converts fastest; a closed engine's is NULL (CROWD_ERR_NULL).
+            res = _tick(self._cptr, dt)
+            if res:
+                self._p()
+                raise self._failure(res, "crowd_tick")
+        finally:
+            gate.leave_tick(token)
 
-    def tick_range(self, dt, rig, first, count):
+    def tick_range(self, dt: float, rig: Union["Rig", int], first: int, count: int) -> None:
         """crowd_tick_range: rows [first, first + count) of one rig. The GIL is released during
-        the call, so Python threads ticking disjoint ranges run at the same time."""
-        res = _tick_range(self._p(), dt, _ffi.Rig(_rig_id(rig)), first, count)
-        if res:
-            self._fail(res, "crowd_tick_range")
+        the call, so Python threads ticking disjoint ranges run at the same time; a range that
+        overlaps rows another thread is ticking now raises BusyError (see the class doc)."""
+        r, f, c = _rig_id(rig), _int(first, "first"), _int(count, "count")
+        gate = self._gate
+        token = gate.enter_tick(r, f, f + c, "Engine.tick_range")
+        try:
+            res = _tick_range(self._p(), dt, _ffi.Rig(r), f, c)
+            if res:
+                raise self._failure(res, "crowd_tick_range")
+        finally:
+            gate.leave_tick(token)
 
     # -- snapshots ----------------------------------------------------------------------------
+    @_exclusive
     def snapshot_size(self) -> int:
         n = _C.c_size_t()
         res = lib.crowd_snapshot_size(self._p(), _C.byref(n))
@@ -1020,6 +1266,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_size")
         return n.value
 
+    @_exclusive
     def snapshot(self) -> bytes:
         """crowd_snapshot_save: the whole state as bytes."""
         size = self.snapshot_size()
@@ -1030,7 +1277,8 @@ class Engine:
             self._fail(res, "crowd_snapshot_save")
         return buf.raw[:written.value]
 
-    def load(self, data):
+    @_exclusive
+    def load(self, data: Union[bytes, bytearray, memoryview]) -> None:
         """crowd_snapshot_load: replaces the state (nothing changes on error). Every view goes
         stale. Rig objects name rigs by id: after loading they name the snapshot's rigs of those
         ids (handles saved with the snapshot stay valid in it)."""
@@ -1041,7 +1289,7 @@ class Engine:
             self._fail(res, "crowd_snapshot_load")
         self._moved()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._ptr is None:
             return "<crowd.Engine closed>"
         return f"<crowd.Engine simd={self.simd_name} threads={self.threads} rigs={len(self._rigs)}>"
@@ -1049,25 +1297,27 @@ class Engine:
 
 _tick = lib.crowd_tick
 _tick_range = lib.crowd_tick_range
+_EVERY_ROW = 1 << 32  # past every uint32 row: a whole tick's range
 
 
-def _rig_id(rig):
-    return rig.id if isinstance(rig, Rig) else int(rig)
+def _rig_id(rig: Union["Rig", int]) -> int:
+    return rig.id if isinstance(rig, Rig) else _int(rig, "rig")
 
 
 class Rig:
     """crowd_rig: a model type in an engine. Made by Engine.rig()."""
 
-    def __init__(self, engine, rig_id, desc=None):
+    def __init__(self, engine: Engine, rig_id: int, desc: Optional[RigDesc] = None) -> None:
         self.engine = engine
         self.id = rig_id
         self.desc = desc
         self._c = _ffi.Rig(rig_id)
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return self.desc.name if self.desc else None
 
+    @_exclusive
     def parameter_index(self, id: str) -> int:
         out = _ffi.u32()
         res = lib.crowd_rig_parameter_index(self.engine._p(), self._c, id.encode(), _C.byref(out))
@@ -1076,28 +1326,33 @@ class Rig:
         return out.value
 
     @property
+    @_exclusive
     def parameter_count(self) -> int:
         return lib.crowd_rig_parameter_count(self.engine._p(), self._c)
 
     @property
+    @_exclusive
     def instance_count(self) -> int:
         return lib.crowd_rig_instance_count(self.engine._p(), self._c)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.instance_count
 
     @property
+    @_exclusive
     def running_count(self) -> int:
         return lib.crowd_rig_running_count(self.engine._p(), self._c)
 
-    def reserve(self, capacity):
+    @_exclusive
+    def reserve(self, capacity: int) -> None:
         """crowd_reserve. The rig's views go stale."""
-        res = lib.crowd_reserve(self.engine._p(), self._c, capacity)
+        res = lib.crowd_reserve(self.engine._p(), self._c, _int(capacity, "capacity"))
         if res:
             self.engine._fail(res, "crowd_reserve")
         self.engine._moved(self.id)
 
     @property
+    @_exclusive
     def bytes_per_instance(self) -> int:
         """crowd_rig_bytes_per_instance: what one instance takes in the engine (for planning)."""
         out = _C.c_size_t()
@@ -1107,6 +1362,7 @@ class Rig:
         return out.value
 
     @property
+    @_exclusive
     def settings_digest(self) -> int:
         """crowd_rig_settings_digest: FNV-1a 64 of the rig's settings (equal descs, equal digests)."""
         out = _ffi.u64()
@@ -1115,9 +1371,11 @@ class Rig:
             self.engine._fail(res, "crowd_rig_settings_digest")
         return out.value
 
-    def add(self, count=1, blink_start="random", harmonic_phase="zero") -> np.ndarray:
+    @_exclusive
+    def add(self, count: int = 1, blink_start: EnumLike = "random", harmonic_phase: EnumLike = "zero") -> np.ndarray:
         """crowd_instances_add: count new instances; their handles as a uint64 array. The
         rig's views go stale."""
+        count = _int(count, "count")
         d = _ffi.AddDesc(self._c, count, _enum_value(BlinkStart, blink_start),
                          _enum_value(HarmonicPhase, harmonic_phase))
         out = np.zeros(count, np.uint64)
@@ -1127,6 +1385,7 @@ class Rig:
         self.engine._moved(self.id)
         return out
 
+    @_exclusive
     def handles(self) -> np.ndarray:
         """The handle of each row (a copy: rows move when instances are added, removed or paused)."""
         ptr, n = _C.POINTER(_ffi.Instance)(), _ffi.u32()
@@ -1137,7 +1396,7 @@ class Rig:
             return np.zeros(0, np.uint64)
         return np.ctypeslib.as_array(_C.cast(ptr, _C.POINTER(_ffi.u64)), (n.value,)).copy()
 
-    def _array(self, ptr, count, field):
+    def _array(self, ptr: int, count: int, field: int) -> np.ndarray:
         e = self.engine
         a = e._arena.array(ptr, count) if e._arena is not None and count else None
         if a is None:
@@ -1146,24 +1405,27 @@ class Rig:
             a.flags.writeable = False
         return a
 
-    def column(self, field, index=0, component=0) -> Column:
+    @_exclusive
+    def column(self, field: EnumLike, index: int = 0, component: int = 0) -> Column:
         """crowd_rig_column: a zero-copy view of one component, rows 0..instance_count-1."""
         f = _enum_value(Field, field)
         ptr, n = _ffi.FP(), _ffi.u32()
-        res = lib.crowd_rig_column(self.engine._p(), self._c, f, index, component, _C.byref(ptr), _C.byref(n))
+        res = lib.crowd_rig_column(self.engine._p(), self._c, f, _int(index, "index"), _int(component, "component"),
+                                   _C.byref(ptr), _C.byref(n))
         if res:
             self.engine._fail(res, "crowd_rig_column")
         addr = _C.cast(ptr, _C.c_void_p).value or 0
         return Column(self.engine, self.id, self._array(addr, n.value, f), Field(f), index, component)
 
-    def columns(self, field, index=0) -> Column:
+    @_exclusive
+    def columns(self, field: EnumLike, index: int = 0) -> Column:
         """crowd_rig_columns: every component at once, a (width, instance_count) view (for the
         pose: (132, n), landmark k's x, y, z, visibility in rows 4k .. 4k+3)."""
         f = _enum_value(Field, field)
         w = lib.crowd_field_width(f)
         ptrs = (_ffi.FP * max(w, 1))()
         n = _ffi.u32()
-        res = lib.crowd_rig_columns(self.engine._p(), self._c, f, index, ptrs, _C.byref(n))
+        res = lib.crowd_rig_columns(self.engine._p(), self._c, f, _int(index, "index"), ptrs, _C.byref(n))
         if res:
             self.engine._fail(res, "crowd_rig_columns")
         addrs = [_C.cast(ptrs[k], _C.c_void_p).value or 0 for k in range(w)]
@@ -1180,12 +1442,14 @@ class Rig:
             a = np.empty((w, 0), np.float32)
         return Column(self.engine, self.id, a, Field(f), index, None)
 
-    def write_poses(self, poses, first_row=0):
+    @_exclusive
+    def write_poses(self, poses: Floats, first_row: int = 0) -> None:
         """The landmarks of rows [first_row, first_row + n) in storage order (Rig.handles() tells
         whose) from an (n, 33, 4) array, straight into the zero-copy pose columns: the fast bulk
         path (no handle lookups, one column-wise copy). Checked first, in NumPy, by crowd.h's rules
         for CROWD_FIELD_POSE (coordinates finite within +-1e9, visibility in [0, 1]): a bad value
         raises NotFiniteError or RangeError naming it, and nothing is written."""
+        first_row = _int(first_row, "first_row")
         a = np.asarray(poses, np.float32).reshape(-1, LANDMARK_COUNT, 4)
         n = a.shape[0]
         count = self.instance_count
@@ -1209,7 +1473,8 @@ class Rig:
         cols = self.columns(Field.POSE)
         cols.array[:, first_row:first_row + n] = a.reshape(n, -1).T
 
-    def rest_pose(self):
+    @_exclusive
+    def rest_pose(self) -> Tuple[np.ndarray, np.ndarray]:
         """crowd_rig_rest_pose: (world, local), each (15, 4) quaternions x, y, z, w."""
         world = np.empty((BONE_COUNT, 4), np.float32)
         local = np.empty((BONE_COUNT, 4), np.float32)
@@ -1218,5 +1483,5 @@ class Rig:
             self.engine._fail(res, "crowd_rig_rest_pose")
         return world, local
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<crowd.Rig {self.id} {self.name or ''}>"

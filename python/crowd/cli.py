@@ -217,6 +217,7 @@ def pose(argv):
     p.add_argument("--reacquire-half-life", type=_ranged(float, 0.0, 3600.0, True), default=d.reacquire_half_life)
     p.add_argument("--bend-min", type=_ranged(float, 0.0, 90.0), default=d.bend_min)
     p.add_argument("--bend-full", type=_ranged(float, 0.0, 90.0), default=d.bend_full)
+    p.add_argument("--arm-image-bend", type=_ranged(float, 0.0, 90.0), default=d.arm_image_bend)
     p.add_argument("--outputs", choices=("both", "world", "local"), default="both")
     p.add_argument("--local", action="store_true")
     p.add_argument("--bones", default="-")
@@ -246,7 +247,7 @@ def pose(argv):
                       visibility_threshold=a.visibility_threshold, smoothing=a.smoothing == "one_euro",
                       min_cutoff=a.min_cutoff, beta=a.beta, d_cutoff=a.d_cutoff, hold_half_life=a.hold_half_life,
                       reacquire_half_life=a.reacquire_half_life, bend_min=a.bend_min, bend_full=a.bend_full,
-                      outputs=a.outputs)
+                      arm_image_bend=a.arm_image_bend, outputs=a.outputs)
         with Engine() as engine:
             try:
                 rig = engine.rig(name="pose", limbs=limbs)

@@ -1,6 +1,6 @@
 """The binding's tests. ctest runs them with CROWD_LIBRARY, CROWD_LOADERS_LIBRARY and CROWD_CLI
 pointing into the build tree (python/CMakeLists.txt); by hand:
-    CROWD_LIBRARY=build/libcrowd.so.0 CROWD_LOADERS_LIBRARY=build/python/libcrowd_loaders.so.0 \\
+    CROWD_LIBRARY=build/engine/libcrowd.so.0 CROWD_LOADERS_LIBRARY=build/python/libcrowd_loaders.so.0 \\
     CROWD_CLI=build/tools/crowd PYTHONPATH=python /usr/bin/python3 -m pytest python/tests
 """
 import os

@@ -76,8 +76,8 @@ def test_defaults_are_the_headers():
     assert lm.frame == crowd.PoseFrame.MEDIAPIPE_WORLD and lm.axis_fix == crowd.AxisFix.Y_ALONG_BONE
     assert lm.fallback == crowd.Fallback.STABLE
     assert lm.visibility_threshold == 0.5 and not lm.smoothing
-    assert lm.hold_half_life == pytest.approx(0.3) and lm.reacquire_half_life == pytest.approx(0.3)
-    assert (lm.bend_min, lm.bend_full) == (10, 45)
+    assert lm.hold_half_life == pytest.approx(0.3) and lm.reacquire_half_life == pytest.approx(0.4)
+    assert (lm.bend_min, lm.bend_full, lm.arm_image_bend) == (10, 45, 15)
     assert (lm.min_cutoff, lm.beta, lm.d_cutoff) == (pytest.approx(0.1), 40, 1)
     assert tuple(lm.fallback_sign) == (-1, -1, 1, 1)  # arms -1, legs +1
     assert lm.outputs == crowd.LimbOutputs.BOTH == 0

@@ -4,13 +4,14 @@
 // - the hierarchy: the 15 joints with their parents and 5 end sites; CHANNELS 6 on the hips and
 //   3 on every other joint, in the order the writer documents; every frame line has 48 values;
 // - the frame count and time (the clip's rows and mean interval);
-// - every joint's rotation of every frame equals the trace's rotation of that bone (local: the
-//   track's quaternion; world: the joint's world rotation in the loader's skeleton) within 0.05
-//   degrees;
+// - the file is right-handed (the engine frame with x negated): every joint's rotation of every
+//   frame equals the trace's rotation of that bone mirrored, (x, y, z, w) -> (x, -y, -z, w)
+//   (local: the track's quaternion; world: the joint's world rotation in the loader's skeleton),
+//   within 0.05 degrees;
 // - geometry (SEEN_FROM > 0, with CLIP the clip fed one row a frame): with the skeleton posed by
 //   the tracks, every limb bone's direction in the world (elbow to wrist, knee to ankle, ...) is
 //   the clip's landmark direction within 0.5 degrees on frames from SEEN_FROM on where all
-//   landmarks are seen (in FRAME: mediapipe_world has y down).
+//   landmarks are seen (in FRAME: mediapipe_world has y down; the file's x is the landmarks' -x).
 // Exit 0: all good; 1: a check failed (printed).
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -116,8 +117,9 @@ for (let k = 0; k < frames; k++) {
       byName.get(joints[b]).matrixWorld.decompose(new THREE.Vector3(), wq, new THREE.Vector3());
       q = [wq.x, wq.y, wq.z, wq.w];
     }
-    const w = trace.get(`${k + 1},${names[b]}`);
-    if (!w) { fail(`the trace has no ${names[b]} at frame ${k + 1}`); continue; }
+    const engine = trace.get(`${k + 1},${names[b]}`);
+    if (!engine) { fail(`the trace has no ${names[b]} at frame ${k + 1}`); continue; }
+    const w = [engine[0], -engine[1], -engine[2], engine[3]];
     // the angle between the rotations from the chord (acos near 1 would lose half the digits)
     const n = Math.hypot(...w);
     const minus = Math.hypot(...q.map((v, i) => v - w[i] / n)), plus = Math.hypot(...q.map((v, i) => v + w[i] / n));
@@ -148,7 +150,7 @@ if (seenFrom > 0) {
       const pa = new THREE.Vector3().setFromMatrixPosition(byName.get(a).matrixWorld);
       const pc = new THREE.Vector3().setFromMatrixPosition(byName.get(c).matrixWorld);
       const got = pc.sub(pa).normalize();
-      const want = new THREE.Vector3(row[lc * 4] - row[la * 4], ySign * (row[lc * 4 + 1] - row[la * 4 + 1]),
+      const want = new THREE.Vector3(-(row[lc * 4] - row[la * 4]), ySign * (row[lc * 4 + 1] - row[la * 4 + 1]),
         row[lc * 4 + 2] - row[la * 4 + 2]).normalize();
       const deg = got.angleTo(want) * 180 / Math.PI;
       worstDir = Math.max(worstDir, deg);

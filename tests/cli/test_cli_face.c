@@ -323,7 +323,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     (void)m;
     receiver *r = user;
     if (strcmp(path, "/VMC/Ext/Blend/Val") == 0 && argc == 2 && types[0] == 's' && types[1] == 'f') {
-        if (strcmp(&argv[0]->s, "ParamMouthOpenY") == 0 && r->applies < 16) r->mouth[r->applies] = argv[1]->f;
+        if (strcmp(&argv[0]->s, "A") == 0 && r->applies < 16) r->mouth[r->applies] = argv[1]->f;
         r->values++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
         r->applies++;
@@ -361,7 +361,7 @@ static void stream(void **state) {
     snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s '%s' stream --strict --params '%s' < '%s' 2> '%s'", cli_target, cli_exe,
              cli_path("params2.csv"), cli_path("stream.ndjson"), cli_path("stream.err"));
     assert_int_equal(run_shell(cmd), 2);
-    /* VMC: every frame's parameters as blend values, then Apply */
+    /* VMC: every frame's VRM 0 blend shapes (Blink_L/R, A, I, U, E, O), then Apply; A the mouth */
     receiver rc = {0};
     lo_server server = lo_server_new_with_proto(NULL, LO_UDP, NULL);
     assert_non_null(server);
@@ -373,8 +373,8 @@ static void stream(void **state) {
     while (lo_server_recv_noblock(server, 200) > 0) {
     }
     lo_server_free(server);
-    if (rc.applies != 6 || rc.values != 6 * 11 || rc.frames != 6)
-        FAILF("VMC: %d applies, %d values, %d frames (want 6, 66, 6)", rc.applies, rc.values, rc.frames);
+    if (rc.applies != 6 || rc.values != 6 * 7 || rc.frames != 6)
+        FAILF("VMC: %d applies, %d values, %d frames (want 6, 42, 6)", rc.applies, rc.values, rc.frames);
     if (!(rc.mouth[5] > 0.0f)) FAILF("VMC: the last mouth value is %g", (double)rc.mouth[5]);
     free(with_bad);
     free(text);

@@ -161,6 +161,10 @@ static void ranges(void **state) {
          "must be > 0");
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"reacquire_half_life\": 3601",
          "rigs[1].limbs.reacquire_half_life", "must be <= 3600");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"arm_image_bend\": 91",
+         "rigs[1].limbs.arm_image_bend", "must be <= 90");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"arm_image_bend\": -1",
+         "rigs[1].limbs.arm_image_bend", "must be >= 0");
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"bend_full\": 95", "rigs[1].limbs.bend_full", NULL);
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"bend_min\": 50", "rigs[1].limbs.bend_min",
          "must be below bend_full");
@@ -327,6 +331,8 @@ static void bad_usage(void **state) {
         {{"pose", "x.csv", "--hold-half-life", "0"}, "pose: --hold-half-life: '0' is not a number in (0, 3600]"},
         {{"pose", "x.csv", "--reacquire-half-life", "4000"}, "pose: --reacquire-half-life: '4000'"},
         {{"pose", "x.csv", "--reacquire-half-life", "-1"}, "pose: --reacquire-half-life: '-1'"},
+        {{"pose", "x.csv", "--arm-image-bend", "90.5"}, "pose: --arm-image-bend: '90.5'"},
+        {{"pose", "x.csv", "--arm-image-bend", "-1"}, "pose: --arm-image-bend: '-1'"},
         {{"pose", "x.csv", "--bend-min", "-5"}, "pose: --bend-min: '-5'"},
         {{"pose", "x.csv", "--bend-full", "91"}, "pose: --bend-full: '91'"},
         {{"pose", "x.csv", "--bend-min", "50", "--bend-full", "40"}, "pose: --bend-min (50) must be below --bend-full (40)"},

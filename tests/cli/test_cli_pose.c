@@ -167,15 +167,15 @@ static void every_flag(void **state) {
     limbs.smoothing = true;
     limbs.min_cutoff = 1.5f, limbs.beta = 0.25f, limbs.d_cutoff = 2.0f;
     limbs.hold_half_life = 0.7f, limbs.reacquire_half_life = 0.05f;
-    limbs.bend_min = 5.0f, limbs.bend_full = 30.0f;
+    limbs.bend_min = 5.0f, limbs.bend_full = 30.0f, limbs.arm_image_bend = 35.0f;
     const char *track_flags[] = {"--fallback", "stable", "--smoothing", "one_euro", "--min-cutoff", "1.5", "--beta", "0.25",
                                  "--d-cutoff=2", "--hold-half-life", "0.7", "--reacquire-half-life", "0.05",
-                                 "--bend-min", "5", "--bend-full", "30", NULL};
+                                 "--bend-min", "5", "--bend-full", "30", "--arm-image-bend", "35", NULL};
     check(generated_clip(), track_flags, &limbs, false, true);
     limbs.fallback = CROWD_FALLBACK_ROOT;
     const char *root_flags[] = {"--fallback", "root", "--smoothing", "one_euro", "--min-cutoff", "1.5", "--beta", "0.25",
                                 "--d-cutoff=2", "--hold-half-life", "0.7", "--reacquire-half-life", "0.05",
-                                "--bend-min", "5", "--bend-full", "30", "--local", NULL};
+                                "--bend-min", "5", "--bend-full", "30", "--arm-image-bend=35", "--local", NULL};
     check(generated_clip(), root_flags, &limbs, true, true);
     limbs = crowd_limbs_defaults();
     limbs.axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE;

@@ -226,7 +226,7 @@ static void file_layout(void **state) {
     unsigned char *b = (unsigned char *)cli_read(snap, &n);
     assert_non_null(b);
     assert_memory_equal(b, "CROWDRUN", 8);
-    assert_int_equal(le32(b + 8), 2);          /* version */
+    assert_int_equal(le32(b + 8), 3);          /* version */
     uint32_t head = le32(b + 12);
     assert_int_equal(le32(b + 16), 9);         /* frame */
     float dt;
@@ -236,7 +236,10 @@ static void file_layout(void **state) {
     assert_int_equal(le64(b + 24), 4711);      /* seed */
     assert_int_equal(le32(b + 40), 3);         /* rigs */
     assert_int_equal(le32(b + 44), 50);        /* instances */
-    assert_int_equal(head, 48 + 4 * 3 + 8 * 50 + 8);
+    assert_int_equal(le32(b + 48), 0);         /* the first instance (a shard's first under --mpi) */
+    /* parts: 3 rigs, 5 groups, clip.csv (read once for the two groups that play it) */
+    assert_int_equal(le32(b + 52), 3 + 5 + 1);
+    assert_int_equal(head, 56 + 4 * 3 + 8 * 50 + 8 * (3 + 5 + 1) + 8);
     /* the engine's snapshot: its own header, and the rest of the file */
     assert_true(n > head + 32);
     assert_memory_equal(b + head, "CROWDSNP", 8);

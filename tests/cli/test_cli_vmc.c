@@ -13,6 +13,15 @@
  *   CRLF, blank lines and a last line without a newline read as a file's.
  * - pose --vmc --realtime over a 2 s clip: bundles arrive within 5 ms of the rows' t_s (from the
  *   first); skipped with a message when this machine's own sleeps overshoot too much to judge.
+ * - osc_receiver: a second receiver on the npm package osc (vmc_osc.mjs) checks `crowd stream`'s
+ *   pose and face bundles against the VMC specification's addresses, argument types, Unity's
+ *   HumanBodyBones and the VRM 0 / ARKit blend shape names (case-sensitive), the eyes, blinks,
+ *   mouth and visemes against the --params trace and the input scores, the hips' position, and
+ *   --vmc-send / --vmc-blend; skipped with the reason without Node or the package.
+ * - client_conversions: the README's conversions for Unity, glTF/three-vrm (a humanoid built on
+ *   the npm package @pixiv/three-vrm) and Unreal receivers pose each limb along the landmarks
+ *   within 0.05 degrees (vmc_clients.mjs).
+ * - vrma_pose: crowd pose --vrma played by @pixiv/three-vrm-animation (vrma_three.mjs).
  *
  * argv: TARGET CROWD_EXE */
 #define _POSIX_C_SOURCE 200809L
@@ -31,6 +40,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +68,9 @@ static double now_s(void) {
 typedef struct vmc_frame {
     int messages, root, ok, t_count, blend, apply, outside;
     float blink[2]; /* Blink_L, Blink_R */
+    float vowel[5]; /* A, I, U, E, O */
+    int vowel_seen[5], eye_seen[2];
+    double eye[2][4]; /* LeftEye, RightEye */
     int bone_seen[15];
     double bone[15][4];
     float t;
@@ -120,8 +133,14 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     vmc_frame *f = &r->frames[r->count - 1];
     f->messages++;
     if (strcmp(path, "/VMC/Ext/Bone/Pos") == 0 || strcmp(path, "/VMC/Ext/Root/Pos") == 0) {
-        if (strcmp(types, "sfffffff") != 0) BAD("%s has types %s, expected sfffffff", path, types);
-        if (argc != 8 || strcmp(types, "sfffffff") != 0) return 0;
+        /* Root/Pos in VMC 2.1's long form: the pose, scale (1, 1, 1) and offset (0, 0, 0) */
+        bool root = strcmp(path, "/VMC/Ext/Root/Pos") == 0;
+        const char *want = root ? "sfffffffffffff" : "sfffffff";
+        if (strcmp(types, want) != 0) BAD("%s has types %s, expected %s", path, types, want);
+        if (argc != (int)strlen(want) || strcmp(types, want) != 0) return 0;
+        if (root)
+            for (int c = 8; c < 14; c++)
+                if (arg_f(argv[c]) != (c < 11 ? 1.0f : 0.0f)) BAD("Root/Pos argument %d is %g", c, (double)arg_f(argv[c]));
         double q[4] = {arg_f(argv[4]), arg_f(argv[5]), arg_f(argv[6]), arg_f(argv[7])};
         double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (fabs(n - 1.0) > 1e-6) BAD("%s %s: |q| = %.9g", path, arg_s(argv[0]), n);
@@ -132,6 +151,12 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
             f->root++;
             return 0;
         }
+        for (int e = 0; e < 2; e++)
+            if (strcmp(arg_s(argv[0]), e ? "RightEye" : "LeftEye") == 0) {
+                f->eye_seen[e]++;
+                memcpy(f->eye[e], q, sizeof q);
+                return 0;
+            }
         int b = 0;
         while (b < 15 && strcmp(unity_names[b], arg_s(argv[0])) != 0) b++;
         if (b == 15) {
@@ -151,7 +176,13 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
         if (strcmp(types, "sf") != 0) BAD("/VMC/Ext/Blend/Val has types %s, expected sf", types);
         else if (strcmp(arg_s(argv[0]), "Blink_L") == 0) f->blink[0] = arg_f(argv[1]);
         else if (strcmp(arg_s(argv[0]), "Blink_R") == 0) f->blink[1] = arg_f(argv[1]);
-        else BAD("unexpected blend shape %s", arg_s(argv[0]));
+        else {
+            static const char *const vowels[5] = {"A", "I", "U", "E", "O"};
+            int v = 0;
+            while (v < 5 && strcmp(vowels[v], arg_s(argv[0])) != 0) v++;
+            if (v == 5) BAD("unexpected blend shape %s", arg_s(argv[0]));
+            else f->vowel[v] = arg_f(argv[1]), f->vowel_seen[v]++;
+        }
         if (f->apply) BAD("Blend/Val after Blend/Apply");
         f->blend++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
@@ -197,19 +228,24 @@ static void receiver_close(receiver *r) {
     free(r->frames);
 }
 
-/* Every frame complete and as the protocol says; with blink: both eyes and one Apply. */
-static void check_frames(const receiver *r, bool blink) {
+/* Every frame complete and as the protocol says: Root, 15 bones, `eyes` eye bones (0 or 2),
+ * `blends` blend shapes and then (with any) one Apply, OK, T. */
+static void check_frames_with(const receiver *r, int blends, int eyes) {
     for (int k = 0; k < r->count; k++) {
         const vmc_frame *f = &r->frames[k];
         if (f->bad[0]) fail_msg("bundle %d: %s", k + 1, f->bad);
-        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend != (blink ? 2 : 0) || f->apply != (blink ? 1 : 0) ||
-            f->messages != (blink ? 21 : 18))
-            fail_msg("bundle %d: %d messages (root %d, OK %d, T %d, blend %d): expected Root, 15 bones, OK, T", k + 1,
-                     f->messages, f->root, f->ok, f->t_count, f->blend);
+        if (f->root != 1 || f->ok != 1 || f->t_count != 1 || f->blend != blends || f->apply != (blends ? 1 : 0) ||
+            f->messages != 18 + eyes + blends + (blends ? 1 : 0) || f->eye_seen[0] != eyes / 2 || f->eye_seen[1] != eyes / 2)
+            fail_msg("bundle %d: %d messages (root %d, OK %d, T %d, blend %d, eyes %d+%d): expected Root, 15 bones, %d "
+                     "eyes, %d blend shapes, OK, T", k + 1, f->messages, f->root, f->ok, f->t_count, f->blend,
+                     f->eye_seen[0], f->eye_seen[1], eyes, blends);
         for (int b = 0; b < 15; b++)
             if (f->bone_seen[b] != 1) fail_msg("bundle %d: bone %s seen %d times", k + 1, unity_names[b], f->bone_seen[b]);
     }
 }
+
+/* Every frame complete; with blink: both eyes' blend shapes and one Apply. */
+static void check_frames(const receiver *r, bool blink) { check_frames_with(r, blink ? 2 : 0, 0); }
 
 /* ---- quaternions in double ---- */
 static void qmul(const double a[4], const double b[4], double o[4]) {
@@ -223,7 +259,7 @@ static void tpose(float lm[132]) {
     static const struct { int l, r; float x, y, z; } p[] = {
         {0, 0, 0, 0.66f, -0.10f},    {1, 4, 0.03f, 0.69f, -0.075f}, {2, 5, 0.04f, 0.69f, -0.075f}, {3, 6, 0.05f, 0.69f, -0.07f},
         {7, 8, 0.075f, 0.66f, 0},    {9, 10, 0.02f, 0.62f, -0.085f}, {11, 12, 0.18f, 0.50f, 0},   {13, 14, 0.46f, 0.50f, 0},
-        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.49f, 0.03f}, {19, 20, 0.81f, 0.49f, -0.03f}, {21, 22, 0.77f, 0.49f, -0.06f},
+        {15, 16, 0.72f, 0.50f, 0},   {17, 18, 0.80f, 0.50f, 0.03f}, {19, 20, 0.81f, 0.50f, -0.03f}, {21, 22, 0.77f, 0.50f, -0.06f},
         {23, 24, 0.10f, 0, 0},       {25, 26, 0.10f, -0.45f, 0},    {27, 28, 0.10f, -0.88f, 0},    {29, 30, 0.10f, -0.93f, 0.04f},
         {31, 32, 0.10f, -0.93f, -0.13f}};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
@@ -373,6 +409,14 @@ static void pose_vmc(void **state) {
     cli_expect_fail(&r2, 2, "--vmc", "HOST:PORT");
     cli_result_free(&r1);
     cli_result_free(&r2);
+    /* --vmc-send and --vmc-blend choose what --vmc sends: alone they are flag misuse, named */
+    cli_result r3 = cli_run("pose", clip, "--vmc-send", "face");
+    cli_expect_fail(&r3, 2, "pose: --vmc-send goes with --vmc HOST:PORT");
+    cli_result r4 = cli_run("pose", clip, "--vmc-blend", "arkit", "--vrma", cli_path("unused.vrma"));
+    cli_expect_fail(&r4, 2, "pose: --vmc-blend goes with --vmc HOST:PORT");
+    if (access(cli_path("unused.vrma"), F_OK) == 0) fail_msg("a refused command wrote its --vrma");
+    cli_result_free(&r3);
+    cli_result_free(&r4);
 }
 
 /* ---- crowd stream through a pipe ---- */
@@ -531,8 +575,10 @@ static void stream_pipe(void **state) {
     receiver r;
     receiver_open(&r);
     const char *err_path = cli_path("stream.err");
+    char stream_vrma[1400];
+    snprintf(stream_vrma, sizeof stream_vrma, "%s", cli_path("stream.vrma"));
     child c = spawn((const char *const[]){"stream", "--vmc", port_arg(&r), "--bones", "-", "--max-line-bytes", "100000",
-                                          NULL},
+                                          "--vrma", stream_vrma, NULL},
                     err_path);
     cli_buf out = {0};
     read_lines(&c, &out, 1); /* the header, before any input */
@@ -558,6 +604,19 @@ static void stream_pipe(void **state) {
     check_frames(&r, false);
     read_lines(&c, &out, 1 + 15 * n);
     assert_string_equal(out.text, want.out);
+    /* --vrma: written at the end of input, the same bytes as crowd pose --vrma gives on the good
+     * lines (whose file three-vrm-animation plays in vrma_pose) */
+    cli_result pose_vrma = cli_run("pose", good_path, "--vrma", cli_path("stream_want.vrma"));
+    cli_expect_ok(&pose_vrma);
+    cli_result_free(&pose_vrma);
+    size_t got_size = 0, want_size = 0;
+    char *got_glb = cli_read(stream_vrma, &got_size), *want_glb = cli_read(cli_path("stream_want.vrma"), &want_size);
+    assert_non_null(got_glb);
+    assert_non_null(want_glb);
+    if (got_size != want_size || memcmp(got_glb, want_glb, got_size) != 0)
+        fail_msg("stream --vrma (%zu bytes) differs from pose --vrma on the same frames (%zu bytes)", got_size, want_size);
+    free(got_glb);
+    free(want_glb);
     char *err = cli_read(err_path, NULL);
     assert_non_null(err);
     static const char *const expected[] = {"-:4:", "has 1 landmarks", "-:6:", "not valid JSON", "-:8:", "repeats",
@@ -588,6 +647,9 @@ static void stream_pipe(void **state) {
     /* bad usage */
     cli_result u = cli_run("stream", "--vmc", "nowhere");
     cli_expect_fail(&u, 2, "--vmc");
+    cli_result_free(&u);
+    u = cli_run("stream", "--vmc-blend", "vrm0");
+    cli_expect_fail(&u, 2, "stream: --vmc-blend goes with --vmc HOST:PORT");
     cli_result_free(&u);
     cli_result_free(&want);
     for (int k = 0; k < LINES; k++) free(lines[k]);
@@ -745,6 +807,154 @@ static void realtime(void **state) {
     skip();
 }
 
+/* crowd run --vmc of a rig with a look controller on ParamEyeBallX/Y and a harmonic mouth on
+ * ParamMouthOpenY: LeftEye and RightEye each turn Unity's forward (+Z) to the gaze direction
+ * (-sin(30 deg x) cos(20 deg y), sin(20 deg y), cos(30 deg x) cos(20 deg y)) with no roll (x: +1
+ * the subject's left, which is Unity's -X for an avatar facing +Z; y: +1 up), x and y the
+ * parameters' outputs in the trace; A is ParamMouthOpenY's output; no blink controller: no Blink. */
+static void run_vmc_look(void **state) {
+    (void)state;
+    enum { FRAMES = 60 };
+    char *text = make_clip(30, 1.0 / 30, NULL);
+    cli_write("look_clip.csv", text);
+    free(text);
+    const char *scene = cli_write(
+        "look_scene.json",
+        "{\"dt\": 0.0333333351, \"frames\": 60,\n"
+        " \"rigs\": [{\"name\": \"looker\", \"parameters\": [{\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1},\n"
+        "   {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
+        "   \"look\": {\"parameters\": [{\"id\": \"ParamEyeBallX\", \"axis\": \"x\"}, {\"id\": \"ParamEyeBallY\", \"axis\": \"y\"}]},\n"
+        "   \"harmonic\": {\"channel_timescales\": [1], \"parameters\": [{\"id\": \"ParamMouthOpenY\", \"channel\": 0,\n"
+        "     \"direction\": \"centric\", \"origin\": 0.5, \"range\": 0.5, \"duration\": 1}]},\n"
+        "   \"limbs\": {\"frame\": \"engine\"}}],\n"
+        " \"groups\": [{\"rig\": \"looker\", \"count\": 1, \"pose\": {\"clip\": \"look_clip.csv\"},\n"
+        "   \"look\": {\"keys\": [{\"t\": 0, \"target\": [-0.9, 0.8, 0]}, {\"t\": 1, \"target\": [0.9, -0.8, 0]}]}}]}\n");
+    const char *trace = cli_path("look_trace.csv");
+    cli_result ref = cli_run("run", scene, "--quiet", "--trace", trace);
+    cli_expect_ok(&ref);
+    cli_result_free(&ref);
+    float *gx = calloc(FRAMES, sizeof *gx), *gy = calloc(FRAMES, sizeof *gy), *mouth = calloc(FRAMES, sizeof *mouth);
+    char *trace_text = cli_read(trace, NULL), *save, *line = strtok_r(trace_text, "\n", &save);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst;
+        float v;
+        char id[64];
+        if (sscanf(line, "%d,%d,%63[^,],%f", &frame, &inst, id, &v) != 4 || frame < 1 || frame > FRAMES) continue;
+        if (strcmp(id, "ParamEyeBallX") == 0) gx[frame - 1] = v;
+        if (strcmp(id, "ParamEyeBallY") == 0) gy[frame - 1] = v;
+        if (strcmp(id, "ParamMouthOpenY") == 0) mouth[frame - 1] = v;
+    }
+    free(trace_text);
+    receiver r;
+    receiver_open(&r);
+    run_receiving((const char *const[]){"run", scene, "--quiet", "--vmc", port_arg(&r), NULL}, &r, FRAMES);
+    if (r.count != FRAMES) fail_msg("%d bundles for %d frames", r.count, FRAMES);
+    check_frames_with(&r, 1, 2);
+    const double deg = M_PI / 180.0;
+    double worst = 0, lo_x = 0, hi_x = 0, lo_y = 0, hi_y = 0, hi_mouth = 0;
+    for (int k = 0; k < r.count && k < FRAMES; k++) {
+        const vmc_frame *f = &r.frames[k];
+        if (f->vowel_seen[0] != 1 || f->vowel[0] != mouth[k])
+            fail_msg("frame %d: A %.9g, ParamMouthOpenY %.9g", k + 1, f->vowel[0], mouth[k]);
+        double yaw = 30.0 * deg * gx[k], up = 20.0 * deg * gy[k];
+        double want[3] = {-sin(yaw) * cos(up), sin(up), cos(yaw) * cos(up)};
+        for (int e = 0; e < 2; e++) {
+            const double *q = f->eye[e];
+            double zq[4] = {0, 0, 1, 0}, xq[4] = {1, 0, 0, 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4], z[4], x[4];
+            qmul(q, zq, t);
+            qmul(t, c, z);
+            qmul(q, xq, t);
+            qmul(t, c, x);
+            double dot = z[0] * want[0] + z[1] * want[1] + z[2] * want[2];
+            double cross = sqrt(pow(z[1] * want[2] - z[2] * want[1], 2) + pow(z[2] * want[0] - z[0] * want[2], 2) +
+                                pow(z[0] * want[1] - z[1] * want[0], 2));
+            double off = atan2(cross, dot) / deg;
+            worst = fmax(worst, off);
+            if (off > 1e-4 || fabs(x[1]) > 1e-6)
+                fail_msg("frame %d %s: looks %.6f deg off the gaze (%.6g, %.6g), its x axis %.3g up", k + 1,
+                         e ? "RightEye" : "LeftEye", off, gx[k], gy[k], x[1]);
+        }
+        lo_x = fmin(lo_x, gx[k]), hi_x = fmax(hi_x, gx[k]), lo_y = fmin(lo_y, gy[k]), hi_y = fmax(hi_y, gy[k]);
+        hi_mouth = fmax(hi_mouth, mouth[k]);
+    }
+    if (!(lo_x < -0.3 && hi_x > 0.3 && lo_y < -0.3 && hi_y > 0.3 && hi_mouth > 0.5))
+        fail_msg("the gaze sweeps x %g..%g, y %g..%g and the mouth to %g: too little to prove the axes", lo_x, hi_x, lo_y,
+                 hi_y, hi_mouth);
+    print_message("run --vmc eyes: worst %.2e deg off the gaze over %d frames\n", worst, r.count);
+    receiver_close(&r);
+    free(gx);
+    free(gy);
+    free(mouth);
+}
+
+/* crowd run --vmc of a face-track group (a rig with face tracking, the standard mapping, no
+ * blink controller): the blend shapes are the VRM 0 presets from the track's scores (Blink_L/R =
+ * eyeBlinkLeft/Right, I = mean(mouthStretchLeft, mouthStretchRight), U = mouthPucker, E =
+ * mean(mouthLowerDownLeft, mouthLowerDownRight), O = mouthFunnel), A = ParamMouthOpenY's output,
+ * and the eyes go too (the gaze from ParamEyeBallX/Y). */
+static void run_vmc_face(void **state) {
+    (void)state;
+    enum { FRAMES = 10, SCORES = 52 };
+    char *text = make_clip(30, 1.0 / 30, NULL);
+    cli_write("facegroup_clip.csv", text);
+    free(text);
+    float sc[SCORES];
+    cli_buf track = {0};
+    for (int row = 0; row < 2; row++) { /* the same face at 0 and 1 s */
+        cli_buf_printf(&track, "{\"timestamp_ms\": %d, \"faceBlendshapes\": [{\"categories\": [", row * 1000);
+        for (int k = 0; k < SCORES; k++) {
+            sc[k] = (float)(0.1 + 0.8 * ((k * 37) % SCORES) / (double)SCORES);
+            cli_buf_printf(&track, "%s{\"index\": %d, \"score\": %.9g, \"categoryName\": \"%s\"}", k ? ", " : "", k, (double)sc[k],
+                           crowd_face_source_name((crowd_face_source)k));
+        }
+        cli_buf_printf(&track, "]}], \"facialTransformationMatrixes\": [{\"rows\": 4, \"columns\": 4, \"data\": "
+                               "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]}]}\n");
+    }
+    cli_write("facegroup.ndjson", track.text);
+    free(track.text);
+    const char *scene = cli_write(
+        "facegroup_scene.json",
+        "{\"dt\": 0.0333333351, \"frames\": 10,\n"
+        " \"rigs\": [{\"name\": \"tracked\", \"parameters\": [{\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1},\n"
+        "   {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
+        "   \"face\": {}, \"limbs\": {\"frame\": \"engine\"}}],\n"
+        " \"groups\": [{\"rig\": \"tracked\", \"count\": 1, \"pose\": {\"clip\": \"facegroup_clip.csv\"},\n"
+        "   \"face\": {\"clip\": \"facegroup.ndjson\"}}]}\n");
+    const char *trace = cli_path("facegroup_trace.csv");
+    cli_result ref = cli_run("run", scene, "--quiet", "--trace", trace);
+    cli_expect_ok(&ref);
+    cli_result_free(&ref);
+    float mouth[FRAMES] = {0};
+    char *trace_text = cli_read(trace, NULL), *save, *line = strtok_r(trace_text, "\n", &save);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int frame, inst;
+        float v;
+        if (sscanf(line, "%d,%d,ParamMouthOpenY,%f", &frame, &inst, &v) == 3 && frame >= 1 && frame <= FRAMES)
+            mouth[frame - 1] = v;
+    }
+    free(trace_text);
+    receiver r;
+    receiver_open(&r);
+    run_receiving((const char *const[]){"run", scene, "--quiet", "--vmc", port_arg(&r), NULL}, &r, FRAMES);
+    if (r.count != FRAMES) fail_msg("%d bundles for %d frames", r.count, FRAMES);
+    check_frames_with(&r, 7, 2);
+    const float vowel[5] = {0, 0.5f * (sc[CROWD_FACE_MOUTH_STRETCH_LEFT] + sc[CROWD_FACE_MOUTH_STRETCH_RIGHT]),
+                            sc[CROWD_FACE_MOUTH_PUCKER],
+                            0.5f * (sc[CROWD_FACE_MOUTH_LOWER_DOWN_LEFT] + sc[CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT]),
+                            sc[CROWD_FACE_MOUTH_FUNNEL]};
+    for (int k = 0; k < r.count && k < FRAMES; k++) {
+        const vmc_frame *f = &r.frames[k];
+        if (f->blink[0] != sc[CROWD_FACE_EYE_BLINK_LEFT] || f->blink[1] != sc[CROWD_FACE_EYE_BLINK_RIGHT])
+            fail_msg("frame %d: Blink_L %.9g, Blink_R %.9g; the track's eyeBlinkLeft/Right %.9g, %.9g", k + 1, f->blink[0],
+                     f->blink[1], sc[CROWD_FACE_EYE_BLINK_LEFT], sc[CROWD_FACE_EYE_BLINK_RIGHT]);
+        if (f->vowel[0] != mouth[k]) fail_msg("frame %d: A %.9g, ParamMouthOpenY %.9g", k + 1, f->vowel[0], mouth[k]);
+        for (int v = 1; v < 5; v++)
+            if (f->vowel_seen[v] != 1 || fabsf(f->vowel[v] - vowel[v]) > 1e-6f)
+                fail_msg("frame %d: vowel %d is %.9g, the scores give %.9g", k + 1, v, f->vowel[v], vowel[v]);
+    }
+    receiver_close(&r);
+}
+
 /* crowd run --vmc --instance K: one instance of a crowd, its blink as Blink_L/R = 1 - the eye
  * opening (the blink parameter's output: default 1, multiplied), its bones as the run's. */
 static void run_vmc(void **state) {
@@ -819,6 +1029,9 @@ static void run_vmc(void **state) {
     cli_result bad = cli_run("run", scene, "--vmc", "127.0.0.1:9", "--instance", "5");
     cli_expect_fail(&bad, 2, "--instance 5");
     cli_result_free(&bad);
+    bad = cli_run("run", scene, "--vmc-send", "bones,eyes", "--frames", "1");
+    cli_expect_fail(&bad, 2, "run: --vmc-send goes with --vmc HOST:PORT");
+    cli_result_free(&bad);
     cli_result_free(&statue);
     cli_result_free(&bind);
     cli_result_free(&ref);
@@ -829,6 +1042,247 @@ static void run_vmc(void **state) {
     free(trace_text);
 }
 
+/* Is `package` in the build folder's npm-vmc, and node on PATH? Else says why (skip). */
+static bool have_npm(const char *package) {
+    char pkg[1400];
+    snprintf(pkg, sizeof pkg, "%s/node_modules/%s/package.json", CROWD_VMC_NPM_DIR, package);
+    if (access(pkg, R_OK) != 0) {
+        print_message("the npm package %s is not installed in %s (the npm_vmc test installs it): skipped\n", package,
+                      CROWD_VMC_NPM_DIR);
+        return false;
+    }
+    if (system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node is not on PATH: skipped\n");
+        return false;
+    }
+    return true;
+}
+
+/* Runs a node script; fails the test with its output unless it exits 0. */
+static void node_check(const char *script, const char *arg, const char *what) {
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, script, CROWD_VMC_NPM_DIR,
+             cli_exe, arg);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("%s failed:\n%s", what, out);
+    print_message("%s", out);
+}
+
+static void osc_receiver(void **state) {
+    (void)state;
+    if (!have_npm("osc")) skip();
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s", cli_path("osc"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    node_check(CROWD_VMC_OSC_SCRIPT, dir, "the osc receiver's checks");
+}
+
+/* The README's conversions for Unity, glTF/three-vrm and Unreal receivers (vmc_clients.mjs) on
+ * a clip with every landmark seen: each client's limb directions equal the landmarks'. */
+static void client_conversions(void **state) {
+    (void)state;
+    enum { ROWS = 40 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 30.0, 3, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 30.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("clients.csv", text));
+    free(text);
+    free(lm);
+    free(t);
+    if (!have_npm("osc") || !have_npm("three") || !have_npm("@pixiv/three-vrm")) skip();
+    node_check(CROWD_VMC_CLIENTS_SCRIPT, clip, "the receivers' conversions");
+}
+
+/* crowd pose --vrma: a glTF binary (header magic, version 2, its length the file's) that
+ * @pixiv/three-vrm-animation plays on a VRM built in vrma_three.mjs with every arm, leg and hand
+ * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip, on
+ * `crowd run --vrma --instance K` and on the CMU walk (when the shared data is there); an
+ * unwritable FILE fails naming it, an instance without limbs is refused. */
+static void vrma_pose(void **state) {
+    (void)state;
+    enum { ROWS = 45 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*t)[32] = malloc(sizeof *t * ROWS);
+    const char *tp[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        cli_synthetic_pose(k / 24.0, 2, &lm[k * 132]);
+        snprintf(t[k], sizeof t[k], "%.17g", k / 24.0);
+        tp[k] = t[k];
+    }
+    char *text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400], vrma[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("anim.csv", text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("anim.vrma"));
+    free(text);
+    free(lm);
+    free(t);
+    cli_result r = cli_run("pose", clip, "--frame", "engine", "--vrma", vrma);
+    cli_expect_ok(&r);
+    assert_string_equal(r.out, ""); /* --vrma alone: no trace on standard output */
+    cli_result_free(&r);
+    size_t size = 0;
+    unsigned char *glb = (unsigned char *)cli_read(vrma, &size);
+    assert_non_null(glb);
+    assert_true(size > 20);
+    uint32_t magic = glb[0] | glb[1] << 8 | glb[2] << 16 | (uint32_t)glb[3] << 24;
+    uint32_t version = glb[4] | glb[5] << 8, length = glb[8] | glb[9] << 8 | glb[10] << 16 | (uint32_t)glb[11] << 24;
+    assert_int_equal(magic, 0x46546C67u);
+    assert_int_equal(version, 2);
+    assert_int_equal(length, size);
+    free(glb);
+    r = cli_run("pose", clip, "--frame", "engine", "--vrma", cli_path("no/such/dir/a.vrma"));
+    cli_expect_fail(&r, 1, "no/such/dir/a.vrma");
+    cli_result_free(&r);
+    if (!have_npm("three") || !have_npm("@pixiv/three-vrm") || !have_npm("@pixiv/three-vrm-animation")) skip();
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, vrma, clip);
+    const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
+    char walk_vrma[1400];
+    snprintf(walk_vrma, sizeof walk_vrma, "%s", cli_path("walk.vrma"));
+    /* crowd run --vrma --instance K: a scene playing a 16 fps clip of 33 rows from row 0 at dt
+     * 1/16 s (exact in binary), so keyframe k is row k - 1 as vrma_three.mjs expects */
+    enum { RUN_ROWS = 33 };
+    float *rl = malloc(sizeof *rl * 132 * RUN_ROWS);
+    char(*rt)[32] = malloc(sizeof *rt * RUN_ROWS);
+    const char *rtp[RUN_ROWS];
+    for (int k = 0; k < RUN_ROWS; k++) {
+        cli_synthetic_pose(k / 16.0, 1, &rl[k * 132]);
+        snprintf(rt[k], sizeof rt[k], "%.17g", k / 16.0);
+        rtp[k] = rt[k];
+    }
+    char *run_text = cli_clip_text(RUN_ROWS, rtp, rl);
+    char run_clip[1400], run_vrma[1400];
+    snprintf(run_clip, sizeof run_clip, "%s", cli_write("run16.csv", run_text));
+    snprintf(run_vrma, sizeof run_vrma, "%s", cli_path("run.vrma"));
+    free(run_text);
+    free(rl);
+    free(rt);
+    const char *scene = cli_write("vrma_scene.json",
+                                  "{\"frames\": 33, \"dt\": 0.0625, \"rigs\": [{\"name\": \"f\", \"parameters\": [{\"id\": \"P\"}]},\n"
+                                  " {\"name\": \"b\", \"parameters\": [{\"id\": \"EyeOpen\", \"min\": 0, \"max\": 1, \"default\": 1},\n"
+                                  "   {\"id\": \"ParamEyeBallX\", \"min\": -1, \"max\": 1}, {\"id\": \"ParamEyeBallY\", \"min\": -1, \"max\": 1},\n"
+                                  "   {\"id\": \"ParamMouthOpenY\", \"min\": 0, \"max\": 1}],\n"
+                                  "  \"blink\": {\"parameters\": [\"EyeOpen\"], \"mean\": 0.5, \"max_deviation\": 0.2},\n"
+                                  "  \"look\": {\"parameters\": [{\"id\": \"ParamEyeBallX\", \"axis\": \"x\"},\n"
+                                  "   {\"id\": \"ParamEyeBallY\", \"axis\": \"y\"}]},\n"
+                                  "  \"harmonic\": {\"channel_timescales\": [1], \"parameters\": [{\"id\": \"ParamMouthOpenY\", \"channel\": 0,\n"
+                                  "   \"direction\": \"centric\", \"origin\": 0.5, \"range\": 0.5, \"duration\": 1}]},\n"
+                                  "  \"limbs\": {\"frame\": \"engine\"}}],\n"
+                                  " \"groups\": [{\"rig\": \"f\", \"count\": 2}, {\"rig\": \"b\", \"count\": 3, \"blink_start\": \"random\",\n"
+                                  "  \"look\": {\"keys\": [{\"t\": 0, \"target\": [0.9, 0.8, 0]}, {\"t\": 1, \"target\": [-0.9, -0.8, 0]}]},\n"
+                                  "  \"pose\": {\"clip\": \"run16.csv\"}}]}\n");
+    char run_trace[1400];
+    snprintf(run_trace, sizeof run_trace, "%s", cli_path("vrma_trace.csv"));
+    r = cli_run("run", scene, "--vrma", run_vrma, "--instance", "3", "--quiet", "--simd", cli_target, "--trace", run_trace);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", scene, "--vrma", cli_path("bad.vrma"), "--instance", "1", "--quiet");
+    cli_expect_fail(&r, 2, "--vrma: instance 1's rig \"f\" has no limbs");
+    cli_result_free(&r);
+    /* the keyframes a file holds are bounded: more is refused before anything is allocated */
+    r = cli_run("run", scene, "--vrma", cli_path("long.vrma"), "--instance", "3", "--quiet", "--frames", "524289");
+    cli_expect_fail(&r, 2, "--vrma: 524289 keyframes, more than the 524288 a file holds");
+    if (access(cli_path("long.vrma"), F_OK) == 0) fail_msg("a refused --vrma was written");
+    cli_result_free(&r);
+    for (int pass = 0; pass < (walk ? 3 : 2); pass++) {
+        if (pass == 1)
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' EyeOpen 3 ParamMouthOpenY ParamEyeBallX ParamEyeBallY 2>&1",
+                     CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR,
+                     run_vrma, run_clip, run_trace);
+        if (pass == 2) {
+            r = cli_run("pose", walk, "--frame", "engine", "--vrma", walk_vrma);
+            cli_expect_ok(&r);
+            cli_result_free(&r);
+            snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, walk_vrma, walk);
+        }
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        char out[8192];
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int status = pclose(p);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
+        print_message("%s", out);
+    }
+}
+
+/* crowd stream --frame engine --vrma with a face frame before each pose frame: each keyframe
+ * carries that face's blinks (1 - ParamEyeLOpen/ROpen), mouth (ParamMouthOpenY) and gaze
+ * (ParamEyeBallX/Y) as --params gives them (face frame k is keyframe k's latest), played by
+ * @pixiv/three-vrm-animation (vrma_three.mjs: bones within 0.05 degrees, expressions within 1e-5,
+ * the lookAt direction). */
+static void stream_vrma_face(void **state) {
+    (void)state;
+    if (!have_npm("@pixiv/three-vrm-animation")) skip();
+    enum { ROWS = 33, SCORES = 52 };
+    float *lm = malloc(sizeof *lm * 132 * ROWS);
+    char(*tt)[32] = malloc(sizeof *tt * ROWS);
+    const char *tp[ROWS];
+    cli_buf in = {0};
+    for (int k = 0; k < ROWS; k++) {
+        double t = k / 16.0, u = k / (double)(ROWS - 1); /* exact in binary; u sweeps 0..1 */
+        cli_synthetic_pose(t, 1, &lm[k * 132]);
+        snprintf(tt[k], sizeof tt[k], "%.17g", t);
+        tp[k] = tt[k];
+        float sc[SCORES] = {0};
+        sc[CROWD_FACE_EYE_BLINK_LEFT] = sc[CROWD_FACE_EYE_BLINK_RIGHT] = (float)u;
+        sc[CROWD_FACE_JAW_OPEN] = (float)u;
+        sc[CROWD_FACE_EYE_LOOK_OUT_LEFT] = sc[CROWD_FACE_EYE_LOOK_IN_RIGHT] = (float)u; /* x from -1 to 1 */
+        sc[CROWD_FACE_EYE_LOOK_IN_LEFT] = sc[CROWD_FACE_EYE_LOOK_OUT_RIGHT] = (float)(1 - u);
+        sc[CROWD_FACE_EYE_LOOK_UP_LEFT] = sc[CROWD_FACE_EYE_LOOK_UP_RIGHT] = (float)(1 - u); /* y from 1 to -1 */
+        sc[CROWD_FACE_EYE_LOOK_DOWN_LEFT] = sc[CROWD_FACE_EYE_LOOK_DOWN_RIGHT] = (float)u;
+        cli_buf_printf(&in, "{\"timestamp_ms\": %.17g, \"faceBlendshapes\": [{\"categories\": [", t * 1000.0);
+        for (int c = 0; c < SCORES; c++)
+            cli_buf_printf(&in, "%s{\"index\": %d, \"score\": %.9g, \"categoryName\": \"%s\"}", c ? ", " : "", c, (double)sc[c],
+                           crowd_face_source_name((crowd_face_source)c));
+        cli_buf_printf(&in, "]}], \"facialTransformationMatrixes\": [{\"rows\": 4, \"columns\": 4, \"data\": "
+                            "[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]}]}\n");
+        cli_buf_printf(&in, "{\"timestamp_ms\": %.17g, \"worldLandmarks\": [[", t * 1000.0);
+        for (int i = 0; i < 33; i++)
+            cli_buf_printf(&in, "%s{\"x\": %.9g, \"y\": %.9g, \"z\": %.9g, \"visibility\": %.9g}", i ? ", " : "",
+                           lm[k * 132 + i * 4], lm[k * 132 + i * 4 + 1], lm[k * 132 + i * 4 + 2], lm[k * 132 + i * 4 + 3]);
+        cli_buf_printf(&in, "]]}\n");
+    }
+    char *clip_text = cli_clip_text(ROWS, tp, lm);
+    char clip[1400], vrma[1400], params[1400];
+    snprintf(clip, sizeof clip, "%s", cli_write("stream_face_clip.csv", clip_text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("stream_face.vrma"));
+    snprintf(params, sizeof params, "%s", cli_path("stream_face_params.csv"));
+    free(clip_text);
+    free(lm);
+    free(tt);
+    const char *err_path = cli_path("stream_face.err");
+    child c = spawn((const char *const[]){"stream", "--frame", "engine", "--vrma", vrma, "--params", params, NULL}, err_path);
+    assert_int_equal(write(c.in, in.text, in.len), (ssize_t)in.len);
+    close(c.in);
+    free(in.text);
+    assert_int_equal(reap(&c), 0);
+    close(c.out);
+    char cmd[6000];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' '%s' ParamEyeLOpen 0 ParamMouthOpenY ParamEyeBallX ParamEyeBallY 2>&1",
+             CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, vrma, clip, params);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
+    print_message("stream --vrma with faces: %s", out);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -836,7 +1290,13 @@ int main(int argc, char **argv) {
         cmocka_unit_test(stream_pipe),
         cmocka_unit_test(stream_line_ends),
         cmocka_unit_test(run_vmc),
+        cmocka_unit_test(run_vmc_look),
+        cmocka_unit_test(run_vmc_face),
         cmocka_unit_test(realtime),
+        cmocka_unit_test(osc_receiver),
+        cmocka_unit_test(client_conversions),
+        cmocka_unit_test(vrma_pose),
+        cmocka_unit_test(stream_vrma_face),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@ build=${2:-$root/build-fuzz}
 out=$build/tests/fuzz
 [ -x "$out/fuzz_snapshot" ] || { echo "run.sh: no fuzz targets in $out (configure with -DCROWD_FUZZ=ON)" >&2; exit 2; }
 status=0
-for pair in snapshot:snapshot snapshot_sum:snapshot scene:scene clip:clip landmarks:landmarks; do
+for pair in snapshot:snapshot snapshot_sum:snapshot scene:scene clip:clip landmarks:landmarks face:face; do
   name=${pair%%:*} kind=${pair#*:}
   seeds=$here/corpus/$kind
   [ "$kind" = snapshot ] && seeds=$out/seeds/snapshot

@@ -11,6 +11,11 @@ usage: test_mpi.py CASE CROWD MPIEXEC SCRATCH
                  restart from the last snapshot gives the uninterrupted checksum
   bad_use        --mpi without mpirun, more ranks than instances, a missing or foreign manifest,
                  a piece file from another frame: exit status 2, a message naming it, no hang
+  manifest_guards  rank files swapped or one named twice, an edited manifest, a manifest frame -1,
+                 a face track changed after the snapshot: exit 2, said once (by rank 0) where every
+                 rank reads the same manifest; a second --snapshot-at into the same folder writes
+                 the other set of names and leaves the first set whole until the manifest switched;
+                 --trace naming the face track the scene reads: exit 2 before anything is written
 Every run has a time-out: a hang fails the test.
 """
 import json
@@ -275,6 +280,134 @@ def case_bad_use():
     p = run(["run", path, "--mpi", "--test-kill-rank", "1"], ranks=2, expect=2)
     assert p.returncode == 2 and "go together" in p.stderr, p.stderr
     print("bad use: each refused with its message")
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def rewrite_manifest(path, edit):
+    """The manifest with edit applied to its lines but the checksum, and the checksum line recomputed."""
+    lines = read(path).decode().split("\n")[:-2]  # the checksum line and the empty end
+    body = ("\n".join(edit(lines)) + "\n").encode()
+    with open(path, "wb") as f:
+        f.write(body + f"checksum 0x{fnv1a64(body):016x}\n".encode())
+
+
+def face_line(t_ms, k):
+    names = ["_neutral", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
+             "cheekPuff", "cheekSquintLeft", "cheekSquintRight", "eyeBlinkLeft", "eyeBlinkRight", "eyeLookDownLeft",
+             "eyeLookDownRight", "eyeLookInLeft", "eyeLookInRight", "eyeLookOutLeft", "eyeLookOutRight",
+             "eyeLookUpLeft", "eyeLookUpRight", "eyeSquintLeft", "eyeSquintRight", "eyeWideLeft", "eyeWideRight",
+             "jawForward", "jawLeft", "jawOpen", "jawRight", "mouthClose", "mouthDimpleLeft", "mouthDimpleRight",
+             "mouthFrownLeft", "mouthFrownRight", "mouthFunnel", "mouthLeft", "mouthLowerDownLeft",
+             "mouthLowerDownRight", "mouthPressLeft", "mouthPressRight", "mouthPucker", "mouthRight",
+             "mouthRollLower", "mouthRollUpper", "mouthShrugLower", "mouthShrugUpper", "mouthSmileLeft",
+             "mouthSmileRight", "mouthStretchLeft", "mouthStretchRight", "mouthUpperUpLeft", "mouthUpperUpRight",
+             "noseSneerLeft", "noseSneerRight"]
+    cats = [{"index": i, "score": round(0.5 + 0.4 * math.sin(0.3 * k + 0.7 * i), 6), "categoryName": n}
+            for i, n in enumerate(names)]
+    return json.dumps({"timestamp_ms": t_ms, "faceBlendshapes": [{"categories": cats}],
+                       "facialTransformationMatrixes": [{"rows": 4, "columns": 4,
+                                                         "data": [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -30, 1]}]})
+
+
+def case_manifest_guards():
+    folder = fresh("guards")
+    path, _ = write_scene(folder)
+    one = summary(run(["run", path, "--json", "--quiet"]))
+    snap = os.path.join(folder, "snap")
+    run(["run", path, "--mpi", "--quiet", "--snapshot-at", "5", snap], ranks=2)
+    saved = {f: read(os.path.join(snap, f)) for f in os.listdir(snap)}
+
+    def restore():
+        for f, b in saved.items():
+            with open(os.path.join(snap, f), "wb") as out:
+                out.write(b)
+
+    # the rank files of two equal shards swapped on disk: each is tied to its first instance
+    even = os.path.join(folder, "even.json")
+    with open(even, "w") as f:
+        json.dump({"frames": 6, "rigs": [{"name": "a", "parameters": [{"id": "P", "min": 0, "max": 1}],
+                                          "harmonic": {"parameters": [{"id": "P", "duration": 2}]}}],
+                   "groups": [{"rig": "a", "count": 4, "harmonic_phase": "random"}]}, f)
+    esnap = os.path.join(folder, "even")
+    run(["run", even, "--mpi", "--quiet", "--snapshot-at", "2", esnap], ranks=2)
+    os.replace(os.path.join(esnap, "rank-0.run"), os.path.join(esnap, "x"))
+    os.replace(os.path.join(esnap, "rank-1.run"), os.path.join(esnap, "rank-0.run"))
+    os.replace(os.path.join(esnap, "x"), os.path.join(esnap, "rank-1.run"))
+    p = run(["run", even, "--mpi", "--resume", esnap], ranks=2, expect=2)
+    assert p.returncode == 2 and "holds instances" in p.stderr and "swapped" in p.stderr, p.stderr
+    # the manifest edited to name one file twice: its checksum no longer matches
+    man = os.path.join(snap, "manifest")
+    text = saved["manifest"].decode()
+    with open(man, "w") as f:
+        f.write(text.replace(" rank-1.run\n", " rank-0.run\n"))
+    p = run(["run", path, "--mpi", "--resume", snap], ranks=3, expect=2)
+    assert p.returncode == 2 and "checksum" in p.stderr, p.stderr
+    assert p.stderr.count("crowd: ") == 1, p.stderr  # said once, by rank 0
+    # the same with the checksum recomputed: the repeated name is named
+    rewrite_manifest(man, lambda ls: [l.replace(" rank-1.run", " rank-0.run") for l in ls])
+    p = run(["run", path, "--mpi", "--resume", snap], ranks=2, expect=2)
+    assert p.returncode == 2 and "names rank-0.run, as piece 0 does" in p.stderr, p.stderr
+    restore()
+    # frame -1 (checksum recomputed): printed as -1, once
+    rewrite_manifest(man, lambda ls: ["frame -1" if l.startswith("frame ") else l for l in ls])
+    p = run(["run", path, "--mpi", "--resume", snap], ranks=3, expect=2)
+    assert p.returncode == 2 and "frame -1" in p.stderr and "4294967295" not in p.stderr, p.stderr
+    assert p.stderr.count("crowd: ") == 1, p.stderr
+    restore()
+    out = summary(run(["run", path, "--mpi", "--json", "--quiet", "--resume", snap], ranks=2))
+    assert out["checksum"] == one["checksum"], (out, one)
+    print("swapped, repeated, edited and frame -1 manifests refused; the intact one resumes")
+
+    # a second snapshot into the same folder: the other names, the first set untouched
+    run(["run", path, "--mpi", "--quiet", "--snapshot-at", "9", snap], ranks=2)
+    for f in ("rank-0.run", "rank-1.run"):
+        assert read(os.path.join(snap, f)) == saved[f], f"{f} was overwritten by the second snapshot"
+    text = read(man).decode()
+    assert "frame 9" in text and " rank-0.b.run" in text and " rank-0.run" not in text, text
+    out = summary(run(["run", path, "--mpi", "--json", "--quiet", "--resume", snap], ranks=3))
+    assert out["checksum"] == one["checksum"] and out["frames"] == 70 - 9, (out, one)
+    with open(man, "wb") as f:  # as if the second had crashed before its manifest: the first still resumes
+        f.write(saved["manifest"])
+    out = summary(run(["run", path, "--mpi", "--json", "--quiet", "--resume", snap], ranks=2))
+    assert out["checksum"] == one["checksum"] and out["frames"] == 70 - 5, (out, one)
+    # and a third goes back to the first names (the manifest named the second set)
+    with open(man, "wb") as f:
+        f.write(text.encode())
+    run(["run", path, "--mpi", "--quiet", "--snapshot-at", "12", snap], ranks=2)
+    assert "frame 12" in read(man).decode() and " rank-0.run" in read(man).decode()
+    print("snapshots into one folder alternate their names; the earlier set stays whole until the switch")
+
+    # a face track changed after the snapshot: refused, the track named, once
+    face = fresh("face")
+    track = os.path.join(face, "track.ndjson")
+    with open(track, "w") as f:
+        f.write("".join(face_line(k * 1000 / 30, k) + "\n" for k in range(10)))
+    scene = {"frames": 8, "dt": 1 / 30, "rigs": [{"name": "f", "parameters": [
+        {"id": "ParamAngleX", "min": -30, "max": 30}, {"id": "ParamMouthOpenY", "min": 0, "max": 1}], "face": {}}],
+        "groups": [{"rig": "f", "count": 5, "face": {"clip": "track.ndjson", "loop": False}}]}
+    fpath = os.path.join(face, "scene.json")
+    with open(fpath, "w") as f:
+        json.dump(scene, f)
+    fsnap = os.path.join(face, "snap")
+    run(["run", fpath, "--mpi", "--quiet", "--snapshot-at", "3", fsnap], ranks=2)
+    with open(track, "w") as f:
+        f.write("".join(face_line(k * 1000 / 30, k + 3) + "\n" for k in range(10)))
+    p = run(["run", fpath, "--mpi", "--resume", fsnap], ranks=2, expect=2)
+    assert p.returncode == 2 and "face track" in p.stderr and "track.ndjson" in p.stderr and "changed" in p.stderr, p.stderr
+    assert p.stderr.count("crowd: ") == 1, p.stderr
+    print("a changed face track: refused, named once")
+    # rank 0's trace naming the face track the scene reads: refused before anything is written
+    before = read(track)
+    p = run(["run", fpath, "--mpi", "--trace", track], ranks=2, expect=2)
+    assert p.returncode == 2 and "same file" in p.stderr and p.stderr.count("crowd: ") == 1, p.stderr
+    assert read(track) == before
+    print("an output naming an input: refused, said once")
 
 
 globals()["case_" + CASE]()

@@ -16,34 +16,9 @@ import noise
 import quat
 import skeleton as sk
 
-# Criteria that SPEC §5.1 as written does not reach on this noise model: the reference model
-# (double precision, ../shared/reference) misses them by the numbers in each reason (seed 11;
-# `python3 harness.py` prints the full tables). Strict: a solver that reaches one shows XPASS and
-# fails, so that the mark goes when the SPEC or the engine gets there. Only an AssertionError is
-# expected; a solver that errors fails.
-def spec_misses(reason):
-    return pytest.mark.xfail(raises=AssertionError, strict=True,
-                             reason='SPEC §5.1 (reference model) misses this: ' + reason)
-
-
 ARMS = (3, 4, 6, 7)
 LEGS = (9, 10, 12, 13)
 OTHER = (0, 1, 2, 5, 8, 11, 14)     # torso, head, hands, feet: no side axis of a limb
-
-
-def _cases(study, variants, fps, bones):
-    """(clip, fps, variant, bone, root p95, stable p95) over the given runs."""
-    out = []
-    for c in study.names:
-        for f in fps:
-            for v in variants:
-                r, s = study.run(c, f, v, 'root'), study.run(c, f, v, 'stable')
-                out += [(c, f, v, sk.BONES[b], r.p95[b], s.p95[b]) for b in bones]
-    return out
-
-
-def _fmt(rows):
-    return '; '.join(f'{c} {f} fps {v} {b}: root {r:.1f} stable {s:.1f}' for c, f, v, b, r, s in rows)
 
 
 # ------------------------------------------------------------------ the harness itself
@@ -140,56 +115,81 @@ def test_local_rotations_are_the_world_ones_under_their_parents(study, mode):
         assert quat.angle(expect, r.local).max() < 0.01, key
 
 
-# ------------------------------------------------------------------ the criteria
-@pytest.mark.parametrize('group', ['legs', pytest.param('arms', marks=spec_misses(
-    'upper arms flip 118 times on the three noisy variants (root: 81), where the elbow is '
-    'bent 30-50 deg with its bend plane across the rest hinge (|dot(bendSide/b, ref)| < 0.2): the '
-    'flip toward ref then follows the noise'))])
-def test_no_flips_at_14_fps_and_more(study, group):
-    bones = LEGS if group == 'legs' else ARMS
+# ------------------------------------------------------------------ the criteria (SPEC §5.1 revision 2)
+# "Acceptance on ground truth (revision 2)": at 15-60 fps unless said, over both clips and the
+# three noisy variants, `stable` against `root` on the same clips.
+NOISY_VARIANTS = ('jitter', 'noisy', 'upper')
+CLASSES = {'legs': LEGS, 'arms': ARMS, 'other': OTHER}
+
+
+def _runs(study, fps=h.FLIP_FPS, variants=NOISY_VARIANTS):
+    """(key, root run, stable run) for every clip x rate x variant."""
+    return [((c, f, v), study.run(c, f, v, 'root'), study.run(c, f, v, 'stable'))
+            for c in study.names for f in fps for v in variants]
+
+
+def _pooled(runs, cases):
+    """Errors of the trusted frames of the given (run index, bone) cases, pooled: (root, stable)."""
+    out = ([], [])
+    for i, b in cases:
+        _, r, s = runs[i]
+        m = r.trust[:, b]
+        out[0].append(r.err[m, b])
+        out[1].append(s.err[m, b])
+    return tuple(np.concatenate(x) if x else np.zeros(0) for x in out)
+
+
+@pytest.mark.parametrize('group', ['legs', 'arms'])
+def test_flips_at_14_fps_and_more(study, group):
+    """Leg flips 0; arm flips at most a quarter of root's (both pooled over clips, 15-60 fps and
+    the three noisy variants)."""
+    bones = CLASSES[group]
+    bad, flips = [], {'root': 0, 'stable': 0}
+    for key, r, s in _runs(study):
+        for mode, run in (('root', r), ('stable', s)):
+            flips[mode] += int(sum(run.flip_count[b] for b in bones))
+        bad += [key + case for case in s.flip_cases if sk.BONES.index(case[1]) in bones]
+    limit = 0 if group == 'legs' else flips['root'] / 4.0
+    assert flips['stable'] <= limit, \
+        (f'{flips["stable"]} flips (root: {flips["root"]}, limit {limit:g}); (clip, fps, variant, frame, bone, '
+         f'step, segment move, parent turn): {bad[:8]}')
+
+
+@pytest.mark.parametrize('group', list(CLASSES))
+def test_pooled_p95_no_worse_than_root(study, group):
+    """Per bone class, the p95 of the error pooled over every case is at most root's + 1 deg."""
+    runs = _runs(study)
+    root, stable = _pooled(runs, [(i, b) for i in range(len(runs)) for b in CLASSES[group]])
+    assert root.size > 0
+    pr, ps = np.percentile(root, 95), np.percentile(stable, 95)
+    assert ps <= pr + 1.0, f'{group}: pooled p95 stable {ps:.1f} deg, root {pr:.1f}'
+
+
+def test_no_case_much_worse_than_root(study):
+    """No single (clip, rate, variant, bone) case has a p95 above 1.25 x root's + 5 deg (a case's
+    p95 over 39-197 frames has a wide spread of its own)."""
     bad = []
-    for c in study.names:
-        for f in h.FLIP_FPS:
-            for v in ('jitter', 'noisy', 'upper'):
-                r = study.run(c, f, v, 'stable')
-                bad += [(c, f, v) + case for case in r.flip_cases if sk.BONES.index(case[1]) in bones]
-    assert not bad, f'{len(bad)} flips (clip, fps, variant, frame, bone, step, segment move, parent turn): {bad[:8]}'
+    for key, r, s in _runs(study):
+        for b in range(15):
+            if np.isfinite(r.p95[b]) and s.p95[b] > 1.25 * r.p95[b] + 5.0:
+                bad.append(key + (sk.BONES[b], round(float(r.p95[b]), 1), round(float(s.p95[b]), 1)))
+    assert not bad, f'{len(bad)} cases (clip, fps, variant, bone, root p95, stable p95): {bad[:10]}'
 
 
-@pytest.mark.parametrize('group', [
-    pytest.param('legs', marks=spec_misses('walk 10 fps noisy left upper leg 48.7 deg against root 38.0, '
-                                           'hop 10 and 30 fps noisy right lower leg 34.0 against 26.0 and 29.3')),
-    pytest.param('arms', marks=spec_misses('hop 30 fps left arm 108-112 deg against root 74-75 (jitter), '
-                                           '72-90 against 59-66 (noisy): the arm flips above')),
-    pytest.param('other', marks=spec_misses('walk 10 fps noisy left hand 80.5 deg against root 76.4 '
-                                            '(it eases in under a different lower arm)'))])
-def test_accuracy_no_worse_than_root(study, group):
-    """p95 error per bone: stable <= root, within the measurement's own spread (1 deg or 5%)."""
-    bones = {'legs': LEGS, 'arms': ARMS, 'other': OTHER}[group]
-    rows = _cases(study, ('jitter', 'noisy'), study.fps, bones)
-    bad = [x for x in rows if x[5] > x[4] + max(1.0, 0.05 * x[4])]
-    assert not bad, _fmt(bad)
+def test_pooled_p99_where_root_flips(study):
+    """Over the limb bone cases where root flips, the pooled p99 error is at most 3/4 of root's."""
+    runs = _runs(study)
+    cases = [(i, b) for i, (_, r, _) in enumerate(runs) for b in h.FLIP_BONES if r.flip_count[b] > 0]
+    assert cases, 'root never flips: the criterion has nothing to judge'
+    root, stable = _pooled(runs, cases)
+    pr, ps = np.percentile(root, 99), np.percentile(stable, 99)
+    assert ps <= 0.75 * pr, f'{len(cases)} cases: pooled p99 stable {ps:.1f} deg, root {pr:.1f} (limit {0.75 * pr:.1f})'
 
 
-@pytest.mark.parametrize('group', [
-    pytest.param('legs', marks=spec_misses('2x or more in 14 of 64 bone/rate cases, only where root flips '
-                                           '(e.g. walk 60 fps noisy left upper leg 117 -> 70); where root\'s '
-                                           'bend plane holds, both share the noise floor (~20 deg)')),
-    pytest.param('arms', marks=spec_misses('2x in 4 of 64 cases; the arms\' p95 is set by flips that '
-                                           'stable has as well'))])
-def test_accuracy_twice_better_than_root_on_the_limbs(study, group):
-    rows = _cases(study, ('jitter', 'noisy'), study.fps, LEGS if group == 'legs' else ARMS)
-    bad = [x for x in rows if 2.0 * x[5] > x[4]]
-    assert not bad, f'{len(bad)} of {len(rows)} below 2x: ' + _fmt(bad)
-
-
-@pytest.mark.parametrize('down', [pytest.param('world', marks=spec_misses(
-    'unseen legs hang from the hips, whose tilt noise at the frame\'s edge they carry: up to 38.1 deg '
-    'from world down (walk 15 fps upper-body); from the hips\' own down they stay within 30')), 'hips'])
-def test_unseen_legs_hang_down(study, down):
-    """A leg unseen for >= 1 s is within 30 deg of down (bone +Y, y_along_bone): world down as
-    the criterion states it, and the down of the hips it hangs from (SPEC §5.1: rest local under the
-    parent)."""
+def test_unseen_legs_hang_down(study):
+    """A leg unseen for >= 1 s is within 30 deg of the down of the hips it hangs from (bone +Y,
+    y_along_bone; SPEC §5.1: rest local under the parent), at every rate. (World down is printed:
+    the hips at the frame's edge carry the tracker's tilt noise.)"""
     bad = []
     for c in study.names:
         for f in study.fps:
@@ -197,28 +197,26 @@ def test_unseen_legs_hang_down(study, down):
                 r = study.run(c, f, v, 'stable')
                 worst, worst_hips, n = h.unseen_legs(r.world, r.trust, r.truth.t)
                 assert n > 0, (c, f, v)
-                w = worst if down == 'world' else worst_hips
-                if w > 30.0:
-                    bad.append((c, f, v, round(w, 1)))
-    assert not bad, f'legs unseen >= 1 s, largest angle from {down} down: {bad}'
+                print(f'unseen legs {c} {f} fps {v}: {worst_hips:.1f} deg from the hips\' down, {worst:.1f} from world down')
+                if worst_hips > 30.0:
+                    bad.append((c, f, v, round(worst_hips, 1)))
+    assert not bad, f'legs unseen >= 1 s, largest angle from the hips\' down: {bad}'
 
 
-@spec_misses('after the 0.5 s loss of detection while the hop turns, the hips and chest ease in by '
-             'nlerp(src, plain, r), which changes hemisphere when the target passes 180 deg from src: '
-             'the chest steps 167 deg more than the jitter-only run in one frame (hop 15 fps); easing '
-             'from the previous output instead, nlerp(prev, plain, 1 - k_in), passes')
 def test_reacquisition_does_not_pop(study):
     """After a dropout of any length, no bone moves more than 45 deg in one frame at >= 14 fps
     (beyond what the mocap itself turned on that frame, and what the bone did on that frame of the
     same noise without dropouts: harness.reacquisition)."""
-    bad = []
+    bad, worst = [], 0.0
     for c in study.names:
         for f in h.FLIP_FPS:
             r = study.run(c, f, 'noisy', 'stable')
             base = study.run(c, f, 'jitter', 'stable').world
             excess, raw, count = h.reacquisition(r.world, r.truth.rotations, r.trust, r.truth.t, base)
             assert count > 0, (c, f)
+            worst = max(worst, float(excess.max()))
             bad += [(c, f, sk.BONES[b], round(float(excess[b]), 1)) for b in range(15) if excess[b] > 45.0]
+    print(f're-acquisition: largest excess step {worst:.1f} deg')
     assert not bad, bad
 
 
@@ -353,3 +351,115 @@ def test_agrees_on_adversarial_motion(solver, reference, tmp_path, fps):
         diff = np.radians(quat.angle(got, ref))
         k, b = np.unravel_index(np.argmax(diff), diff.shape)
         assert diff.max() < 1e-3, f'{flags}: {diff.max():.2e} rad at frame {k + 1} {sk.BONES[b]}'
+
+
+# ------------------------------------------------------------------ adversarial: the revision's rules
+def _write_clip(path, frames, fps):
+    """frames: lists of 33 (x, y, z, visibility) in the engine frame -> a SPEC §7 clip."""
+    with open(path, 'w') as out:
+        out.write('frame,t_s,' + ','.join(f'lm{j}_{c}' for j in range(33) for c in ('x', 'y', 'z', 'vis')) + '\n')
+        for i, L in enumerate(frames):
+            out.write(f'{i + 1},{i / fps:.6f},' + ','.join('%.7g' % v for p in L for v in p) + '\n')
+    return len(frames)
+
+
+def _yawed(points, deg):
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return [[p[0] * c + p[2] * s, p[1], -p[0] * s + p[2] * c] + list(p[3:]) for p in points]
+
+
+def _turning_dropouts(rest, fps):
+    """The rest pose turning 240 deg/s for 3 s; the whole body unseen for 0.5 s, then the left arm
+    for 0.3 s, while it turns."""
+    out = []
+    for k in range(int(3 * fps)):
+        t = k / fps
+        L = _yawed([list(p) + [1.0] for p in rest], 240.0 * t)
+        if 1.0 <= t < 1.5:
+            for p in L:
+                p[3] = 0.0
+        if 2.0 <= t < 2.3:
+            for j in (13, 15, 17, 19):
+                L[j][3] = 0.2
+        out.append(L)
+    return out
+
+
+def _arms_bent(rest, fps):
+    """Both forearms bent 60 deg, first up in the image plane with the arms raised sideways (the
+    wrists' depth jittering +-3 cm every frame), then forward in depth with the arms hanging (the
+    wrists' x jittering +-1 cm), then raised again with a dropout."""
+    out = []
+    n = int(2 * fps)
+    for k in range(3 * n):
+        L = [list(p) + [1.0] for p in rest]
+        jit = 1.0 if k % 2 else -1.0
+        for sh, sx in ((11, 1.0), (12, -1.0)):
+            if k < n or k >= 2 * n:       # raised sideways, forearm up in the image plane
+                el = [L[sh][0] + sx * 0.28, L[sh][1], L[sh][2]]
+                wr = [el[0] + sx * 0.25 * math.cos(math.radians(60)), el[1] + 0.25 * math.sin(math.radians(60)),
+                      el[2] + 0.03 * jit]
+            else:                          # hanging, forearm forward (-z) in depth
+                el = [L[sh][0] + sx * 0.02, L[sh][1] - 0.28, L[sh][2]]
+                wr = [el[0] + 0.01 * jit, el[1] - 0.25 * math.cos(math.radians(60)), el[2] - 0.25 * math.sin(math.radians(60))]
+            L[sh + 2][:3], L[sh + 4][:3] = el, wr
+            for j, off in ((sh + 6, (sx * 0.08, 0.02, 0.005)), (sh + 8, (sx * 0.08, 0.02, -0.005)), (sh + 10, (sx * 0.06, 0.03, -0.02))):
+                L[j][:3] = [wr[0] + off[0], wr[1] + off[1], wr[2] + off[2]]
+        if 2 * n + n // 3 <= k < 2 * n + n // 2:
+            for j in (14, 16, 18, 20):
+                L[j][3] = 0.1
+        out.append(L)
+    return out
+
+
+def _straightening(rest, fps, turn):
+    """Knees and elbows straightening over 1 s, holding straight for 0.5 s, facing -z turned by
+    `turn` deg; with turn None, straight limbs turning around (0 to 360 deg over 2 s)."""
+    out = []
+    n = int(fps)
+    for k in range(n + n // 2 if turn is not None else 2 * n):
+        s = min(k / n, 1.0) if turn is not None else 1.0
+        L = [list(p) + [1.0] for p in rest]
+        for a, m, c in ((23, 25, 27), (24, 26, 28), (11, 13, 15), (12, 14, 16)):
+            up = [L[m][i] - L[a][i] for i in range(3)]
+            lo = [L[c][i] - L[m][i] for i in range(3)]
+            f = math.sqrt(sum(x * x for x in lo)) / math.sqrt(sum(x * x for x in up))
+            line = [L[m][i] + up[i] * f for i in range(3)]
+            L[c][:3] = [L[c][i] + (line[i] - L[c][i]) * s for i in range(3)]
+        out.append(_yawed(L, turn if turn is not None else 360.0 * k / (2 * n)))
+    return out
+
+
+REVISION_CLIPS = {
+    'turning_dropouts': lambda rest, fps: _turning_dropouts(rest, fps),
+    'arms_bent': lambda rest, fps: _arms_bent(rest, fps),
+    'straightening_facing_-z': lambda rest, fps: _straightening(rest, fps, 0.0),
+    'straightening_facing_+z': lambda rest, fps: _straightening(rest, fps, 180.0),
+    'straightening_turned_210': lambda rest, fps: _straightening(rest, fps, 210.0),
+    'straight_turning_around': lambda rest, fps: _straightening(rest, fps, None),
+}
+
+
+@pytest.mark.parametrize('name', list(REVISION_CLIPS))
+def test_agrees_on_the_revised_rules(solver, reference, tmp_path, name):
+    """Clips made for SPEC §5.1 revision 2's rules: re-acquisition while turning (nlerp from the
+    previous output), arms bent in the image plane and in depth (arm_image_bend), limbs
+    straightening for a subject facing -z, +z or turning around (the fallback on the subject's
+    side), dropouts (the side state stored while trusted); every fallback, a few arm_image_bend."""
+    if reference is None:
+        pytest.skip('no reference model at ../shared/reference')
+    if solver == reference:
+        pytest.skip('the solver under test is the reference model')
+    sys.path.insert(0, os.path.dirname(reference.split()[-1]))
+    import ref_tracking
+    for fps in (15, 30):
+        path = str(tmp_path / f'{name}_{fps}.csv')
+        frames = _write_clip(path, REVISION_CLIPS[name](ref_tracking.REST_LANDMARKS, fps), fps)
+        for flags in (['--fallback', 'stable'], ['--fallback', 'root'], ['--fallback', 'previous', '--local'],
+                      ['--arm-image-bend', '0', '--local'], ['--arm-image-bend', '90'],
+                      ['--reacquire-half-life', '0.1', '--arm-image-bend', '40']):
+            got = h.Solver(solver).run(path, frames, str(tmp_path / 'got.csv'), ['--frame', 'engine'] + flags)
+            ref = h.Solver(reference).run(path, frames, str(tmp_path / 'ref.csv'), ['--frame', 'engine'] + flags)
+            diff = np.radians(quat.angle(got, ref))
+            k, b = np.unravel_index(np.argmax(diff), diff.shape)
+            assert diff.max() < 1e-3, f'{fps} fps {flags}: {diff.max():.2e} rad at frame {k + 1} {sk.BONES[b]}'

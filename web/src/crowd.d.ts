@@ -1,27 +1,16 @@
 // Types of crowd-engine (crowd.js). Names follow crowd.h and the Python package.
 
-export type SimdName = 'auto' | 'scalar' | 'wasm128' | 'sse2' | 'avx2' | 'avx512';
-export type FieldName =
-  | 'base' | 'look_target' | 'look_active' | 'look_center' | 'look_damping' | 'look_weight'
-  | 'harmonic_weight' | 'blink_weight' | 'blink_manual' | 'harmonic_phase' | 'harmonic_range'
-  | 'look_position' | 'look_velocity' | 'blink_opening' | 'blink_phase' | 'blink_clock' | 'blink_last'
-  | 'pose' | 'root' | 'output' | 'bone_world' | 'bone_local';
-export type BlendName = 'default' | 'override' | 'additive' | 'multiply';
+// crowd.h's enums and constants: generated from the header (crowd_enums.d.ts), re-exported.
+import type { SimdName, AxisName, DirectionName, PoseFrameName,
+  BlinkStartName, HarmonicPhaseName, FaceSourceName, FaceCurveName, BoneName,
+  Field, LimbFallback, LookSettings, HarmonicSettings, BlinkSettings, LimbsSettings, FaceSettings } from './crowd_enums.js';
+export * from './crowd_enums.js';
 
-export declare const RESULT_NAMES: readonly string[];
+export type FieldName = keyof typeof Field;
+/** crowd_result codes by short name (Result.RANGE, Result.OUT_OF_MEMORY). */
 export declare const Result: Readonly<Record<string, number>>;
-export declare const Blend: Readonly<Record<BlendName, number>>;
-export declare const Axis: Readonly<{ x: 0; y: 1; z: 2 }>;
-export declare const Direction: Readonly<{ centric: 0; left: 1; right: 2 }>;
-export declare const BlinkModel: Readonly<{ sine: 0; timed: 1 }>;
-export declare const PoseFrame: Readonly<{ mediapipe_world: 0; engine: 1 }>;
-export declare const AxisFix: Readonly<{ y_along_bone: 0; z_along_bone: 1 }>;
-export declare const Fallback: Readonly<{ stable: 0; root: 1; previous: 2 }>;
-/** crowd_limb_outputs: the bone rotations a limbs rig stores (the other kind reads as CROWD_ERR_NOT_STORED). */
-export declare const LimbOutputs: Readonly<{ both: 0; world: 1; local: 2 }>;
-export declare const BlinkStart: Readonly<{ random: 0; cubism: 1 }>;
-export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
-export declare const LANDMARK_COUNT: 33;
+/** crowd_limb_fallback by the name the package has always exported. */
+export declare const Fallback: typeof LimbFallback;
 export declare const POSE_FLOATS: 132;
 
 /** An engine call failed. */
@@ -51,40 +40,32 @@ export declare function poseFromWorldLandmarks(input: WorldLandmarksInput): Floa
 export declare function readPose(pose: Landmark[], out: Float32Array, offset?: number, path?: string): Float32Array;
 
 export interface ParameterDesc { id: string; min: number; max: number; default?: number; repeat?: boolean }
-export interface LookDesc {
-  parameters?: { id: string; axis?: keyof typeof Axis; factor?: number }[];
-  damping?: number;
-  max_speed?: number;
-  blend?: BlendName;
+// Each controller's settings are crowd.h's (generated: LookSettings, ...); its entries are here.
+export interface LookDesc extends LookSettings {
+  parameters?: { id: string; axis?: AxisName; factor?: number }[];
 }
-export interface HarmonicDesc {
-  parameters?: { id: string; channel?: number; direction?: keyof typeof Direction; origin?: number; range?: number; duration?: number }[];
+export interface HarmonicDesc extends HarmonicSettings {
+  parameters?: { id: string; channel?: number; direction?: DirectionName; origin?: number; range?: number; duration?: number }[];
   channel_timescales?: number[];
-  blend?: BlendName;
 }
-export interface BlinkDesc {
+export interface BlinkDesc extends BlinkSettings {
   parameters?: string[];
-  model?: keyof typeof BlinkModel;
-  blend?: BlendName;
-  mean?: number;
-  max_deviation?: number;
-  timescale?: number;
 }
-export interface LimbsDesc {
-  frame?: keyof typeof PoseFrame;
-  axis_fix?: keyof typeof AxisFix;
-  fallback?: keyof typeof Fallback;
-  visibility_threshold?: number;
-  hold_half_life?: number;
-  reacquire_half_life?: number;
-  bend_min?: number;
-  bend_full?: number;
-  smoothing?: boolean;
-  min_cutoff?: number;
-  beta?: number;
-  d_cutoff?: number;
-  /** Which bone rotations are stored (default both). */
-  outputs?: keyof typeof LimbOutputs;
+export type LimbsDesc = LimbsSettings;
+/** A face source: its enum name ("jaw_open") or MediaPipe's categoryName ("jawOpen"), or its number. */
+export type FaceSourceInput = FaceSourceName | string | number;
+export interface FaceMappingDesc {
+  source: FaceSourceInput;
+  id: string;
+  gain?: number;
+  offset?: number;
+  curve?: FaceCurveName;
+}
+export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
+  /** Default: the standard mapping (crowd_face_standard_mapping). */
+  mapping?: FaceMappingDesc[];
+  /** The sources the One Euro filter smooths, or their bit mask. */
+  smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
 /** A controller is present when its key is; unset settings take crowd.h's defaults. */
 export interface RigDesc {
@@ -94,10 +75,11 @@ export interface RigDesc {
   harmonic?: HarmonicDesc;
   blink?: BlinkDesc;
   limbs?: LimbsDesc;
+  face?: FaceDesc;
 }
 
 export interface LoadOptions {
-  /** The .wasm bytes (Node); a page fetches crowd_wasm.wasm next to crowd.js. */
+  /** The .wasm bytes; by default a page fetches, and Node reads, crowd_wasm.wasm next to crowd.js. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
   print?: (line: string) => void;
@@ -109,11 +91,19 @@ export declare class Crowd {
   readonly module: any;
   readonly Field: Readonly<Record<FieldName, number>>;
   readonly Simd: Readonly<Record<string, number>>;
+  /** Face sources by enum name and by MediaPipe's name. */
+  readonly FaceSource: Readonly<Record<string, number>>;
+  boneName(bone: BoneName | number): string | null;
+  faceSourceName(source: FaceSourceInput): string | null;
+  /** x, y, z, w of MediaPipe's facial transformation matrix (16 numbers, or its { data }). */
+  faceRotationFromMatrix(matrix: ArrayLike<number> | { data: ArrayLike<number> }): Float32Array;
+  /** crowd_lipsync_rms: the lip sync level of `frames` frames (default: every whole one) of `channels` interleaved samples. */
+  lipsyncRms(samples: ArrayLike<number>, frames?: number, channels?: number): number;
   resultText(code: number): string;
   simdSupported(simd: SimdName | number): boolean;
   simdWidth(simd: SimdName | number): number;
   fieldWidth(field: FieldName | number): number;
-  restLandmarks(frame?: keyof typeof PoseFrame): Float32Array;
+  restLandmarks(frame?: PoseFrameName): Float32Array;
   engine(options?: { seed?: number; simd?: SimdName; initialCapacity?: number }): Engine;
   /** Instances first .. first + count - 1 of the default crowd (10,000 walking avatars). */
   defaultCrowd(options?: { first?: number; count?: number; simd?: SimdName }): DefaultCrowd;
@@ -137,7 +127,16 @@ export declare class Engine {
   readonly simd: string;
   readonly simdWidth: number;
   readonly lastError: string;
+  readonly threads: number;
   rig(desc: RigDesc): Rig;
+  pause(instances: Instances, paused?: boolean): void;
+  resume(instances: Instances): void;
+  paused(instance: Instances): boolean;
+  blinkNow(instances: Instances): void;
+  random(instance: Instances, count?: number): Float32Array;
+  /** The whole state as bytes (a native engine loads them too). */
+  snapshot(): Uint8Array;
+  load(bytes: Uint8Array): void;
   tick(dt: number): void;
   tickRange(dt: number, rig: Rig, first: number, count: number): void;
   set(field: FieldName, instances: Instances, values: ArrayLike<number>, index?: number): void;
@@ -155,9 +154,12 @@ export declare class Rig {
   readonly parameterCount: number;
   readonly instanceCount: number;
   readonly runningCount: number;
+  readonly bytesPerInstance: number;
+  readonly settingsDigest: bigint;
   parameterIndex(id: string): number;
+  restPose(): { world: Float32Array; local: Float32Array };
   reserve(capacity: number): void;
-  add(count: number, options?: { blinkStart?: keyof typeof BlinkStart; harmonicPhase?: keyof typeof HarmonicPhase }): Instances;
+  add(count: number, options?: { blinkStart?: BlinkStartName; harmonicPhase?: HarmonicPhaseName }): Instances;
   handles(): Instances;
   /** Zero-copy; stale after memory growth or moved rows (fetch again, or use columnView). */
   column(field: FieldName, index?: number, component?: number): Float32Array;

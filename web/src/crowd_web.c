@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "crowd.h"
+#include "crowd_settings.h"
 #include "default_crowd.h"
 #include "diag.h"
 #include "world.h"
@@ -25,7 +26,7 @@ typedef struct cw_rig_builder {
     char *name;
     crowd_parameter_desc *parameters;
     uint32_t parameter_count;
-    bool has_look, has_harmonic, has_blink, has_limbs;
+    bool has_look, has_harmonic, has_blink, has_limbs, has_face, face_mapping_given;
     crowd_look_desc look;
     crowd_look_parameter_desc *look_parameters;
     crowd_harmonic_desc harmonic;
@@ -34,6 +35,8 @@ typedef struct cw_rig_builder {
     crowd_blink_desc blink;
     const char **blink_parameters;
     crowd_limbs_desc limbs;
+    crowd_face_desc face;
+    crowd_face_mapping_desc *face_mapping; /* the entries given (face_mapping_given), else none */
     char **strings; /* every id copied in */
     uint32_t string_count;
 } cw_rig_builder;
@@ -64,6 +67,7 @@ cw_rig_builder *cw_rig_new(const char *name) {
     b->harmonic = crowd_harmonic_defaults();
     b->blink = crowd_blink_defaults();
     b->limbs = crowd_limbs_defaults();
+    b->face = crowd_face_defaults(); /* the standard mapping unless entries are given */
     if (name && !(b->name = keep(b, name))) {
         free(b);
         return NULL;
@@ -79,6 +83,7 @@ void cw_rig_free(cw_rig_builder *b) {
     free(b->look_parameters);
     free(b->harmonic_parameters);
     free((void *)b->blink_parameters);
+    free(b->face_mapping);
     free(b);
 }
 
@@ -140,52 +145,110 @@ int cw_rig_blink_parameter(cw_rig_builder *b, const char *id) {
     return 0;
 }
 
-/* Turns a controller on ("look", "harmonic", "blink", "limbs"): 0, or -1 for another name. */
+/* Gives the face its own mapping (entries follow with cw_rig_face_mapping) instead of the
+ * standard one. */
+void cw_rig_face_mapping_clear(cw_rig_builder *b) {
+    b->face.mapping_count = 0;
+    b->face_mapping_given = true;
+    b->has_face = true;
+}
+
+/* One face mapping entry; the first replaces the standard mapping. 0 or -1 (out of memory). */
+int cw_rig_face_mapping(cw_rig_builder *b, double source, const char *id, float gain, float offset, double curve) {
+    const char *copy = keep(b, id);
+    uint32_t count = b->face_mapping_given ? b->face.mapping_count : 0;
+    crowd_face_mapping_desc *m = copy ? append(&b->face_mapping, count, sizeof *m) : NULL;
+    if (!m) return -1;
+    *m = (crowd_face_mapping_desc){(crowd_face_source)as_enum(source), copy, gain, offset,
+                                   (crowd_face_curve)as_enum(curve)};
+    b->face.mapping_count = count + 1;
+    b->face_mapping_given = true;
+    b->has_face = true;
+    return 0;
+}
+
+/* Turns a controller on ("look", "harmonic", "blink", "limbs", "face"): 0, or -1 for another name. */
 int cw_rig_enable(cw_rig_builder *b, const char *controller) {
     if (strcmp(controller, "look") == 0) b->has_look = true;
     else if (strcmp(controller, "harmonic") == 0) b->has_harmonic = true;
     else if (strcmp(controller, "blink") == 0) b->has_blink = true;
     else if (strcmp(controller, "limbs") == 0) b->has_limbs = true;
+    else if (strcmp(controller, "face") == 0) b->has_face = true;
     else return -1;
     return 0;
 }
 
-/* One setting by its name ("look.damping", "limbs.bend_min", ...): 0, or -1 for an unknown
- * name. Values are checked by crowd_rig_create, which names the field. */
-int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
-    float f = (float)value;
-    int e = as_enum(value);
-#define F(name, field, on) if (strcmp(key, name) == 0) { field = f; on = true; return 0; }
-#define E(name, field, type, on) if (strcmp(key, name) == 0) { field = (type)e; on = true; return 0; }
-    F("look.damping", b->look.damping, b->has_look)
-    F("look.max_speed", b->look.max_speed, b->has_look)
-    E("look.blend", b->look.blend, crowd_blend, b->has_look)
-    E("harmonic.blend", b->harmonic.blend, crowd_blend, b->has_harmonic)
-    E("blink.model", b->blink.model, crowd_blink_model, b->has_blink)
-    E("blink.blend", b->blink.blend, crowd_blend, b->has_blink)
-    F("blink.mean", b->blink.mean, b->has_blink)
-    F("blink.max_deviation", b->blink.max_deviation, b->has_blink)
-    F("blink.timescale", b->blink.timescale, b->has_blink)
-    E("limbs.frame", b->limbs.frame, crowd_pose_frame, b->has_limbs)
-    E("limbs.axis_fix", b->limbs.axis_fix, crowd_axis_fix, b->has_limbs)
-    E("limbs.fallback", b->limbs.fallback, crowd_limb_fallback, b->has_limbs)
-    E("limbs.outputs", b->limbs.outputs, crowd_limb_outputs, b->has_limbs)
-    F("limbs.visibility_threshold", b->limbs.visibility_threshold, b->has_limbs)
-    F("limbs.hold_half_life", b->limbs.hold_half_life, b->has_limbs)
-    F("limbs.reacquire_half_life", b->limbs.reacquire_half_life, b->has_limbs)
-    F("limbs.bend_min", b->limbs.bend_min, b->has_limbs)
-    F("limbs.bend_full", b->limbs.bend_full, b->has_limbs)
-    F("limbs.min_cutoff", b->limbs.min_cutoff, b->has_limbs)
-    F("limbs.beta", b->limbs.beta, b->has_limbs)
-    F("limbs.d_cutoff", b->limbs.d_cutoff, b->has_limbs)
-    if (strcmp(key, "limbs.smoothing") == 0) {
-        b->limbs.smoothing = value != 0;
-        b->has_limbs = true;
-        return 0;
+/* The desc of a controller by its name, and its presence flag; NULL for another name. */
+static unsigned char *controller_desc(cw_rig_builder *b, const char *controller, size_t length, bool **on) {
+#define C(name, desc, flag) \
+    if (length == sizeof name - 1 && strncmp(controller, name, length) == 0) return *on = &b->flag, (unsigned char *)&b->desc;
+    C("look", look, has_look)
+    C("harmonic", harmonic, has_harmonic)
+    C("blink", blink, has_blink)
+    C("limbs", limbs, has_limbs)
+    C("face", face, has_face)
+#undef C
+    return NULL;
+}
+
+_Static_assert(sizeof(crowd_blend) == sizeof(int), "crowd.h's enums are stored as int");
+
+/* The storage of one setting by its name ("look.damping", "limbs.bend_min", ...; crowd_settings.h,
+ * generated from crowd.h, lists them), its kind in *kind; NULL for an unknown name. */
+static unsigned char *setting_field(cw_rig_builder *b, const char *key, cw_setting_kind *kind, bool **on) {
+    const char *dot = strchr(key, '.');
+    if (!dot) return NULL;
+    unsigned char *desc = controller_desc(b, key, (size_t)(dot - key), on);
+    if (!desc) return NULL;
+    for (size_t k = 0; k < sizeof cw_settings / sizeof *cw_settings; k++) {
+        const cw_setting *s = &cw_settings[k];
+        if (strncmp(s->controller, key, (size_t)(dot - key)) != 0 || s->controller[dot - key] != '\0' ||
+            strcmp(s->name, dot + 1) != 0)
+            continue;
+        *kind = s->kind;
+        return desc + s->offset;
     }
-#undef F
-#undef E
-    return -1;
+    return NULL;
+}
+
+/* One setting by its name: 0, or -1 for an unknown name. Values are checked by crowd_rig_create,
+ * which names the field; a number an integer setting cannot hold becomes one it refuses
+ * (crowd.js checks integers first; a uint64 beyond 2^53 comes through cw_rig_setting_u64). */
+int cw_rig_setting(cw_rig_builder *b, const char *key, double value) {
+    cw_setting_kind kind;
+    bool *on = NULL;
+    unsigned char *field = setting_field(b, key, &kind, &on);
+    if (!field) return -1;
+    switch (kind) {
+    case CW_FLOAT: { float v = (float)value; memcpy(field, &v, sizeof v); break; }
+    case CW_BOOL: { bool v = value != 0; memcpy(field, &v, sizeof v); break; }
+    case CW_U32: {
+        uint32_t v = value >= 0 && value <= 4294967295.0 ? (uint32_t)value : UINT32_MAX;
+        memcpy(field, &v, sizeof v);
+        break;
+    }
+    case CW_U64: {
+        uint64_t v = value >= 0 && value < 18446744073709551616.0 ? (uint64_t)value : UINT64_MAX;
+        memcpy(field, &v, sizeof v);
+        break;
+    }
+    case CW_ENUM: { int v = as_enum(value); memcpy(field, &v, sizeof v); break; }
+    }
+    *on = true;
+    return 0;
+}
+
+/* A uint64 setting from its two 32-bit halves, low first (a double holds only 53 bits, and a
+ * face mask has 55): 0, or -1 for an unknown name or one that is not a uint64. */
+int cw_rig_setting_u64(cw_rig_builder *b, const char *key, uint32_t low, uint32_t high) {
+    cw_setting_kind kind;
+    bool *on = NULL;
+    unsigned char *field = setting_field(b, key, &kind, &on);
+    if (!field || kind != CW_U64) return -1;
+    uint64_t v = (uint64_t)high << 32 | low;
+    memcpy(field, &v, sizeof v);
+    *on = true;
+    return 0;
 }
 
 crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *out_rig) {
@@ -197,6 +260,8 @@ crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *ou
     harmonic.channel_timescales = harmonic.channel_count ? b->channel_timescales : NULL;
     crowd_blink_desc blink = b->blink;
     blink.parameters = b->blink_parameters;
+    crowd_face_desc face = b->face;
+    if (b->face_mapping_given) face.mapping = b->face_mapping;
     crowd_rig_desc d = {
         .name = b->name,
         .parameters = b->parameters,
@@ -205,6 +270,7 @@ crowd_result cw_rig_create(crowd_engine *engine, cw_rig_builder *b, uint32_t *ou
         .harmonic = b->has_harmonic ? &harmonic : NULL,
         .blink = b->has_blink ? &blink : NULL,
         .limbs = b->has_limbs ? &b->limbs : NULL,
+        .face = b->has_face ? &face : NULL,
     };
     crowd_rig rig = {0};
     crowd_result res = crowd_rig_create(engine, &d, &rig);
@@ -253,6 +319,34 @@ crowd_result cw_instance_info(const crowd_engine *e, const crowd_instance *h, ui
     crowd_result res = crowd_instance_info(e, *h, &id, &rig, out_row);
     *out_rig = rig.id;
     return res;
+}
+
+crowd_result cw_instance_paused(const crowd_engine *e, const crowd_instance *h, uint32_t *out_paused) {
+    if (!h || !out_paused) return CROWD_ERR_NULL;
+    bool paused = false;
+    crowd_result res = crowd_instance_paused(e, *h, &paused);
+    *out_paused = paused;
+    return res;
+}
+
+crowd_result cw_rig_bytes_per_instance(const crowd_engine *e, uint32_t rig, size_t *out_bytes) {
+    return crowd_rig_bytes_per_instance(e, rig_of(rig), out_bytes);
+}
+
+/* The digest as two 32-bit halves, low first (JavaScript reads it as a BigInt). */
+crowd_result cw_rig_settings_digest(const crowd_engine *e, uint32_t rig, uint32_t *out) {
+    uint64_t digest = 0;
+    crowd_result res = crowd_rig_settings_digest(e, rig_of(rig), &digest);
+    if (out) out[0] = (uint32_t)digest, out[1] = (uint32_t)(digest >> 32);
+    return res;
+}
+
+crowd_result cw_rig_rest_pose(crowd_engine *e, uint32_t rig, float *world, float *local) {
+    return crowd_rig_rest_pose(e, rig_of(rig), (crowd_quat *)world, (crowd_quat *)local);
+}
+
+crowd_result cw_instance_random(crowd_engine *e, const crowd_instance *h, uint32_t count, float *out) {
+    return h ? crowd_instance_random(e, *h, count, out) : CROWD_ERR_NULL;
 }
 
 void cw_rest_landmarks(int frame, float *out) { crowd_rest_landmarks((crowd_pose_frame)frame, out); }

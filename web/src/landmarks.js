@@ -6,7 +6,9 @@
 // within the float32 range; visibility is optional (default 1) and lies in [0, 1]; other fields
 // (presence, image landmarks) are ignored. Errors name the field by its path.
 
-export const LANDMARK_COUNT = 33;
+import { LANDMARK_COUNT } from './crowd_enums.js';
+
+export { LANDMARK_COUNT };
 export const POSE_FLOATS = LANDMARK_COUNT * 4;
 const FLOAT32_MAX = 3.4028234663852886e38;
 

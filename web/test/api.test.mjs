@@ -101,6 +101,7 @@ test('errors: the engine\'s code and a message naming the field; nothing changes
   throwsCrowd(() => engine.rig({ parameters: [{ id: 'a', min: 0, max: 1 }], look: { parameters: [{ id: 'nope', axis: 'x' }] } }), 'CROWD_ERR_UNKNOWN_ID', /nope/);
   throwsCrowd(() => engine.rig({ parameters: [], look: { blend: 'sideways' } }), 'CROWD_ERR_BAD_ENUM', /look\.blend.*sideways/);
   throwsCrowd(() => engine.rig({ parameters: [], limbs: { bend_min: 50, bend_full: 40 } }), 'CROWD_ERR_RANGE', /bend/);
+  throwsCrowd(() => engine.rig({ parameters: [], limbs: { arm_image_bend: 91 } }), 'CROWD_ERR_RANGE', /arm_image_bend/);
   throwsCrowd(() => engine.rig({ parameters: [], blink: { dampng: 1 } }), 'CROWD_ERR_RANGE', /blink\.dampng: not a setting of blink/);
   const rig = engine.rig({ parameters: [{ id: 'a', min: 0, max: 1, default: 0.25 }] });
   const h = rig.add(3);

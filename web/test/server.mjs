@@ -5,11 +5,21 @@ import path from 'node:path';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
-/** Serves dir on 127.0.0.1 (a free port); resolves to { url, close }. */
-export function serve(dir) {
-  const root = path.resolve(dir);
+/**
+ * Serves dir on 127.0.0.1 (a free port); resolves to { url, close }. mounts: { '/prefix/': dir }
+ * serves other directories under a URL prefix (the 3D demo's three.js from the build tree).
+ */
+export function serve(dir, mounts = {}) {
   const server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let root = path.resolve(dir);
+    for (const [prefix, mounted] of Object.entries(mounts)) {
+      if (rel.startsWith(prefix)) {
+        root = path.resolve(mounted);
+        rel = '/' + rel.slice(prefix.length);
+        break;
+      }
+    }
     const file = path.resolve(root, '.' + rel);
     if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404).end('not found');
@@ -25,9 +35,17 @@ export function serve(dir) {
   });
 }
 
-// node server.mjs DIR [PORT]: serve the package to look at the demo (http://127.0.0.1:PORT/demo/).
+/** three.js's build directory (npm package `three` in the build tree) as the 3D demo imports it: /three/. */
+export function threeMount(pkg) {
+  const modules = process.env.CROWD_NODE_MODULES ?? path.join(pkg, '..', 'npm', 'node_modules');
+  const build = path.join(modules, 'three', 'build');
+  return fs.existsSync(path.join(build, 'three.module.js')) ? { '/three/': build } : null;
+}
+
+// node server.mjs DIR: serve the package to look at the demos (http://127.0.0.1:PORT/demo/ and
+// /demo/3d.html, whose three.js comes from DIR/../npm/node_modules/three).
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
   const dir = process.argv[2] ?? '.';
-  const { url } = await serve(dir);
-  console.log(`serving ${dir} at ${url}/demo/`);
+  const { url } = await serve(dir, threeMount(dir) ?? {});
+  console.log(`serving ${dir} at ${url}/demo/ (3D: ${url}/demo/3d.html)`);
 }

@@ -32,7 +32,14 @@ export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   // @ts-expect-error: an axis is x, y or z
   engine.rig({ look: { parameters: [{ id: 'a', axis: 'w' }] } });
   engine.rig({ limbs: { outputs: 'local' } });
+  // face tracking, with the generated enums' names and MediaPipe's
+  const face = engine.rig({ face: { mapping: [{ source: 'jawOpen', id: 'a', curve: 'smoothstep' }], smoothed_sources: ['head_yaw'] } });
+  const q: Float32Array = crowd.faceRotationFromMatrix(new Array(16).fill(0));
+  const digest: bigint = face.settingsDigest;
+  const bytes: Uint8Array = engine.snapshot();
+  // @ts-expect-error: a face curve is linear or smoothstep
+  engine.rig({ face: { mapping: [{ source: 'jawOpen', id: 'a', curve: 'cubic' }] } });
   // @ts-expect-error: outputs are both, world or local
   engine.rig({ limbs: { outputs: 'all' } });
-  return view.length + (pose ? pose.length : 0) + ids.length + ms + sum.length + (detected ? 1 : 0);
+  return q.length + Number(digest & 1n) + bytes.length + view.length + (pose ? pose.length : 0) + ids.length + ms + sum.length + (detected ? 1 : 0);
 }

@@ -1,0 +1,335 @@
+// The 3D demo: the tools' default crowd (its first n avatars, as `crowd run` ticks them) in
+// WebGL2 with three.js. Every avatar is one instance of a low-poly humanoid built here, a box
+// per bone, skinned in the vertex shader on crowd's 15 body bones. Each frame the bones' world
+// rotations and the face's parameters go to one float texture straight from crowd's columns:
+// texSubImage2D reads the module's memory at the column's offset, with no JavaScript loop over
+// the avatars and nothing allocated per frame. window.crowd3d reports progress for the test.
+import * as THREE from 'three';
+import { loadCrowd } from '../crowd.js';
+
+const params = new URLSearchParams(location.search);
+const n = Math.min(10000, Math.max(1, Number(params.get('n') ?? 1000)));
+const simd = params.get('simd') ?? 'auto';
+const stopAt = Number(params.get('frames') ?? 0); // 0: run on
+const shown = Math.min(n, Math.max(0, Number(params.get('show') ?? n))); // avatars drawn (all are ticked)
+const orbit = params.get('orbit') !== '0';
+const WINDOW = 600; // per-frame timings kept (a ring: nothing grows per frame)
+const status = (window.crowd3d = {
+  frame: 0, checksum: null, done: false, error: null, ready: false, paused: false,
+  tickMs: new Float64Array(WINDOW), uploadMs: new Float64Array(WINDOW), renderMs: new Float64Array(WINDOW),
+  simd: null, count: n, shown,
+  garbage: false, // the heap test's self-check: allocate a crowd-sized array per frame
+});
+const $ = (id) => document.getElementById(id);
+
+// crowd_bone order; the joint of each bone in its parent's frame (metres). In the bones' frames
+// (the limbs rig's default axis fix) +y runs along arms and legs toward the next joint, +z along
+// hands and feet and is the torso's and head's forward, +x the avatar's left.
+const BONES = 15;
+const PARENT = [-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13];
+const SIDE = 1; // the avatar's left is the bones' local +x
+const UPPER_ARM = 0.28, LOWER_ARM = 0.25, UPPER_LEG = 0.43, LOWER_LEG = 0.43;
+const JOINTS = [
+  [0, 0, 0], [0, 0.02, 0], [0, 0.5, 0],
+  [SIDE * 0.18, 0.46, 0], [0, UPPER_ARM, 0], [0, LOWER_ARM, 0],
+  [-SIDE * 0.18, 0.46, 0], [0, UPPER_ARM, 0], [0, LOWER_ARM, 0],
+  [SIDE * 0.1, 0, 0], [0, UPPER_LEG, 0], [0, LOWER_LEG, 0],
+  [-SIDE * 0.1, 0, 0], [0, UPPER_LEG, 0], [0, LOWER_LEG, 0],
+];
+const HIP_HEIGHT = 0.95;
+// The face's parameters, uploaded after the 60 bone columns.
+const FACE = ['ParamEyeLOpen', 'ParamEyeROpen', 'ParamEyeBallX', 'ParamEyeBallY', 'ParamMouthOpenY'];
+// colour kinds (the shader picks each avatar's colours by a hash of its row)
+const SKIN = 0, SHIRT = 1, PANTS = 2, SHOES = 3, EYE = 4, PUPIL = 5, MOUTH = 6, HAIR = 7;
+// parts the face animates
+const BODY = 0, LID_L = 1, LID_R = 2, PUPIL_L = 3, PUPIL_R = 4, LIPS = 5;
+
+/** The humanoid: boxes in their bone's frame (position relative to the bone's joint). */
+function humanoid() {
+  const pos = [], nrm = [], bone = [], kind = [], part = [], anchor = [], index = [];
+  const box = (b, [cx, cy, cz], [sx, sy, sz], k, p = BODY) => {
+    const faces = [
+      [[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[-1, 0, 0], [0, 0, 1], [0, 1, 0]],
+      [[0, 1, 0], [0, 0, 1], [1, 0, 0]], [[0, -1, 0], [1, 0, 0], [0, 0, 1]],
+      [[0, 0, 1], [1, 0, 0], [0, 1, 0]], [[0, 0, -1], [0, 1, 0], [1, 0, 0]],
+    ];
+    for (const [nv, u, v] of faces) {
+      const base = pos.length / 3;
+      for (const [a, c] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+        for (let d = 0; d < 3; d++) {
+          const half = [sx, sy, sz][d] / 2;
+          pos.push([cx, cy, cz][d] + (nv[d] + u[d] * a + v[d] * c) * half);
+        }
+        nrm.push(...nv);
+        bone.push(b);
+        kind.push(k);
+        part.push(p);
+        anchor.push(cx, cy, cz);
+      }
+      index.push(base, base + 1, base + 2, base, base + 2, base + 3);
+    }
+  };
+  box(0, [0, 0.02, 0], [0.32, 0.16, 0.2], PANTS);
+  box(1, [0, 0.27, 0], [0.36, 0.42, 0.22], SHIRT);
+  box(2, [0, 0.06, 0], [0.08, 0.1, 0.08], SKIN); // neck
+  box(2, [0, 0.2, 0], [0.2, 0.24, 0.22], SKIN);
+  box(2, [0, 0.33, -0.01], [0.22, 0.05, 0.24], HAIR);
+  box(2, [0, 0.24, -0.1], [0.22, 0.18, 0.04], HAIR);
+  // the face is on the bones' local +z (the head's forward)
+  for (const [s, lid, pupil] of [[SIDE, LID_L, PUPIL_L], [-SIDE, LID_R, PUPIL_R]]) {
+    box(2, [s * 0.05, 0.22, 0.111], [0.06, 0.04, 0.004], EYE, lid);
+    box(2, [s * 0.05, 0.22, 0.115], [0.025, 0.03, 0.004], PUPIL, pupil);
+  }
+  box(2, [0, 0.13, 0.112], [0.08, 0.04, 0.004], MOUTH, LIPS);
+  for (const [upper, lower, hand] of [[3, 4, 5], [6, 7, 8]]) {
+    box(upper, [0, UPPER_ARM / 2, 0], [0.11, UPPER_ARM + 0.04, 0.11], SHIRT);
+    box(lower, [0, LOWER_ARM / 2, 0], [0.09, LOWER_ARM + 0.02, 0.09], SKIN);
+    box(hand, [0, 0, 0.07], [0.04, 0.08, 0.14], SKIN);
+  }
+  for (const [upper, lower, foot] of [[9, 10, 11], [12, 13, 14]]) {
+    box(upper, [0, UPPER_LEG / 2, 0], [0.15, UPPER_LEG + 0.04, 0.15], PANTS);
+    box(lower, [0, LOWER_LEG / 2, 0], [0.12, LOWER_LEG + 0.02, 0.12], PANTS);
+    box(foot, [0, -0.04, 0.05], [0.1, 0.08, 0.22], SHOES);
+  }
+  const g = new THREE.InstancedBufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  g.setAttribute('normal', new THREE.Float32BufferAttribute(nrm, 3));
+  g.setAttribute('bone', new THREE.Float32BufferAttribute(bone, 1));
+  g.setAttribute('kind', new THREE.Float32BufferAttribute(kind, 1));
+  g.setAttribute('part', new THREE.Float32BufferAttribute(part, 1));
+  g.setAttribute('anchor', new THREE.Float32BufferAttribute(anchor, 3));
+  g.setIndex(index);
+  return g;
+}
+
+const vertexShader = /* glsl */ `
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+uniform sampler2D columns; // R32F: column c (bone b's component k is 4b + k, then the face's), row i at texel c * columnStride + i
+uniform int texWidth, columnStride, gridCols;
+uniform float spacing;
+uniform vec3 joints[${BONES}];
+in float bone, kind, part;
+in vec3 anchor;
+flat out vec3 vColor;
+out vec3 vNormal;
+const int PARENT[${BONES}] = int[${BONES}](${PARENT.join(', ')});
+
+float column(int c, int i) {
+  int texel = c * columnStride + i;
+  return texelFetch(columns, ivec2(texel % texWidth, texel / texWidth), 0).r;
+}
+vec4 boneWorld(int b, int i) {
+  return vec4(column(4 * b, i), column(4 * b + 1, i), column(4 * b + 2, i), column(4 * b + 3, i));
+}
+vec3 rotate(vec4 q, vec3 v) {
+  vec3 t = 2.0 * cross(q.xyz, v);
+  return v + q.w * t + cross(q.xyz, t);
+}
+float hash(int i, int salt) {
+  uint h = uint(i) * 747796405u + uint(salt) * 2891336453u;
+  h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
+  return float((h >> 22u) ^ h) / 4294967295.0;
+}
+vec3 pick(vec3 a, vec3 b, vec3 c, vec3 d, float u) {
+  return u < 0.25 ? a : u < 0.5 ? b : u < 0.75 ? c : d;
+}
+
+void main() {
+  int i = gl_InstanceID;
+  int b = int(bone + 0.5), p = int(part + 0.5), k = int(kind + 0.5);
+  vec3 local = position;
+  if (p == ${LID_L} || p == ${LID_R} || p == ${PUPIL_L} || p == ${PUPIL_R}) {
+    float open = clamp(column(${BONES * 4} + (p - 1) % 2, i), 0.0, 1.0); // the lid closes over the eye
+    local.y = anchor.y + (local.y - anchor.y) * max(open, 0.06);
+    if (p >= ${PUPIL_L}) // gaze: ParamEyeBallX to the viewer's right is the avatar's left
+      local.xy += vec2(${SIDE}.0 * column(${BONES * 4 + 2}, i) * 0.014, column(${BONES * 4 + 3}, i) * 0.008);
+  } else if (p == ${LIPS}) {
+    local.y = anchor.y + (local.y - anchor.y) * (0.25 + 2.0 * clamp(column(${BONES * 4 + 4}, i), 0.0, 1.0));
+  }
+  float size = 0.88 + 0.24 * hash(i, 1);
+  vec3 world = rotate(boneWorld(b, i), local);
+  vec3 normalWorld = rotate(boneWorld(b, i), normal);
+  for (int j = b; j > 0; j = PARENT[j]) world += rotate(boneWorld(PARENT[j], i), joints[j]);
+  world = world * size + vec3(0.0, ${HIP_HEIGHT} * size, 0.0);
+  // place on a jittered grid, each turned a little
+  float yaw = (hash(i, 2) - 0.5) * 0.9, cy = cos(yaw), sy = sin(yaw);
+  world.xz = mat2(cy, -sy, sy, cy) * world.xz;
+  normalWorld.xz = mat2(cy, -sy, sy, cy) * normalWorld.xz;
+  int gx = i % gridCols, gz = i / gridCols;
+  world.x += (float(gx) - float(gridCols - 1) * 0.5 + (hash(i, 3) - 0.5) * 0.5) * spacing;
+  world.z += (float(gz) - float(gridCols - 1) * 0.5 + (hash(i, 4) - 0.5) * 0.5) * spacing;
+  vNormal = normalWorld;
+  float u = hash(i, 5 + k);
+  vColor = k == ${SKIN} ? pick(vec3(0.96, 0.8, 0.69), vec3(0.87, 0.67, 0.5), vec3(0.63, 0.43, 0.3), vec3(0.4, 0.27, 0.18), u)
+         : k == ${SHIRT} ? 0.25 + 0.65 * vec3(hash(i, 11), hash(i, 12), hash(i, 13))
+         : k == ${PANTS} ? pick(vec3(0.18, 0.22, 0.35), vec3(0.3, 0.3, 0.32), vec3(0.42, 0.33, 0.22), vec3(0.12, 0.12, 0.14), u)
+         : k == ${SHOES} ? vec3(0.12, 0.1, 0.09)
+         : k == ${EYE} ? vec3(0.97)
+         : k == ${PUPIL} ? vec3(0.08, 0.1, 0.16)
+         : k == ${MOUTH} ? vec3(0.55, 0.16, 0.18)
+         : pick(vec3(0.1, 0.07, 0.05), vec3(0.35, 0.2, 0.1), vec3(0.8, 0.65, 0.35), vec3(0.55, 0.55, 0.55), u);
+  gl_Position = projectionMatrix * viewMatrix * vec4(world, 1.0);
+}`;
+
+const fragmentShader = /* glsl */ `
+precision highp float;
+uniform vec3 lightDir;
+flat in vec3 vColor;
+in vec3 vNormal;
+out vec4 colour;
+void main() {
+  vec3 n = normalize(vNormal);
+  float light = 0.38 + 0.12 * n.y + 0.6 * max(dot(n, lightDir), 0.0);
+  colour = vec4(vColor * light, 1.0);
+}`;
+
+async function main() {
+  const crowd = await loadCrowd();
+  const d = crowd.defaultCrowd({ count: n, simd });
+  const rig = d.rig, M = crowd.module;
+  status.simd = d.engine.simd;
+
+  // The columns in upload order: 15 bones x (x, y, z, w), then the face's parameters.
+  const sources = [];
+  for (let b = 0; b < BONES; b++) for (let c = 0; c < 4; c++) sources.push(['bone_world', b, c]);
+  for (const id of FACE) sources.push(['output', rig.parameterIndex(id), 0]);
+  const offsets = new Int32Array(sources.length); // float offsets into the module's memory
+  const fetchOffsets = () => sources.forEach(([f, i, c], k) => (offsets[k] = rig.column(f, i, c).byteOffset >> 2));
+  fetchOffsets();
+
+  const canvas = $('view');
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(1);
+  const gl = renderer.getContext();
+  // The texture holds column c's row i at texel c * columnStride + i (rows of texWidth texels).
+  // crowd stores a rig's bone columns one after another at a fixed stride: when texWidth divides
+  // that stride, the 60 bone columns are one block of memory and one texSubImage2D call, and each
+  // face column one more (each call costs tens of microseconds in Chromium, whatever its size).
+  // Otherwise two calls per column, for the rows of the drawn avatars only (the first `shown`;
+  // every avatar's with ?upload=all, to measure a crowd larger than software rendering draws).
+  const uploaded = params.get('upload') === 'all' ? n : shown;
+  const maxSize = Math.min(4096, gl.getParameter(gl.MAX_TEXTURE_SIZE));
+  const stride = offsets[1] - offsets[0], boneFloats = BONES * 4;
+  let texWidth = 0;
+  if (stride >= n && offsets.slice(0, boneFloats).every((o, k) => o === offsets[0] + k * stride) &&
+      offsets.every((o) => o + stride <= M.HEAPF32.length))
+    for (let w = Math.min(stride, maxSize); w >= 256 && !texWidth; w--)
+      if (stride % w === 0 && (sources.length * stride) / w <= maxSize) texWidth = w;
+  const block = texWidth > 0;
+  if (!block) texWidth = Math.min(1024, Math.max(uploaded, 1));
+  const rowsPerColumn = block ? stride / texWidth : Math.ceil(Math.max(uploaded, 1) / texWidth);
+  const columnStride = rowsPerColumn * texWidth;
+  const full = Math.floor(uploaded / texWidth), rest = uploaded % texWidth;
+  status.uploadCalls = block ? 1 + FACE.length : sources.length * ((full > 0) + (rest > 0));
+  const texture = new THREE.DataTexture(new Float32Array(columnStride * sources.length),
+    texWidth, rowsPerColumn * sources.length, THREE.RedFormat, THREE.FloatType);
+  texture.minFilter = texture.magFilter = THREE.NearestFilter;
+  texture.generateMipmaps = false;
+  texture.needsUpdate = true;
+  renderer.initTexture(texture);
+  const glTexture = renderer.properties.get(texture).__webglTexture;
+
+  function upload() {
+    const heap = M.HEAPF32; // the current view (memory growth replaces it)
+    renderer.state.bindTexture(gl.TEXTURE_2D, glTexture);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
+    gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
+    gl.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
+    gl.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
+    gl.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
+    gl.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
+    if (block) {
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, texWidth, boneFloats * rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[0]);
+      for (let c = boneFloats; c < offsets.length; c++)
+        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, c * rowsPerColumn, texWidth, rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[c]);
+      return;
+    }
+    for (let c = 0; c < offsets.length; c++) {
+      const y = c * rowsPerColumn;
+      if (full) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y, texWidth, full, gl.RED, gl.FLOAT, heap, offsets[c]);
+      if (rest) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y + full, rest, 1, gl.RED, gl.FLOAT, heap, offsets[c] + full * texWidth);
+    }
+  }
+
+  const scene = new THREE.Scene();
+  const SKY = 0x9fc4e8;
+  scene.background = new THREE.Color(SKY);
+  const gridCols = Math.ceil(Math.sqrt(Math.max(shown, 1))), spacing = 1.3;
+  const extent = gridCols * spacing;
+  const lightDir = new THREE.Vector3(0.4, 0.8, -0.45).normalize();
+  const ground = new THREE.Mesh(new THREE.PlaneGeometry(extent * 6 + 100, extent * 6 + 100).rotateX(-Math.PI / 2),
+    new THREE.MeshBasicMaterial({ color: 0x5d7a4c }));
+  scene.add(ground);
+  const material = new THREE.ShaderMaterial({
+    glslVersion: THREE.GLSL3, vertexShader, fragmentShader,
+    uniforms: {
+      columns: { value: texture }, texWidth: { value: texWidth }, columnStride: { value: columnStride },
+      gridCols: { value: gridCols }, spacing: { value: spacing }, lightDir: { value: lightDir },
+      joints: { value: JOINTS.map((j) => new THREE.Vector3(...j)) },
+    },
+  });
+  const geometry = humanoid();
+  geometry.instanceCount = shown;
+  const avatars = new THREE.Mesh(geometry, material);
+  avatars.frustumCulled = false;
+  scene.add(avatars);
+
+  const camera = new THREE.PerspectiveCamera(40, canvas.width / canvas.height, 0.1, 1000);
+  const radius = extent * 1.05 + 6, height = radius * 0.32 + 1;
+  const placeCamera = (angle) => {
+    // angle 0: in front of the crowd (the avatars face +z)
+    camera.position.set(Math.sin(angle) * radius, height, Math.cos(angle) * radius);
+    camera.lookAt(0, 0.9, 0);
+  };
+  placeCamera(0.35);
+
+  $('info').textContent = `${n.toLocaleString()} avatars${shown < n ? ` (${shown.toLocaleString()} drawn)` : ''} · ${d.engine.simd} (width ${d.engine.simdWidth}) · ${renderer.getContext().getParameter(gl.VERSION)}`;
+  $('pause').onclick = () => {
+    status.paused = !status.paused;
+    $('pause').textContent = status.paused ? 'run' : 'pause';
+  };
+  status.pause = (on) => {
+    if (on !== status.paused) $('pause').click();
+  };
+
+  const mean = (ring, count) => {
+    let sum = 0;
+    const m = Math.min(count, 60);
+    for (let k = 1; k <= m; k++) sum += ring[(count - k) % WINDOW];
+    return m ? sum / m : 0;
+  };
+  const start = performance.now();
+  function frame() {
+    const ticking = !status.paused && !(stopAt && d.frame >= stopAt);
+    if (ticking) {
+      const slot = d.frame % WINDOW;
+      status.tickMs[slot] = d.step();
+      status.frame = d.frame;
+      const t0 = performance.now();
+      upload();
+      status.uploadMs[slot] = performance.now() - t0;
+      if (status.garbage) status.lastGarbage = new Array(n).fill(0.5); // n doubles on the JS heap
+    }
+    if (orbit) placeCamera(0.35 + (performance.now() - start) * 0.00005);
+    const t1 = performance.now();
+    renderer.render(scene, camera);
+    status.renderMs[(Math.max(d.frame, 1) - 1) % WINDOW] = performance.now() - t1;
+    if (ticking && d.frame % 30 === 0)
+      $('times').textContent = `frame ${d.frame} · tick ${mean(status.tickMs, d.frame).toFixed(2)} ms · upload ${mean(status.uploadMs, d.frame).toFixed(3)} ms · render (CPU side) ${mean(status.renderMs, d.frame).toFixed(1)} ms`;
+    if (ticking && ((stopAt && d.frame >= stopAt) || d.frame % 120 === 0)) {
+      status.checksum = d.checksum();
+      $('checksum').textContent = `checksum ${status.checksum} after ${d.frame} frames`;
+      if (stopAt && d.frame >= stopAt) status.done = true;
+    }
+    requestAnimationFrame(frame);
+  }
+  status.ready = true;
+  requestAnimationFrame(frame);
+}
+
+main().catch((e) => {
+  status.error = String(e?.stack ?? e);
+  $('info').textContent = `error: ${e.message}`;
+});
