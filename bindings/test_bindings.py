@@ -139,15 +139,15 @@ def test_a_setting_added_to_the_header_reaches_the_npm_package_and_is_flagged_fo
     (root / "engine" / "include").mkdir(parents=True)
     with open(os.path.join(generate.ROOT, generate.HEADER), encoding="utf-8") as f:
         text = f.read()
-    grown = text.replace("    crowd_limb_outputs outputs;", "    float arm_image_bend;\n    crowd_limb_outputs outputs;", 1)
+    grown = text.replace("    crowd_limb_outputs outputs;", "    float knee_twist_limit;\n    crowd_limb_outputs outputs;", 1)
     assert grown != text
     (root / generate.HEADER).write_text(grown)
     files = generate.generate(str(root))
-    assert '{"limbs", "arm_image_bend", offsetof(crowd_limbs_desc, arm_image_bend), CW_FLOAT}' in files[
+    assert '{"limbs", "knee_twist_limit", offsetof(crowd_limbs_desc, knee_twist_limit), CW_FLOAT}' in files[
         "web/src/crowd_settings.h"]
-    assert "  arm_image_bend?: number;" in files["web/src/crowd_enums.d.ts"]
-    assert '"arm_image_bend": "float"' in files["python/crowd/_generated.py"]
+    assert "  knee_twist_limit?: number;" in files["web/src/crowd_enums.d.ts"]
+    assert '"knee_twist_limit": "float"' in files["python/crowd/_generated.py"]
     result = coverage.survey(str(root))
-    assert result["web"]["settings"]["limbs.arm_image_bend"] is True
-    assert result["python"]["settings"]["limbs.arm_image_bend"] is False
+    assert result["web"]["settings"]["limbs.knee_twist_limit"] is True
+    assert result["python"]["settings"]["limbs.knee_twist_limit"] is False
     assert result["python"]["settings"]["limbs.bend_min"] is True
