@@ -29,6 +29,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/blink.h"
+#include "kernels/harmonic.h"
+#include "kernels/limbs.h"
+#include "kernels/look.h"
 #include "walk.h"
 #include "workloads.h"
 
@@ -56,7 +60,15 @@ static void name_range(const char **names, uint32_t first, uint32_t count, const
     for (uint32_t c = first; c < first + count; c++) names[c] = name;
 }
 
-/* Each column's part, by the rig's layout (internal.h): the names bench_workload_parts uses. */
+/* The column a pointer into the rig's block starts. */
+static uint32_t column_of(const crowdi_rig *r, const float *col) {
+    uint32_t c = 0;
+    while (c < r->column_count && r->columns[c] != col) c++;
+    return c;
+}
+
+/* Each column's part, by the rig's layout (internal.h and the controllers' views): the names
+ * bench_workload_parts uses. */
 static void name_columns(const crowdi_rig *r, const char **names) {
     for (uint32_t c = 0; c < r->column_count; c++) names[c] = "other";
     names[r->col_rkey] = "rkey";
@@ -65,7 +77,7 @@ static void name_columns(const crowdi_rig *r, const char **names) {
     name_range(names, r->col_base, r->param_count, "base");
     name_range(names, r->col_out, r->param_count, "out");
     if (r->has[CROWDI_CTL_LOOK]) {
-        const uint32_t L = r->col_look;
+        const uint32_t L = r->col[CROWDI_CTL_LOOK];
         name_range(names, L + CROWDI_LOOK_POS_X, 3, "look.pos");
         name_range(names, L + CROWDI_LOOK_VEL_X, 3, "look.vel");
         name_range(names, L + CROWDI_LOOK_TARGET_X, 3, "look.target");
@@ -74,13 +86,14 @@ static void name_columns(const crowdi_rig *r, const char **names) {
         names[L + CROWDI_LOOK_DAMPING] = "look.damping";
         names[L + CROWDI_LOOK_WEIGHT] = "look.weight";
     }
-    if (r->has[CROWDI_CTL_HARMONIC]) {
-        name_range(names, r->col_harm_T, r->harm_count, "harmonic.T");
-        name_range(names, r->col_harm_NR, r->harm_count, "harmonic.NR");
-        names[r->col_harm_weight] = "harmonic.weight";
+    if (r->has[CROWDI_CTL_HARMONIC]) { /* T per entry, NR per entry, the weight (harmonic.c) */
+        const uint32_t H = r->col[CROWDI_CTL_HARMONIC], n = CROWDI_PART(r, HARMONIC, crowdi_harmonic_view)->count;
+        name_range(names, H, n, "harmonic.T");
+        name_range(names, H + n, n, "harmonic.NR");
+        names[H + 2 * n] = "harmonic.weight";
     }
     if (r->has[CROWDI_CTL_BLINK]) {
-        const uint32_t B = r->col_blink;
+        const uint32_t B = r->col[CROWDI_CTL_BLINK];
         names[B + CROWDI_BLINK_CLOCK] = "blink.clock";
         names[B + CROWDI_BLINK_PHASE] = "blink.phase";
         names[B + CROWDI_BLINK_LAST] = "blink.last";
@@ -88,17 +101,19 @@ static void name_columns(const crowdi_rig *r, const char **names) {
         names[B + CROWDI_BLINK_MANUAL] = "blink.manual";
         names[B + CROWDI_BLINK_WEIGHT] = "blink.weight";
     }
-    if (r->has[CROWDI_CTL_LIMBS]) {
-        const crowdi_rig_view *v = &r->view;
-        name_range(names, r->col_pose, 4 * CROWDI_LANDMARKS, "limbs.pose");
-        name_range(names, r->col_root, 4, "limbs.root");
-        name_range(names, r->col_world, 4 * CROWDI_BONES, "limbs.world");
-        name_range(names, r->col_local, 4 * CROWDI_BONES, "limbs.local");
-        if (crowdi_limbs_have_side(v)) name_range(names, r->col_side, 3 * CROWD_LIMB_COUNT, "limbs.side");
-        if (v->limb_smoothing) name_range(names, r->col_filter, 3 * 3 * CROWDI_LANDMARKS + 1, "limbs.filter");
-        if (crowdi_limbs_track(v)) name_range(names, r->col_track, CROWDI_BONES, "limbs.track");
+    if (r->has[CROWDI_CTL_LIMBS]) { /* the groups where the limbs' view points (the root follows the pose) */
+        const crowdi_limbs_view *v = CROWDI_PART(r, LIMBS, crowdi_limbs_view);
+        const uint32_t pose = column_of(r, v->limb_pose);
+        name_range(names, pose, 4 * CROWDI_LANDMARKS, "limbs.pose");
+        name_range(names, pose + 4 * CROWDI_LANDMARKS, 4, "limbs.root");
+        if (v->limb_world) name_range(names, column_of(r, v->limb_world), 4 * CROWDI_BONES, "limbs.world");
+        if (v->limb_local) name_range(names, column_of(r, v->limb_local), 4 * CROWDI_BONES, "limbs.local");
+        if (v->limb_side) name_range(names, column_of(r, v->limb_side), 3 * CROWD_LIMB_COUNT, "limbs.side");
+        if (v->limb_filter) name_range(names, column_of(r, v->limb_filter), 3 * 3 * CROWDI_LANDMARKS + 1, "limbs.filter");
+        if (v->limb_track) name_range(names, column_of(r, v->limb_track), CROWDI_BONES, "limbs.track");
     }
-    if (r->has[CROWDI_CTL_FACE]) name_range(names, r->col_face, r->column_count - r->col_face, "face"); /* laid out last */
+    if (r->has[CROWDI_CTL_FACE]) /* laid out last */
+        name_range(names, r->col[CROWDI_CTL_FACE], r->column_count - r->col[CROWDI_CTL_FACE], "face");
 }
 
 /* The layout as internal.h reads it against the public column pointers: 0 when they agree.

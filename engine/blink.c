@@ -1,14 +1,36 @@
 /* The blink controller (SPEC §4): eye opening by the sine or timed model, blended into its
- * parameters. The stage is kernels/stages.h's cvk_blink. */
+ * parameters. Its settings live in its kernel view (kernels/blink.h), where the stage
+ * cvk_blink reads them. */
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/blink.h"
 #include "random.h"
 #include "serial.h"
+#include "settings.h"
+
+/* the blink controller's part of a rig: its view */
+#define BLINK(r) CROWDI_PART(r, BLINK, crowdi_blink_view)
+
+/* The settings, in snapshot order; the view keeps them (blend with its default resolved). */
+static const crowdi_setting blink_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_blink_desc, crowdi_blink_view, model, model, CROWD_BLINK_SINE, blink_model,
+                        CROWD_BLINK_MODEL_COUNT, "the eye-opening model"),
+    CROWDI_ENUM_SETTING(crowd_blink_desc, crowdi_blink_view, blend, blend, CROWD_BLEND_MULTIPLY, blend, CROWD_BLEND_COUNT,
+                        "how eye_opening blends into the blink parameters"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, mean, mean, 2.5, 0, false, CROWDI_MAX_SECONDS, false, "s",
+                         "mean idle wait between blinks"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, max_deviation, max_deviation, 2.0, 0, false,
+                         CROWDI_MAX_SECONDS, false, "s", "the wait is drawn uniformly within +-max_deviation of mean"),
+    CROWDI_FLOAT_SETTING(crowd_blink_desc, crowdi_blink_view, timescale, timescale, 10.0, 0, true, CROWDI_MAX_SECONDS,
+                         false, "", "speed of a blink's closing and opening"),
+};
+#define BLINK_SETTINGS (uint32_t)(sizeof blink_settings_table / sizeof blink_settings_table[0])
 
 crowd_blink_desc crowd_blink_defaults(void) {
-    return (crowd_blink_desc){.model = CROWD_BLINK_SINE, .blend = CROWD_BLEND_MULTIPLY,
-                              .mean = 2.5f, .max_deviation = 2.0f, .timescale = 10.0f};
+    crowd_blink_desc d = {0};
+    crowdi_settings_defaults(blink_settings_table, BLINK_SETTINGS, &d);
+    return d;
 }
 
 static bool blink_present(const crowd_rig_desc *d) { return d->blink != NULL; }
@@ -19,20 +41,10 @@ static crowd_result blink_validate(crowd_engine *engine, const crowd_rig_desc *d
                      "desc->blink->parameter_count (%u) exceeds %u", b->parameter_count, CROWD_MAX_ENTRIES);
     if (!ids) return CROWD_OK;
     CROWDI_RIG_CHECK(b->parameter_count == 0 || b->parameters, CROWD_ERR_NULL, "desc->blink->parameters is NULL");
-    CROWDI_RIG_CHECK((unsigned)b->model < CROWD_BLINK_MODEL_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->model (%d) is not sine or timed",
-                     (int)b->model);
-    CROWDI_RIG_CHECK((unsigned)b->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "desc->blink->blend (%d) is not a crowd_blend",
-                     (int)b->blend);
-    CROWDI_RIG_CHECK(crowdi_finite(b->mean), CROWD_ERR_NOT_FINITE, "desc->blink->mean is not finite");
-    CROWDI_RIG_CHECK(b->mean >= 0, CROWD_ERR_RANGE, "desc->blink->mean (%g) is negative", (double)b->mean);
-    CROWDI_RIG_CHECK(crowdi_finite(b->max_deviation), CROWD_ERR_NOT_FINITE, "desc->blink->max_deviation is not finite");
-    CROWDI_RIG_CHECK(b->max_deviation >= 0, CROWD_ERR_RANGE, "desc->blink->max_deviation (%g) is negative", (double)b->max_deviation);
-    CROWDI_RIG_CHECK(crowdi_finite(b->timescale), CROWD_ERR_NOT_FINITE, "desc->blink->timescale is not finite");
-    CROWDI_RIG_CHECK(b->timescale > 0, CROWD_ERR_RANGE, "desc->blink->timescale (%g) must be > 0", (double)b->timescale);
-    CROWDI_RIG_CHECK(b->mean <= CROWDI_MAX_SECONDS && b->max_deviation <= CROWDI_MAX_SECONDS && b->timescale <= CROWDI_MAX_SECONDS,
-                     CROWD_ERR_RANGE, "desc->blink: mean, max_deviation and timescale must be at most 1e6");
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_BLINK, blink_settings_table, BLINK_SETTINGS, b);
+    if (res != CROWD_OK) return res;
     for (uint32_t k = 0; k < b->parameter_count; k++) {
-        crowd_result res = crowdi_rig_param_id(engine, ids, "desc->blink->parameters[%u]", k, b->parameters[k], NULL);
+        res = crowdi_rig_param_id(engine, ids, "desc->blink->parameters[%u]", k, b->parameters[k], NULL);
         if (res != CROWD_OK) return res;
     }
     return CROWD_OK;
@@ -40,71 +52,64 @@ static crowd_result blink_validate(crowd_engine *engine, const crowd_rig_desc *d
 
 static crowd_result blink_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     const crowd_blink_desc *b = desc->blink;
-    r->blink_blend = crowdi_blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
-    r->blink_model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
-    r->blink_mean = b->mean;
-    r->blink_max_deviation = b->max_deviation;
-    r->blink_timescale = b->timescale;
-    r->blink_count = b->parameter_count;
-    if (!(r->blink_param = crowdi_alloc(engine, sizeof *r->blink_param * b->parameter_count))) return CROWD_ERR_OUT_OF_MEMORY;
-    for (uint32_t k = 0; k < b->parameter_count; k++) r->blink_param[k] = (uint32_t)crowdi_ids_find(ids, b->parameters[k]);
+    crowdi_blink_view *v = BLINK(r);
+    v->blend = crowdi_blend_or(b->blend, CROWDI_BLEND_MULTIPLY);
+    v->model = b->model == CROWD_BLINK_TIMED ? CROWDI_BLINK_TIMED : CROWDI_BLINK_SINE;
+    v->mean = b->mean;
+    v->max_deviation = b->max_deviation;
+    v->timescale = b->timescale;
+    v->count = b->parameter_count;
+    uint32_t *param = crowdi_alloc(engine, sizeof *param * b->parameter_count);
+    if (!(v->param = param)) return CROWD_ERR_OUT_OF_MEMORY;
+    for (uint32_t k = 0; k < b->parameter_count; k++) param[k] = (uint32_t)crowdi_ids_find(ids, b->parameters[k]);
     return CROWD_OK;
 }
 
-static void blink_free(crowd_engine *engine, crowdi_rig *r) { crowdi_free(engine, r->blink_param); }
+static void blink_free(crowd_engine *engine, crowdi_rig *r) { crowdi_free(engine, (void *)BLINK(r)->param); }
 
 static uint32_t blink_layout(crowdi_rig *r, uint32_t first) {
-    r->col_blink = first;
+    (void)r, (void)first;
     return CROWDI_BLINK_NCOLS;
 }
 
 static void blink_init_bits(const crowdi_rig *r, uint32_t *bits) {
-    bits[r->col_blink + CROWDI_BLINK_LAST] = crowdi_bits(1.0f);
-    bits[r->col_blink + CROWDI_BLINK_OPENING] = crowdi_bits(1.0f);
-    bits[r->col_blink + CROWDI_BLINK_MANUAL] = crowdi_bits(-1.0f);
-    bits[r->col_blink + CROWDI_BLINK_WEIGHT] = crowdi_bits(1.0f);
+    const uint32_t first = r->col[CROWDI_CTL_BLINK];
+    bits[first + CROWDI_BLINK_LAST] = crowdi_bits(1.0f);
+    bits[first + CROWDI_BLINK_OPENING] = crowdi_bits(1.0f);
+    bits[first + CROWDI_BLINK_MANUAL] = crowdi_bits(-1.0f);
+    bits[first + CROWDI_BLINK_WEIGHT] = crowdi_bits(1.0f);
 }
 
 static void blink_settings(const crowdi_rig *r, bool *uniform) {
-    uniform[r->col_blink + CROWDI_BLINK_MANUAL] = true;
-    uniform[r->col_blink + CROWDI_BLINK_WEIGHT] = true;
+    uniform[r->col[CROWDI_CTL_BLINK] + CROWDI_BLINK_MANUAL] = true;
+    uniform[r->col[CROWDI_CTL_BLINK] + CROWDI_BLINK_WEIGHT] = true;
 }
 
 static void blink_point(crowdi_rig *r) {
-    crowdi_rig_view *v = &r->view;
-    v->blink_enabled = 1;
-    v->blink_blend = r->blink_blend;
-    v->blink_model = r->blink_model;
-    v->blink_count = r->blink_count;
-    v->blink_mean = r->blink_mean;
-    v->blink_max_deviation = r->blink_max_deviation;
-    v->blink_timescale = r->blink_timescale;
-    v->blink_param = r->blink_param;
+    crowdi_blink_view *v = BLINK(r);
     for (int c = 0; c < CROWDI_BLINK_NCOLS; c++) {
-        v->blink_col[c] = crowdi_tick_column(r, r->col_blink + (uint32_t)c);
-        v->blink_value[c] = crowdi_start_value(r, r->col_blink + (uint32_t)c);
+        v->col[c] = crowdi_tick_column(r, r->col[CROWDI_CTL_BLINK] + (uint32_t)c);
+        v->value[c] = crowdi_start_value(r, r->col[CROWDI_CTL_BLINK] + (uint32_t)c);
     }
 }
 
 /* the first wait, the first draw of a row */
 static void blink_init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, const crowd_add_desc *d) {
     (void)e;
+    const crowdi_blink_view *v = BLINK(r);
     float clock = 0.0f;
-    if (!(d->blink_start == CROWD_BLINK_START_CUBISM && r->blink_model == CROWDI_BLINK_SINE)) {
-        float u = crowdi_next_draw(r, row), dev = r->blink_max_deviation;
-        clock = (r->blink_mean + u * (2.0f * dev)) - dev;
+    if (!(d->blink_start == CROWD_BLINK_START_CUBISM && v->model == CROWDI_BLINK_SINE)) {
+        float u = crowdi_next_draw(r, row), dev = v->max_deviation;
+        clock = (v->mean + u * (2.0f * dev)) - dev;
     }
-    r->columns[r->col_blink + CROWDI_BLINK_CLOCK][row] = clock;
+    crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_CLOCK)[row] = clock;
 }
 
 static void blink_write(crowdi_writer *w, const crowdi_rig *r) {
-    crowdi_w_u32(w, r->blink_model);
-    crowdi_w_u32(w, r->blink_blend);
-    crowdi_w_f32(w, r->blink_mean);
-    crowdi_w_f32(w, r->blink_max_deviation);
-    crowdi_w_f32(w, r->blink_timescale);
-    crowdi_w_u32(w, r->blink_count);
-    for (uint32_t k = 0; k < r->blink_count; k++) crowdi_w_u32(w, r->blink_param[k]);
+    const crowdi_blink_view *v = BLINK(r);
+    crowdi_settings_write(w, blink_settings_table, 0, BLINK_SETTINGS, v);
+    crowdi_w_u32(w, v->count);
+    for (uint32_t k = 0; k < v->count; k++) crowdi_w_u32(w, v->param[k]);
 }
 
 typedef struct {
@@ -115,11 +120,7 @@ typedef struct {
 static crowd_result blink_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
                                crowd_rig_desc *desc, void **scratch) {
     crowd_blink_desc blink = {0};
-    blink.model = (crowd_blink_model)crowdi_r_u32(rd);
-    blink.blend = (crowd_blend)crowdi_r_u32(rd);
-    blink.mean = crowdi_r_f32(rd);
-    blink.max_deviation = crowdi_r_f32(rd);
-    blink.timescale = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, blink_settings_table, 0, BLINK_SETTINGS, &blink);
     uint32_t n = crowdi_r_u32(rd);
     if (rd->bad || (size_t)n * 4 > rd->n - rd->off)
         return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].blink is corrupt", ld->rig);
@@ -137,8 +138,22 @@ static crowd_result blink_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
     return CROWD_OK;
 }
 
+static float *blink_field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
+    (void)index, (void)comp;
+    switch (f) {
+    case CROWD_FIELD_BLINK_WEIGHT: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_WEIGHT);
+    case CROWD_FIELD_BLINK_MANUAL: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_MANUAL);
+    case CROWD_FIELD_BLINK_OPENING: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_OPENING);
+    case CROWD_FIELD_BLINK_PHASE: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_PHASE);
+    case CROWD_FIELD_BLINK_CLOCK: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_CLOCK);
+    case CROWD_FIELD_BLINK_LAST: return crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_LAST);
+    default: return NULL;
+    }
+}
+
 const crowdi_controller crowdi_controller_blink = {
     .name = "blink controller",
+    .size = sizeof(crowdi_blink_view),
     .present = blink_present,
     .validate = blink_validate,
     .build = blink_build,
@@ -150,4 +165,7 @@ const crowdi_controller crowdi_controller_blink = {
     .init_row = blink_init_row,
     .write = blink_write,
     .read = blink_read,
+    .field_column = blink_field_column,
+    .setting_rows = blink_settings_table,
+    .setting_count = BLINK_SETTINGS,
 };

@@ -1,14 +1,18 @@
-/* The controller table: every controller a rig can have, each one module (engine/<name>.c)
- * reached through one crowdi_controller description. Rig creation, storage, snapshots and the
- * field rules loop over this table; the order is the order of a rig's columns and of its
- * settings in a snapshot (and the bit of its flag there), so new controllers go at the end.
- * The tick's order of stages is CROWDI_TICK_ORDER below.
+/* The controller list: every controller a rig can have, each one unit — its module
+ * engine/<name>.c (a crowdi_controller crowdi_controller_<name>: its part of the rig, its
+ * hooks, its settings table and its fields' columns) and its kernel header kernels/<name>.h
+ * (its view of the rig and its stage cvk_<name>(view, dt, i0, i1)). Rig creation, storage,
+ * snapshots, the field rules and the tick loop over these lists; the build takes each
+ * module and kernel header from CROWDI_CONTROLLER_LIST (engine/CMakeLists.txt) and
+ * crowd_controller_name its name.
  *
- * A new controller: its module engine/<name>.c (a crowdi_controller crowdi_controller_<name>)
- * and CMake source line; its stage kernels/<name>.h (cvk_<name>(view, dt, i0, i1), included
- * and listed in kernels/stages.h's cvk_tick) with its view settings and column enum in
- * kernels/kernel_table.h; a row here and in CROWDI_TICK_ORDER; its fields' rows in
- * fields.h; its desc and fields in crowd.h. */
+ * CROWDI_CONTROLLER_LIST is the order of a rig's columns and of its settings in a snapshot
+ * (and the bit of its flag there), and crowd.h's crowd_controller order: new controllers go at
+ * its end. CROWDI_TICK_LIST is the order the tick runs the stages in (SPEC §1), and the order
+ * of a new row's per-instance draws. A new controller: its module, its kernel header, one row
+ * in each list here, and in crowd.h its desc (with its crowd_rig_desc pointer), its
+ * crowd_controller value and its fields (their rows in fields.h). Plain C: the kernels read
+ * this header too. */
 #ifndef CROWDI_CONTROLLERS_H
 #define CROWDI_CONTROLLERS_H
 
@@ -19,6 +23,13 @@
     X(LIMBS, limbs)               \
     X(FACE, face)
 
+#define CROWDI_TICK_LIST(X) \
+    X(BLINK, blink)         \
+    X(FACE, face)           \
+    X(HARMONIC, harmonic)   \
+    X(LOOK, look)           \
+    X(LIMBS, limbs)
+
 enum {
 #define CROWDI_X_ENUM(NAME, name) CROWDI_CTL_##NAME,
     CROWDI_CONTROLLER_LIST(CROWDI_X_ENUM)
@@ -26,8 +37,14 @@ enum {
     CROWDI_CONTROLLER_COUNT
 };
 
-/* The order the tick runs the stages in (SPEC §1; kernels/stages.h's cvk_tick is the same
- * list): a new row's per-instance draws are made in this order too. */
-#define CROWDI_TICK_ORDER {CROWDI_CTL_BLINK, CROWDI_CTL_FACE, CROWDI_CTL_HARMONIC, CROWDI_CTL_LOOK, CROWDI_CTL_LIMBS}
+/* The tick order as controller indices; every controller is in it once. */
+#define CROWDI_X_TICK(NAME, name) CROWDI_CTL_##NAME,
+#define CROWDI_TICK_ORDER {CROWDI_TICK_LIST(CROWDI_X_TICK)}
+#define CROWDI_X_ONE(NAME, name) +1
+#ifdef __cplusplus
+static_assert(0 CROWDI_TICK_LIST(CROWDI_X_ONE) == CROWDI_CONTROLLER_COUNT, "CROWDI_TICK_LIST lists every controller");
+#else
+_Static_assert(0 CROWDI_TICK_LIST(CROWDI_X_ONE) == CROWDI_CONTROLLER_COUNT, "CROWDI_TICK_LIST lists every controller");
+#endif
 
 #endif

@@ -161,6 +161,8 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
     crowd_result res;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
         if (!(r->has[c] = crowdi_controllers[c]->present(desc))) continue;
+        if (!(r->controller[c] = crowdi_alloc(engine, crowdi_controllers[c]->size))) return CROWD_ERR_OUT_OF_MEMORY;
+        memset(r->controller[c], 0, crowdi_controllers[c]->size);
         if ((res = crowdi_controllers[c]->build(engine, desc, ids, r)) != CROWD_OK) return res;
     }
     res = crowdi_rig_layout(engine, r);

@@ -6,7 +6,49 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/blink.h"
+#include "kernels/face.h"
 #include "serial.h"
+#include "settings.h"
+
+typedef struct face_mapping {
+    uint32_t source, param;
+    float gain, offset;
+    uint32_t curve;
+} face_mapping;
+
+/* face tracking's part of a rig: its view (the settings the stage reads) and the mapping as
+ * given, for snapshots */
+typedef struct face_part {
+    crowdi_face_view view;
+    uint32_t blend, mapping_count;
+    uint64_t smoothed_mask;
+    face_mapping *mapping; /* as given, parameters as indices */
+    crowdi_face_entry *entries; /* grouped by target */
+    crowdi_face_target *targets;
+    uint32_t used[CROWDI_FACE_SOURCES], smoothed[CROWDI_FACE_SOURCES];
+} face_part;
+#define FACE(r) CROWDI_PART(r, FACE, face_part)
+
+/* The settings, in snapshot order (blend kept with its default resolved); the mapping follows
+ * them in the snapshot. */
+static const crowdi_setting face_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_face_desc, face_part, blend, blend, CROWD_BLEND_OVERRIDE, blend, CROWD_BLEND_COUNT,
+                        "how the mapping blends (a blink parameter always with override)"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.threshold, presence_threshold, 0.5, 0, false, 1, false, "",
+                         "the face drives while presence is above this"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.half_life, handoff_half_life, 0.1, 0, true, 3600, false, "s",
+                         "control eases halfway between the face and the automatic controllers in this time"),
+    CROWDI_BITS64_SETTING(crowd_face_desc, face_part, smoothed_mask, smoothed_sources, CROWD_FACE_SOURCE_COUNT,
+                          "CROWD_FACE_SOURCE_BIT(s) of each source the One Euro filter smooths"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.min_cutoff, min_cutoff, 1, 0, true, CROWDI_MAX_SECONDS, false,
+                         "Hz", "One Euro's minimum cutoff"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.beta, beta, 0, 0, false, CROWDI_MAX_SECONDS, false, "",
+                         "One Euro's speed coefficient"),
+    CROWDI_FLOAT_SETTING(crowd_face_desc, face_part, view.d_cutoff, d_cutoff, 1, 0, true, CROWDI_MAX_SECONDS, false, "Hz",
+                         "One Euro's derivative cutoff"),
+};
+#define FACE_SETTINGS (uint32_t)(sizeof face_settings_table / sizeof face_settings_table[0])
 
 static const char *const source_names[CROWD_FACE_SOURCE_COUNT] = {
     "_neutral", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
@@ -58,9 +100,9 @@ crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, co
 }
 
 crowd_face_desc crowd_face_defaults(void) {
-    return (crowd_face_desc){.mapping = standard_mapping, .mapping_count = CROWD_FACE_STANDARD_MAPPING_COUNT,
-                             .blend = CROWD_BLEND_OVERRIDE, .presence_threshold = 0.5f, .handoff_half_life = 0.1f,
-                             .smoothed_sources = 0, .min_cutoff = 1.0f, .beta = 0.0f, .d_cutoff = 1.0f};
+    crowd_face_desc d = {.mapping = standard_mapping, .mapping_count = CROWD_FACE_STANDARD_MAPPING_COUNT};
+    crowdi_settings_defaults(face_settings_table, FACE_SETTINGS, &d);
+    return d;
 }
 
 /* ---- the matrix's rotation ---- */
@@ -108,13 +150,6 @@ crowd_result crowd_face_rotation_from_matrix(const float m[16], crowd_quat *out)
 
 static bool face_present(const crowd_rig_desc *d) { return d->face != NULL; }
 
-static crowd_result check_bounded(crowd_engine *engine, const char *name, float v, float lo, float hi, bool open_lo) {
-    FACE_CHECK(crowdi_finite(v), CROWD_ERR_NOT_FINITE, "->%s is not finite", name);
-    FACE_CHECK((open_lo ? v > lo : v >= lo) && v <= hi, CROWD_ERR_RANGE, "->%s (%g) must be in %s%g, %g]", name,
-               (double)v, open_lo ? "(" : "[", (double)lo, (double)hi);
-    return CROWD_OK;
-}
-
 /* ids NULL: the entry count only (before the parameters are checked) */
 static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
     const crowd_face_desc *d = desc->face;
@@ -124,15 +159,7 @@ static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *de
     if (!ids) return CROWD_OK;
     FACE_CHECK(d->mapping_count == 0 || d->mapping, CROWD_ERR_NULL, "->mapping is NULL with mapping_count %u",
                d->mapping_count);
-    FACE_CHECK((unsigned)d->blend < CROWD_BLEND_COUNT, CROWD_ERR_BAD_ENUM, "->blend (%d) is not a crowd_blend", (int)d->blend);
-    if ((res = check_bounded(engine, "presence_threshold", d->presence_threshold, 0.0f, 1.0f, false)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "handoff_half_life", d->handoff_half_life, 0.0f, 3600.0f, true)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "min_cutoff", d->min_cutoff, 0.0f, CROWDI_MAX_SECONDS, true)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "beta", d->beta, 0.0f, CROWDI_MAX_SECONDS, false)) != CROWD_OK) return res;
-    if ((res = check_bounded(engine, "d_cutoff", d->d_cutoff, 0.0f, CROWDI_MAX_SECONDS, true)) != CROWD_OK) return res;
-    FACE_CHECK((d->smoothed_sources >> CROWD_FACE_SOURCE_COUNT) == 0, CROWD_ERR_RANGE,
-               "->smoothed_sources (0x%llx) has bits beyond source %d", (unsigned long long)d->smoothed_sources,
-               CROWD_FACE_SOURCE_COUNT - 1);
+    if ((res = crowdi_settings_check(engine, CROWDI_CTL_FACE, face_settings_table, FACE_SETTINGS, d)) != CROWD_OK) return res;
     for (uint32_t k = 0; k < d->mapping_count; k++) {
         const crowd_face_mapping_desc *m = &d->mapping[k];
         FACE_CHECK((unsigned)m->source < CROWD_FACE_SOURCE_COUNT, CROWD_ERR_BAD_ENUM,
@@ -154,16 +181,16 @@ static crowd_result face_validate(crowd_engine *engine, const crowd_rig_desc *de
 /* Runs after blink's (the table's order): a parameter blink drives blends with override. */
 static crowd_result face_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     const crowd_face_desc *d = desc->face;
-    crowdi_face *f = &r->face;
+    face_part *f = FACE(r);
+    crowdi_face_view *v = &f->view;
     const uint32_t n = d->mapping_count, P = r->param_count;
-    memset(f, 0, sizeof *f);
     f->blend = crowdi_blend_or(d->blend, CROWDI_BLEND_OVERRIDE);
-    f->threshold = d->presence_threshold;
-    f->half_life = d->handoff_half_life;
+    v->threshold = d->presence_threshold;
+    v->half_life = d->handoff_half_life;
     f->smoothed_mask = d->smoothed_sources;
-    f->min_cutoff = d->min_cutoff;
-    f->beta = d->beta;
-    f->d_cutoff = d->d_cutoff;
+    v->min_cutoff = d->min_cutoff;
+    v->beta = d->beta;
+    v->d_cutoff = d->d_cutoff;
     f->mapping_count = n;
     f->mapping = crowdi_alloc(engine, sizeof *f->mapping * (n ? n : 1));
     f->entries = crowdi_alloc(engine, sizeof *f->entries * (n ? n : 1));
@@ -178,15 +205,16 @@ static crowd_result face_build(crowd_engine *engine, const crowd_rig_desc *desc,
     }
     memset(slot, 0, sizeof *slot * P);
     memset(blink, 0, P);
-    if (r->has[CROWDI_CTL_BLINK])
-        for (uint32_t k = 0; k < r->blink_count; k++) blink[r->blink_param[k]] = 1;
+    const crowdi_blink_view *bv = CROWDI_PART(r, BLINK, crowdi_blink_view);
+    if (bv)
+        for (uint32_t k = 0; k < bv->count; k++) blink[bv->param[k]] = 1;
     /* targets in the order their parameters first appear; entries grouped by target, in the
      * order given within each */
     uint32_t targets = 0;
     for (uint32_t k = 0; k < n; k++) {
         const crowd_face_mapping_desc *m = &d->mapping[k];
         uint32_t p = (uint32_t)crowdi_ids_find(ids, m->id);
-        f->mapping[k] = (crowdi_face_mapping){(uint32_t)m->source, p, m->gain, m->offset, (uint32_t)m->curve};
+        f->mapping[k] = (face_mapping){(uint32_t)m->source, p, m->gain, m->offset, (uint32_t)m->curve};
         if (!slot[p]) {
             slot[p] = ++targets;
             f->targets[targets - 1] = (crowdi_face_target){p, blink[p] ? CROWDI_BLEND_OVERRIDE : f->blend, 0, 0};
@@ -203,15 +231,16 @@ static crowd_result face_build(crowd_engine *engine, const crowd_rig_desc *desc,
         f->entries[t->first + t->count++] =
             (crowdi_face_entry){f->mapping[k].source, f->mapping[k].curve, f->mapping[k].gain, f->mapping[k].offset};
     }
-    f->target_count = targets;
+    v->target_count = targets;
     bool used[CROWD_FACE_SOURCE_COUNT] = {false};
     for (uint32_t k = 0; k < n; k++) used[f->mapping[k].source] = true;
     for (uint32_t s = 0; s < CROWD_FACE_SOURCE_COUNT; s++) {
-        if (used[s]) f->used[f->used_count++] = s;
-        if (used[s] && s >= CROWDI_FACE_HEAD) f->need_head = 1;
+        if (used[s]) f->used[v->used_count++] = s;
+        if (used[s] && s >= CROWDI_FACE_HEAD) v->need_head = 1;
         /* only a source some entry reads is filtered: the others would filter for nobody */
-        if (used[s] && (d->smoothed_sources & CROWD_FACE_SOURCE_BIT(s))) f->smoothed[f->smoothed_count++] = s;
+        if (used[s] && (d->smoothed_sources & CROWD_FACE_SOURCE_BIT(s))) f->smoothed[v->smoothed_count++] = s;
     }
+    v->targets = f->targets, v->entries = f->entries, v->used = f->used, v->smoothed = f->smoothed;
 done:
     crowdi_free(engine, slot);
     crowdi_free(engine, blink);
@@ -219,46 +248,38 @@ done:
 }
 
 static void face_free(crowd_engine *engine, crowdi_rig *r) {
-    crowdi_free(engine, r->face.mapping);
-    crowdi_free(engine, r->face.entries);
-    crowdi_free(engine, r->face.targets);
+    face_part *f = FACE(r);
+    crowdi_free(engine, f->mapping);
+    crowdi_free(engine, f->entries);
+    crowdi_free(engine, f->targets);
 }
 
 /* ---- storage ---- */
 /* scores, rotation, presence, weight, control, then the filter state (kernels/face.h): one
  * contiguous group the stage walks by stride */
 static uint32_t face_layout(crowdi_rig *r, uint32_t first) {
-    r->col_face = first;
-    return CROWDI_FACE_COL_FILTER + (r->face.smoothed_count ? 3 * r->face.smoothed_count + 1 : 0);
+    (void)first;
+    const uint32_t smoothed = FACE(r)->view.smoothed_count;
+    return CROWDI_FACE_COL_FILTER + (smoothed ? 3 * smoothed + 1 : 0);
 }
 
 /* identity rotation, weight 1, everything else 0 (no face yet, control with the automatic
  * controllers, no filter sample) */
 static void face_init_bits(const crowdi_rig *r, uint32_t *bits) {
-    bits[r->col_face + CROWDI_FACE_COL_ROT + 3] = crowdi_bits(1.0f);
-    bits[r->col_face + CROWDI_FACE_COL_WEIGHT] = crowdi_bits(1.0f);
+    bits[r->col[CROWDI_CTL_FACE] + CROWDI_FACE_COL_ROT + 3] = crowdi_bits(1.0f);
+    bits[r->col[CROWDI_CTL_FACE] + CROWDI_FACE_COL_WEIGHT] = crowdi_bits(1.0f);
 }
 
 static void face_point(crowdi_rig *r) {
-    const crowdi_face *f = &r->face;
-    r->view.face = (crowdi_face_view){
-        .enabled = 1, .target_count = f->target_count, .used_count = f->used_count,
-        .smoothed_count = f->smoothed_count, .need_head = f->need_head, .targets = f->targets,
-        .entries = f->entries, .used = f->used, .smoothed = f->smoothed, .threshold = f->threshold,
-        .half_life = f->half_life, .min_cutoff = f->min_cutoff, .beta = f->beta, .d_cutoff = f->d_cutoff,
-        .stride = r->capacity, .cols = r->columns[r->col_face]};
+    crowdi_face_view *v = &FACE(r)->view;
+    v->stride = r->capacity;
+    v->cols = r->columns[r->col[CROWDI_CTL_FACE]];
 }
 
 /* ---- snapshots ---- */
 static void face_write(crowdi_writer *w, const crowdi_rig *r) {
-    const crowdi_face *f = &r->face;
-    crowdi_w_u32(w, f->blend);
-    crowdi_w_f32(w, f->threshold);
-    crowdi_w_f32(w, f->half_life);
-    crowdi_w_u64(w, f->smoothed_mask);
-    crowdi_w_f32(w, f->min_cutoff);
-    crowdi_w_f32(w, f->beta);
-    crowdi_w_f32(w, f->d_cutoff);
+    const face_part *f = FACE(r);
+    crowdi_settings_write(w, face_settings_table, 0, FACE_SETTINGS, f);
     crowdi_w_u32(w, f->mapping_count);
     for (uint32_t k = 0; k < f->mapping_count; k++) {
         crowdi_w_u32(w, f->mapping[k].source);
@@ -278,13 +299,7 @@ static crowd_result face_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
                               crowd_rig_desc *desc, void **scratch) {
     /* one read per statement: the order of evaluation inside an initializer is unspecified */
     crowd_face_desc face = {0};
-    face.blend = (crowd_blend)crowdi_r_u32(rd);
-    face.presence_threshold = crowdi_r_f32(rd);
-    face.handoff_half_life = crowdi_r_f32(rd);
-    face.smoothed_sources = crowdi_r_u64(rd);
-    face.min_cutoff = crowdi_r_f32(rd);
-    face.beta = crowdi_r_f32(rd);
-    face.d_cutoff = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, face_settings_table, 0, FACE_SETTINGS, &face);
     uint32_t n = crowdi_r_u32(rd);
     if (rd->bad || (size_t)n * 20 > rd->n - rd->off)
         return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT, "crowd_snapshot_load: rigs[%u].face is corrupt", ld->rig);
@@ -308,8 +323,8 @@ static crowd_result face_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
 
 /* the One Euro state no field rule covers: finite (the fields' rules cover the rest) */
 static crowd_result face_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
-    const uint32_t first = r->col_face + CROWDI_FACE_COL_FILTER;
-    const uint32_t cols = r->face.smoothed_count ? 3 * r->face.smoothed_count + 1 : 0;
+    const uint32_t first = r->col[CROWDI_CTL_FACE] + CROWDI_FACE_COL_FILTER;
+    const uint32_t smoothed = FACE(r)->view.smoothed_count, cols = smoothed ? 3 * smoothed + 1 : 0;
     for (uint32_t c = first; c < first + cols; c++)
         for (uint32_t row = 0; row < r->count; row++)
             if (!crowdi_finite(r->columns[c][row]))
@@ -319,8 +334,21 @@ static crowd_result face_check_rows(crowd_engine *e, const crowdi_rig *r, uint32
     return CROWD_OK;
 }
 
+static float *face_field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
+    (void)index;
+    switch (f) {
+    case CROWD_FIELD_FACE_SCORES: return crowdi_ctl_column(r, CROWDI_CTL_FACE, comp);
+    case CROWD_FIELD_FACE_ROTATION: return crowdi_ctl_column(r, CROWDI_CTL_FACE, CROWDI_FACE_COL_ROT + comp);
+    case CROWD_FIELD_FACE_PRESENCE: return crowdi_ctl_column(r, CROWDI_CTL_FACE, CROWDI_FACE_COL_PRESENCE);
+    case CROWD_FIELD_FACE_WEIGHT: return crowdi_ctl_column(r, CROWDI_CTL_FACE, CROWDI_FACE_COL_WEIGHT);
+    case CROWD_FIELD_FACE_CONTROL: return crowdi_ctl_column(r, CROWDI_CTL_FACE, CROWDI_FACE_COL_CONTROL);
+    default: return NULL;
+    }
+}
+
 const crowdi_controller crowdi_controller_face = {
     .name = "face tracking",
+    .size = sizeof(face_part),
     .present = face_present,
     .validate = face_validate,
     .build = face_build,
@@ -331,4 +359,7 @@ const crowdi_controller crowdi_controller_face = {
     .write = face_write,
     .read = face_read,
     .check_rows = face_check_rows,
+    .field_column = face_field_column,
+    .setting_rows = face_settings_table,
+    .setting_count = FACE_SETTINGS,
 };

@@ -3,8 +3,10 @@
 #include <float.h>
 #include <string.h>
 
-#include "fields.h"
 #include "internal.h"
+#include "kernels/blink.h"
+#include "kernels/harmonic.h"
+#include "kernels/look.h" /* the gaze state bounds */
 
 static const struct {
     const char *name;
@@ -13,7 +15,7 @@ static const struct {
     crowdi_rule rule;
     bool writable;
 } field_info[CROWD_FIELD_COUNT] = {
-#define X(F, name, ctl, column, width, indices, rule, writable) [CROWD_FIELD_##F] = {name, ctl, width, indices, rule, writable},
+#define X(F, name, ctl, width, indices, rule, writable) [CROWD_FIELD_##F] = {name, ctl, width, indices, rule, writable},
     CROWD_FIELD_LIST(X)
 #undef X
 };
@@ -21,23 +23,20 @@ static const struct {
 uint32_t crowd_field_width(crowd_field f) { return (unsigned)f < CROWD_FIELD_COUNT ? field_info[f].width : 0; }
 const char *crowd_field_name(crowd_field f) { return (unsigned)f < CROWD_FIELD_COUNT ? field_info[f].name : NULL; }
 
-/* The column of component `comp` of the field, after check_field() said it exists. */
+/* The column of component `comp` of the field (its controller's field_column), after
+ * check_field() said it exists. */
 static float *field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
-    (void)index, (void)comp;
-    switch (f) {
-#define X(F, name, ctl, column, width, indices, rule, writable) case CROWD_FIELD_##F: return (column);
-        CROWD_FIELD_LIST(X)
-#undef X
-    default: return NULL;
-    }
+    if (f == CROWD_FIELD_BASE) return r->columns[r->col_base + index];
+    if (f == CROWD_FIELD_OUTPUT) return r->columns[r->col_out + index];
+    const int ctl = field_info[f].controller;
+    return crowdi_controllers[ctl]->field_column(r, f, index, comp);
 }
 
-/* Is the field stored for a rig with its controller? All are, but the bone rotations the
- * rig's limbs outputs leave out. */
+/* Is the field stored for a rig with its controller? All are, but those the controller's
+ * settings leave out (the bone rotations of limbs outputs). */
 static bool field_stored(const crowdi_rig *r, crowd_field f) {
-    if (f == CROWD_FIELD_BONE_WORLD) return crowdi_limbs_world(r);
-    if (f == CROWD_FIELD_BONE_LOCAL) return crowdi_limbs_local_readable(r);
-    return true;
+    const int ctl = field_info[f].controller;
+    return ctl == CROWDI_CTL_NONE || !crowdi_controllers[ctl]->field_stored || crowdi_controllers[ctl]->field_stored(r, f);
 }
 
 /* Does the field exist for this rig and index? */
@@ -54,9 +53,11 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
         CROWDI_CHECK(e, index < r->param_count, CROWD_ERR_RANGE, "%s: index (%u) is not a parameter of rig \"%s\" (%u parameters)",
                      fn, index, r->name, r->param_count);
         break;
-    case CROWDI_INDEX_HARMONIC:
-        CROWDI_CHECK(e, index < r->harm_count, CROWD_ERR_RANGE, "%s: index (%u) is not a harmonic entry of rig \"%s\" (%u entries)",
-                     fn, index, r->name, r->harm_count);
+    case CROWDI_INDEX_ENTRY: {
+        const uint32_t entries = crowdi_controllers[ctl]->entry_count(r);
+        CROWDI_CHECK(e, index < entries, CROWD_ERR_RANGE, "%s: index (%u) is not a %s entry of rig \"%s\" (%u entries)", fn,
+                     index, crowdi_controllers[ctl]->entry_name, r->name, entries);
+    }
         break;
     case CROWDI_INDEX_BONE:
         CROWDI_CHECK(e, index < CROWD_BONE_COUNT, CROWD_ERR_RANGE, "%s: index (%u) is not a crowd_bone", fn, index);
@@ -77,7 +78,9 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
     case CROWDI_RULE_SECONDS: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
     case CROWDI_RULE_FRACTION: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
     case CROWDI_RULE_WEIGHT: *lo = 0, *hi = 1, *want = "in [0, 1]"; break;
-    case CROWDI_RULE_PHASE: *lo = 0, *hi = r->harm[index].duration, *want = "in [0, duration]"; break;
+    case CROWDI_RULE_PHASE:
+        *lo = 0, *hi = CROWDI_PART(r, HARMONIC, crowdi_harmonic_view)->entries[index].duration, *want = "in [0, duration]";
+        break;
     case CROWDI_RULE_POSE:
         if (comp % 4 == 3) *lo = 0, *hi = 1, *want = "a visibility in [0, 1]";
         else *lo = -CROWDI_MAX_LANDMARK, *hi = CROWDI_MAX_LANDMARK, *want = "a coordinate within +-1e9";
@@ -107,8 +110,9 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     } else if (rule == CROWDI_RULE_MANUAL) {
         ok = v == -1.0f || (v >= 0 && v <= 1), want = "in [0, 1], or -1 for automatic";
     } else { /* blink phase */
-        ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && r->blink_model == CROWDI_BLINK_TIMED);
-        want = r->blink_model == CROWDI_BLINK_TIMED ? "0, 1, 2 or 3" : "0, 1 or 2";
+        const bool timed = CROWDI_PART(r, BLINK, crowdi_blink_view)->model == CROWDI_BLINK_TIMED;
+        ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && timed);
+        want = timed ? "0, 1, 2 or 3" : "0, 1 or 2";
     }
     CROWDI_CHECK(e, ok, CROWD_ERR_RANGE, "%s: values[%u] (%s of instance %u%s) is %g, must be %s", fn,
                  i * field_info[f].width + comp, name, i,
@@ -130,7 +134,7 @@ static crowd_result check_whole(const crowd_engine *e, const char *fn, crowd_fie
 static uint32_t index_count(const crowdi_rig *r, crowd_field f) {
     switch (field_info[f].indices) {
     case CROWDI_INDEX_PARAMETER: return r->param_count;
-    case CROWDI_INDEX_HARMONIC: return r->harm_count;
+    case CROWDI_INDEX_ENTRY: return crowdi_controllers[field_info[f].controller]->entry_count(r);
     case CROWDI_INDEX_BONE: return CROWD_BONE_COUNT;
     default: return 1;
     }
@@ -269,7 +273,8 @@ crowd_result crowd_blink_now(crowd_engine *e, const crowd_instance *h, uint32_t 
     for (uint32_t i = 0; i < count; i++) {
         const crowdi_slot *s = crowdi_slot_get(e, h[i]);
         const crowdi_rig *r = e->rigs[s->rig];
-        float *phase = r->columns[r->col_blink + CROWDI_BLINK_PHASE], *clock = r->columns[r->col_blink + CROWDI_BLINK_CLOCK];
+        float *phase = crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_PHASE);
+        float *clock = crowdi_ctl_column(r, CROWDI_CTL_BLINK, CROWDI_BLINK_CLOCK);
         if (phase[s->row] == 0.0f) clock[s->row] = 0.0f;
     }
     return CROWD_OK;

@@ -1,14 +1,14 @@
-/* The field table: every crowd_field's name, the controller whose columns hold it, its column
- * (component `comp` of index `index` of rig r), component count, which indices it has, its
- * value rule and whether callers may write it. crowd_instances_set/get, crowd_rig_column and
- * snapshot loading read their checks from it (fields.c). A new controller's fields are rows
- * here and values in crowd.h's crowd_field. */
+/* The field table: every crowd_field's name, the controller whose columns hold it, its
+ * component count, which indices it has, its value rule and whether callers may write it.
+ * crowd_instances_set/get, crowd_rig_column and snapshot loading read their checks from it
+ * (fields.c); the controller's field_column hook says where a field's values are. A new
+ * controller's fields are rows here and values in crowd.h's crowd_field. */
 #ifndef CROWDI_FIELDS_H
 #define CROWDI_FIELDS_H
 
-/* Which indices a field has: none (index ignored), one per parameter, per harmonic entry or
- * per bone. */
-enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_HARMONIC, CROWDI_INDEX_BONE };
+/* Which indices a field has: none (index ignored), one per parameter, per entry of its
+ * controller (crowdi_controller.entry_count: the harmonic entries) or per bone. */
+enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_ENTRY, CROWDI_INDEX_BONE };
 
 /* Value rules (fields.c words and checks them; every rule includes "finite"). */
 typedef enum crowdi_rule {
@@ -30,58 +30,35 @@ typedef enum crowdi_rule {
 } crowdi_rule;
 
 #define CROWDI_CTL_NONE (-1)
-/* X(FIELD, name, controller, column, width, indices, rule, writable) */
-#define CROWD_FIELD_LIST(X)                                                                                                     \
-    X(BASE, "base", CROWDI_CTL_NONE, r->columns[r->col_base + index], 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_FINITE, true)      \
-    X(LOOK_TARGET, "look_target", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_TARGET_X + comp], 3, CROWDI_INDEX_NONE,         \
-      CROWDI_RULE_COORD, true)                                                                                                  \
-    X(LOOK_ACTIVE, "look_active", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_ACTIVE], 1, CROWDI_INDEX_NONE,                  \
-      CROWDI_RULE_SWITCH, true)                                                                                                 \
-    X(LOOK_CENTER, "look_center", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_CENTER_X + comp], 3, CROWDI_INDEX_NONE,         \
-      CROWDI_RULE_COORD, true)                                                                                                  \
-    X(LOOK_DAMPING, "look_damping", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_DAMPING], 1, CROWDI_INDEX_NONE,               \
-      CROWDI_RULE_SECONDS, true)                                                                                                \
-    X(LOOK_WEIGHT, "look_weight", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_WEIGHT], 1, CROWDI_INDEX_NONE,                  \
-      CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(HARMONIC_WEIGHT, "harmonic_weight", CROWDI_CTL_HARMONIC, r->columns[r->col_harm_weight], 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT,   \
-      true)                                                                                                                     \
-    X(BLINK_WEIGHT, "blink_weight", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_WEIGHT], 1, CROWDI_INDEX_NONE,             \
-      CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(BLINK_MANUAL, "blink_manual", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_MANUAL], 1, CROWDI_INDEX_NONE,             \
-      CROWDI_RULE_MANUAL, true)                                                                                                 \
-    X(HARMONIC_PHASE, "harmonic_phase", CROWDI_CTL_HARMONIC, r->harm_T_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                   \
-      CROWDI_RULE_PHASE, true)                                                                                                  \
-    X(HARMONIC_RANGE, "harmonic_range", CROWDI_CTL_HARMONIC, r->harm_NR_ptrs[index], 1, CROWDI_INDEX_HARMONIC,                  \
-      CROWDI_RULE_FRACTION, true)                                                                                               \
-    X(LOOK_POSITION, "look_position", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_POS_X + comp], 3, CROWDI_INDEX_NONE,        \
-      CROWDI_RULE_LOOK_POS, true)                                                                                               \
-    X(LOOK_VELOCITY, "look_velocity", CROWDI_CTL_LOOK, r->columns[r->col_look + CROWDI_LOOK_VEL_X + comp], 3, CROWDI_INDEX_NONE,        \
-      CROWDI_RULE_LOOK_VEL, true)                                                                                               \
-    X(BLINK_OPENING, "blink_opening", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_OPENING], 1, CROWDI_INDEX_NONE,          \
-      CROWDI_RULE_AT_MOST_ONE, true)                                                                                            \
-    X(BLINK_PHASE, "blink_phase", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_PHASE], 1, CROWDI_INDEX_NONE,                \
-      CROWDI_RULE_BLINK_PHASE, true)                                                                                            \
-    X(BLINK_CLOCK, "blink_clock", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_CLOCK], 1, CROWDI_INDEX_NONE,                \
-      CROWDI_RULE_FINITE, true)                                                                                                 \
-    X(BLINK_LAST, "blink_last", CROWDI_CTL_BLINK, r->columns[r->col_blink + CROWDI_BLINK_LAST], 1, CROWDI_INDEX_NONE,                   \
-      CROWDI_RULE_FINITE, true)                                                                                                 \
-    X(POSE, "pose", CROWDI_CTL_LIMBS, r->columns[r->col_pose + comp], 4 * CROWD_LANDMARK_COUNT, CROWDI_INDEX_NONE,              \
-      CROWDI_RULE_POSE, true)                                                                                                   \
-    X(ROOT, "root", CROWDI_CTL_LIMBS, r->columns[r->col_root + comp], 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)             \
-    X(OUTPUT, "output", CROWDI_CTL_NONE, r->columns[r->col_out + index], 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_OUTPUT, false)  \
-    X(BONE_WORLD, "bone_world", CROWDI_CTL_LIMBS, r->columns[r->col_world + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
-      CROWDI_RULE_QUAT, false)                                                                                                  \
-    X(BONE_LOCAL, "bone_local", CROWDI_CTL_LIMBS, r->columns[r->col_local + 4 * index + comp], 4, CROWDI_INDEX_BONE,            \
-      CROWDI_RULE_QUAT, false)                                                                                                  \
-    X(FACE_SCORES, "face_scores", CROWDI_CTL_FACE, r->columns[r->col_face + comp], CROWD_FACE_SCORE_COUNT, CROWDI_INDEX_NONE,   \
-      CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_ROT + comp], 4,                 \
-      CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                                                                                \
-    X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_PRESENCE], 1,                   \
-      CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                                                                              \
-    X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_WEIGHT], 1, CROWDI_INDEX_NONE,      \
-      CROWDI_RULE_WEIGHT, true)                                                                                                 \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, r->columns[r->col_face + CROWDI_FACE_COL_CONTROL], 1, CROWDI_INDEX_NONE,   \
-      CROWDI_RULE_WEIGHT, true)
+/* X(FIELD, name, controller, width, indices, rule, writable); a controller's field_column
+ * hook gives a field's columns (fields.c: base and output). */
+#define CROWD_FIELD_LIST(X)                                                                                            \
+    X(BASE, "base", CROWDI_CTL_NONE, 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_FINITE, true)                               \
+    X(LOOK_TARGET, "look_target", CROWDI_CTL_LOOK, 3, CROWDI_INDEX_NONE, CROWDI_RULE_COORD, true)                       \
+    X(LOOK_ACTIVE, "look_active", CROWDI_CTL_LOOK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SWITCH, true)                      \
+    X(LOOK_CENTER, "look_center", CROWDI_CTL_LOOK, 3, CROWDI_INDEX_NONE, CROWDI_RULE_COORD, true)                       \
+    X(LOOK_DAMPING, "look_damping", CROWDI_CTL_LOOK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)                   \
+    X(LOOK_WEIGHT, "look_weight", CROWDI_CTL_LOOK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
+    X(HARMONIC_WEIGHT, "harmonic_weight", CROWDI_CTL_HARMONIC, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)          \
+    X(BLINK_WEIGHT, "blink_weight", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                   \
+    X(BLINK_MANUAL, "blink_manual", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MANUAL, true)                   \
+    X(HARMONIC_PHASE, "harmonic_phase", CROWDI_CTL_HARMONIC, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_PHASE, true)            \
+    X(HARMONIC_RANGE, "harmonic_range", CROWDI_CTL_HARMONIC, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FRACTION, true)         \
+    X(LOOK_POSITION, "look_position", CROWDI_CTL_LOOK, 3, CROWDI_INDEX_NONE, CROWDI_RULE_LOOK_POS, true)                \
+    X(LOOK_VELOCITY, "look_velocity", CROWDI_CTL_LOOK, 3, CROWDI_INDEX_NONE, CROWDI_RULE_LOOK_VEL, true)                \
+    X(BLINK_OPENING, "blink_opening", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_AT_MOST_ONE, true)            \
+    X(BLINK_PHASE, "blink_phase", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_BLINK_PHASE, true)                \
+    X(BLINK_CLOCK, "blink_clock", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)                     \
+    X(BLINK_LAST, "blink_last", CROWDI_CTL_BLINK, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)                       \
+    X(POSE, "pose", CROWDI_CTL_LIMBS, 4 * CROWD_LANDMARK_COUNT, CROWDI_INDEX_NONE, CROWDI_RULE_POSE, true)              \
+    X(ROOT, "root", CROWDI_CTL_LIMBS, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                                     \
+    X(OUTPUT, "output", CROWDI_CTL_NONE, 1, CROWDI_INDEX_PARAMETER, CROWDI_RULE_OUTPUT, false)                          \
+    X(BONE_WORLD, "bone_world", CROWDI_CTL_LIMBS, 4, CROWDI_INDEX_BONE, CROWDI_RULE_QUAT, false)                        \
+    X(BONE_LOCAL, "bone_local", CROWDI_CTL_LIMBS, 4, CROWDI_INDEX_BONE, CROWDI_RULE_QUAT, false)                        \
+    X(FACE_SCORES, "face_scores", CROWDI_CTL_FACE, CROWD_FACE_SCORE_COUNT, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
+    X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
+    X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
+    X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
 
 #endif

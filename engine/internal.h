@@ -7,6 +7,7 @@
 
 #include "crowd.h"
 #include "controllers.h"
+#include "fields.h"
 #include "core.h"
 #include "dispatch.h"
 #include "pool.h"
@@ -25,22 +26,6 @@
 #define CROWDI_MAX_VALUE 1e18f     /* parameter min and max */
 #define CROWDI_MAX_SECONDS 1e6f    /* blink mean, deviation and timescale, look damping */
 
-/* Face tracking's settings (face.c), built from a crowd_face_desc. */
-typedef struct crowdi_face_mapping {
-    uint32_t source, param;
-    float gain, offset;
-    uint32_t curve;
-} crowdi_face_mapping;
-typedef struct crowdi_face {
-    uint32_t blend, mapping_count, target_count, used_count, smoothed_count, need_head;
-    float threshold, half_life, min_cutoff, beta, d_cutoff;
-    uint64_t smoothed_mask;
-    crowdi_face_mapping *mapping; /* as given, parameters as indices (snapshots) */
-    crowdi_face_entry *entries;   /* grouped by target */
-    crowdi_face_target *targets;
-    uint32_t used[CROWDI_FACE_SOURCES], smoothed[CROWDI_FACE_SOURCES];
-} crowdi_face;
-
 /* A rig: its settings (uniform across instances) and its table of columns. */
 typedef struct crowdi_rig {
     char *name;
@@ -50,19 +35,12 @@ typedef struct crowdi_rig {
     float *param_default;
 
     bool has[CROWDI_CONTROLLER_COUNT]; /* which controllers the rig has (controllers.h) */
-    /* controller settings: the limbs' and most of look's are in `view` only, where the kernel
-     * reads them; harmonic and blink keep theirs here and their `point` hooks copy them there */
-    float look_damping;
-    uint32_t harm_blend, harm_count, channel_count;
-    crowdi_harm_entry *harm;
-    float *harm_range; /* NR each instance starts with */
-    float timescales[CROWD_MAX_CHANNELS];
-    uint32_t blink_blend, blink_model, blink_count;
-    float blink_mean, blink_max_deviation, blink_timescale;
-    uint32_t *blink_param;
-    crowd_limbs_desc limbs_desc; /* as given, its arrays owned by the rig (for snapshots) */
-    crowdi_face face;  /* face tracking's settings (face.c) */
-    uint32_t col_face; /* its first column */
+    /* Each controller's part of the rig: its module's struct (crowdi_controller.size bytes,
+     * zeroed; NULL when the rig lacks the controller), whose first member is the controller's
+     * kernel view (kernels/<name>.h) that view.controller[c] points at. col[c]: its first
+     * column. */
+    void *controller[CROWDI_CONTROLLER_COUNT];
+    uint32_t col[CROWDI_CONTROLLER_COUNT];
 
     /* storage: column_count columns of `capacity` 4-byte values in one block. Rows
      * [0, running) run; rows [running, count) are paused and never touched by the tick. */
@@ -76,10 +54,9 @@ typedef struct crowdi_rig {
      * write of another value and by handing the column out (crowdi_column_varies). */
     bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
-    uint32_t col_base, col_out, col_look, col_harm_T, col_harm_NR, col_harm_weight, col_blink,
-        col_rkey, col_draws, col_host_draws, col_pose, col_root, col_world, col_local, col_side, col_filter, col_track;
+    uint32_t col_base, col_out, col_rkey, col_draws, col_host_draws;
 
-    float **base_ptrs, **out_ptrs, **harm_T_ptrs, **harm_NR_ptrs; /* arrays the view points at */
+    float **base_ptrs, **out_ptrs; /* arrays the view points at */
     crowdi_rig_view view;
 } crowdi_rig;
 
@@ -133,23 +110,6 @@ const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h)
 /* every handle live and of this engine (fn names the calling function in messages) */
 crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
 
-/* limbs (limbs.c) */
-/* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
- * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
-static inline bool crowdi_limbs_have_side(const crowdi_rig_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
-static inline bool crowdi_limbs_track(const crowdi_rig_view *l) { return l->limb_visibility_threshold > 0.0f; }
-/* Which bone rotations a limbs rig stores (crowd_limbs_desc.outputs): world and local are
- * readable unless outputs leaves them out; the local columns are kept, unreadable, for outputs
- * world too where bones can be untrusted, as the previous local rotation an untrusted bone
- * eases from (SPEC 5.1's prev). */
-static inline bool crowdi_limbs_world(const crowdi_rig *r) { return r->limbs_desc.outputs != CROWD_LIMB_OUTPUTS_LOCAL; }
-static inline bool crowdi_limbs_local_readable(const crowdi_rig *r) {
-    return r->limbs_desc.outputs != CROWD_LIMB_OUTPUTS_WORLD;
-}
-static inline bool crowdi_limbs_local_kept(const crowdi_rig *r) {
-    return crowdi_limbs_local_readable(r) || crowdi_limbs_track(&r->view);
-}
-
 /* the tick (tick.c): slice `slice` of `slices` of every rig's running rows */
 void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
 
@@ -195,13 +155,14 @@ typedef struct crowdi_reader crowdi_reader;
 /* One controller: everything the engine does with it outside the tick. Optional hooks are NULL. */
 typedef struct crowdi_controller {
     const char *name; /* "look controller", for "rig ... has no look controller" */
+    size_t size;      /* its part of a rig (crowdi_rig.controller), its kernel view first */
     bool (*present)(const crowd_rig_desc *desc);
     /* crowd_rig_create's checks, in two passes: ids NULL (entry counts, before the parameters
      * are checked), then everything with the parameters indexed */
     crowd_result (*validate)(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids);
     /* the settings into the rig (those the kernel reads into r->view) */
     crowd_result (*build)(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r);
-    void (*free)(crowd_engine *engine, crowdi_rig *r);
+    void (*free)(crowd_engine *engine, crowdi_rig *r); /* what build allocated (not the part itself) */
     /* storage: its columns from `first` on (returns how many), the bits a new row starts
      * with, and the view's pointers into them */
     uint32_t (*layout)(crowdi_rig *r, uint32_t first);
@@ -219,7 +180,24 @@ typedef struct crowdi_controller {
     crowd_result (*read)(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
                          crowd_rig_desc *desc, void **scratch);
     crowd_result (*check_rows)(crowd_engine *e, const crowdi_rig *r, uint32_t k);
+    /* fields (fields.h): component comp of index `index` of one of its fields (stored);
+     * field_stored (optional, else all are): does the rig store the field; entry_count: how
+     * many indices a CROWDI_INDEX_ENTRY field has */
+    float *(*field_column)(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp);
+    bool (*field_stored)(const crowdi_rig *r, crowd_field f);
+    uint32_t (*entry_count)(const crowdi_rig *r);
+    const char *entry_name; /* "harmonic", for "index (9) is not a harmonic entry" */
+    /* its settings table (settings.h), in snapshot order */
+    const struct crowdi_setting *setting_rows;
+    uint32_t setting_count;
 } crowdi_controller;
+
+/* A controller's part of rig r, as its module's struct type (NULL when r lacks it). */
+#define CROWDI_PART(r, NAME, type) ((type *)(r)->controller[CROWDI_CTL_##NAME])
+/* Column k of a controller's columns. */
+static inline float *crowdi_ctl_column(const crowdi_rig *r, int controller, uint32_t k) {
+    return r->columns[r->col[controller] + k];
+}
 
 #define CROWDI_X_DECL(NAME, name) extern const crowdi_controller crowdi_controller_##name;
 CROWDI_CONTROLLER_LIST(CROWDI_X_DECL)

@@ -1,10 +1,61 @@
 /* Limb settings: validation, axis fixes (presets, custom, calibrated from a bind pose), the
- * landmarks each bone depends on, and bone names. The solving itself is kernels/limbs.h. */
+ * landmarks each bone depends on, and bone names. The solving itself is kernels/limbs.h's
+ * stage, which reads the settings from the limbs' view (kernels/limbs.h) kept here. */
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/limbs.h"
 #include "serial.h"
+#include "settings.h"
+
+/* the limbs' part of a rig */
+typedef struct limbs_part {
+    crowdi_limbs_view view;
+    crowd_limbs_desc desc; /* as given, its arrays owned by the rig (for snapshots) */
+    /* the first column of each group (limbs_layout); 0 for the groups the rig lacks */
+    uint32_t col_pose, col_root, col_world, col_local, col_side, col_filter, col_track;
+} limbs_part;
+#define LIMBS(r) CROWDI_PART(r, LIMBS, limbs_part)
+
+/* The settings, in snapshot order, kept in the part's copy of the desc. In the snapshot,
+ * smoothing and outputs share one word (limbs_write), and the axis fix's arrays follow. */
+#define LIMBS_FLOAT(member, def, lo, lo_open, hi, hi_open, unit, doc) \
+    CROWDI_FLOAT_SETTING(crowd_limbs_desc, limbs_part, desc.member, member, def, lo, lo_open, hi, hi_open, unit, doc)
+static const crowdi_setting limbs_settings_table[] = {
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.frame, frame, CROWD_FRAME_MEDIAPIPE_WORLD, pose_frame,
+                        CROWD_FRAME_COUNT, "the landmarks' frame (mediapipe_world: y is negated on input)"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.axis_fix, axis_fix, CROWD_AXIS_FIX_Y_ALONG_BONE, axis_fix,
+                        CROWD_AXIS_FIX_COUNT, "how bone axes are fixed (custom: custom_fix; calibrated: bind_*)"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.fallback, fallback, CROWD_FALLBACK_STABLE, limb_fallback,
+                        CROWD_FALLBACK_COUNT, "how a limb's side axis is chosen"),
+    LIMBS_FLOAT(fallback_sign, -1, -1, false, 1, false, "", "per limb, +1 or -1: the side of a straight limb under fallback root"),
+    LIMBS_FLOAT(visibility_threshold, 0.5, 0, false, 1, false, "", "a bone is trusted while its landmarks are seen above this"),
+    LIMBS_FLOAT(hold_half_life, 0.3, 0, true, 3600, false, "s", "an untrusted bone eases to its last pose in this half-life"),
+    LIMBS_FLOAT(reacquire_half_life, 0.4, 0, true, 3600, false, "s", "a re-acquired bone eases in with this half-life"),
+    LIMBS_FLOAT(bend_min, 10, 0, false, 90, false, "degrees", "below this bend a limb counts as straight (< bend_full)"),
+    LIMBS_FLOAT(bend_full, 45, 0, true, 90, false, "degrees", "from this bend on the bend plane decides the side"),
+    CROWDI_BOOL_SETTING(crowd_limbs_desc, limbs_part, desc.smoothing, smoothing, false, "One Euro on the landmarks"),
+    CROWDI_ENUM_SETTING(crowd_limbs_desc, limbs_part, desc.outputs, outputs, CROWD_LIMB_OUTPUTS_BOTH, limb_outputs,
+                        CROWD_LIMB_OUTPUTS_COUNT, "which bone rotations the rig stores"),
+    LIMBS_FLOAT(min_cutoff, 0.1, 0, true, 1e6, false, "Hz", "One Euro's minimum cutoff"),
+    LIMBS_FLOAT(beta, 40, 0, false, 1e6, false, "", "One Euro's speed coefficient"),
+    LIMBS_FLOAT(d_cutoff, 1, 0, true, 1e6, false, "Hz", "One Euro's derivative cutoff"),
+    LIMBS_FLOAT(arm_image_bend, 15, 0, false, 90, false, "degrees",
+                "an arm bent this much in the image plane keeps its bend's sign (snapshot version 4 on)"),
+};
+#undef LIMBS_FLOAT
+#define LIMBS_SETTINGS (uint32_t)(sizeof limbs_settings_table / sizeof limbs_settings_table[0])
+/* the rows around the shared word, and the row snapshots of versions 2 and 3 lack */
+enum { LIMBS_ROW_SMOOTHING = 9, LIMBS_ROW_MIN_CUTOFF = 11, LIMBS_ROW_ARM_IMAGE_BEND = 14 };
+
+/* Which bone rotations a limbs rig stores (crowd_limbs_desc.outputs): world and local are
+ * readable unless outputs leaves them out; the local columns are kept, unreadable, for outputs
+ * world too where bones can be untrusted, as the previous local rotation an untrusted bone
+ * eases from (SPEC 5.1's prev). */
+static bool limbs_world(const limbs_part *l) { return l->desc.outputs != CROWD_LIMB_OUTPUTS_LOCAL; }
+static bool limbs_local_readable(const limbs_part *l) { return l->desc.outputs != CROWD_LIMB_OUTPUTS_WORLD; }
+static bool limbs_local_kept(const limbs_part *l) { return limbs_local_readable(l) || crowdi_limbs_track(&l->view); }
 
 static const char *const bone_names[CROWD_BONE_COUNT] = {
     "hips", "chest", "head", "left_upper_arm", "left_lower_arm", "left_hand", "right_upper_arm",
@@ -16,13 +67,10 @@ const char *crowd_bone_name(crowd_bone bone) {
 }
 
 crowd_limbs_desc crowd_limbs_defaults(void) {
-    return (crowd_limbs_desc){
-        .frame = CROWD_FRAME_MEDIAPIPE_WORLD, .axis_fix = CROWD_AXIS_FIX_Y_ALONG_BONE,
-        .fallback = CROWD_FALLBACK_STABLE, .fallback_sign = {-1.0f, -1.0f, 1.0f, 1.0f},
-        .visibility_threshold = 0.5f, .hold_half_life = 0.3f, .reacquire_half_life = 0.4f,
-        .bend_min = 10.0f, .bend_full = 45.0f, .smoothing = false,
-        .min_cutoff = 0.1f, .beta = 40.0f, .d_cutoff = 1.0f, .outputs = CROWD_LIMB_OUTPUTS_BOTH,
-        .arm_image_bend = 15.0f};
+    crowd_limbs_desc d = {0};
+    crowdi_settings_defaults(limbs_settings_table, LIMBS_SETTINGS, &d);
+    d.fallback_sign[2] = d.fallback_sign[3] = 1.0f; /* legs +1, arms -1 */
+    return d;
 }
 
 /* The canonical rest pose (crowd.h documents it): the left side in the engine frame, the right
@@ -170,42 +218,18 @@ static bool limbs_present(const crowd_rig_desc *d) { return d->limbs != NULL; }
 static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids) {
     if (!ids) return CROWD_OK; /* no entry counts */
     const crowd_limbs_desc *d = desc->limbs;
-    CROWDI_RIG_CHECK((unsigned)d->frame < CROWD_FRAME_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->frame (%d) is not a crowd_pose_frame", (int)d->frame);
-    CROWDI_RIG_CHECK((unsigned)d->axis_fix < CROWD_AXIS_FIX_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->axis_fix (%d) is not a crowd_axis_fix", (int)d->axis_fix);
-    CROWDI_RIG_CHECK((unsigned)d->fallback < CROWD_FALLBACK_COUNT, CROWD_ERR_BAD_ENUM, "desc->limbs->fallback (%d) is not a crowd_limb_fallback", (int)d->fallback);
-    CROWDI_RIG_CHECK((unsigned)d->outputs < CROWD_LIMB_OUTPUTS_COUNT, CROWD_ERR_BAD_ENUM,
-                     "desc->limbs->outputs (%d) is not a crowd_limb_outputs", (int)d->outputs);
+    /* a sign is a choice, not a number: anything but +-1 (NaN too) is out of range */
     for (int l = 0; l < CROWD_LIMB_COUNT; l++)
         CROWDI_RIG_CHECK(d->fallback_sign[l] == 1.0f || d->fallback_sign[l] == -1.0f, CROWD_ERR_RANGE,
                    "desc->limbs->fallback_sign[%d] (%g) must be +1 or -1", l, (double)d->fallback_sign[l]);
-    CROWDI_RIG_CHECK(crowdi_finite(d->visibility_threshold), CROWD_ERR_NOT_FINITE, "desc->limbs->visibility_threshold is not finite");
-    CROWDI_RIG_CHECK(d->visibility_threshold >= 0 && d->visibility_threshold <= 1, CROWD_ERR_RANGE,
-               "desc->limbs->visibility_threshold (%g) must be in [0, 1]", (double)d->visibility_threshold);
-    CROWDI_RIG_CHECK(crowdi_finite(d->hold_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->hold_half_life is not finite");
-    CROWDI_RIG_CHECK(d->hold_half_life > 0 && d->hold_half_life <= 3600, CROWD_ERR_RANGE,
-               "desc->limbs->hold_half_life (%g) must be in (0, 3600] seconds", (double)d->hold_half_life);
-    CROWDI_RIG_CHECK(crowdi_finite(d->reacquire_half_life), CROWD_ERR_NOT_FINITE, "desc->limbs->reacquire_half_life is not finite");
-    CROWDI_RIG_CHECK(d->reacquire_half_life > 0 && d->reacquire_half_life <= 3600, CROWD_ERR_RANGE,
-               "desc->limbs->reacquire_half_life (%g) must be in (0, 3600] seconds", (double)d->reacquire_half_life);
-    CROWDI_RIG_CHECK(crowdi_finite(d->bend_min), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_min is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->bend_full), CROWD_ERR_NOT_FINITE, "desc->limbs->bend_full is not finite");
-    CROWDI_RIG_CHECK(d->bend_min >= 0 && d->bend_min < d->bend_full && d->bend_full <= 90, CROWD_ERR_RANGE,
-               "desc->limbs->bend_min (%g) and bend_full (%g) must satisfy 0 <= bend_min < bend_full <= 90 degrees",
-               (double)d->bend_min, (double)d->bend_full);
+    crowd_result res = crowdi_settings_check(engine, CROWDI_CTL_LIMBS, limbs_settings_table, LIMBS_SETTINGS, d);
+    if (res != CROWD_OK) return res;
+    /* what the table cannot say */
+    CROWDI_RIG_CHECK(d->bend_min < d->bend_full, CROWD_ERR_RANGE, "desc->limbs->bend_min (%g) must be below bend_full (%g)",
+                     (double)d->bend_min, (double)d->bend_full);
     CROWDI_RIG_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
                "desc->limbs->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
                (double)d->bend_full, (double)d->bend_min);
-    CROWDI_RIG_CHECK(crowdi_finite(d->arm_image_bend), CROWD_ERR_NOT_FINITE, "desc->limbs->arm_image_bend is not finite");
-    CROWDI_RIG_CHECK(d->arm_image_bend >= 0 && d->arm_image_bend <= 90, CROWD_ERR_RANGE,
-               "desc->limbs->arm_image_bend (%g) must be in [0, 90] degrees", (double)d->arm_image_bend);
-    CROWDI_RIG_CHECK(crowdi_finite(d->min_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->min_cutoff is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->beta), CROWD_ERR_NOT_FINITE, "desc->limbs->beta is not finite");
-    CROWDI_RIG_CHECK(crowdi_finite(d->d_cutoff), CROWD_ERR_NOT_FINITE, "desc->limbs->d_cutoff is not finite");
-    CROWDI_RIG_CHECK(d->min_cutoff > 0 && d->min_cutoff <= 1e6f, CROWD_ERR_RANGE,
-               "desc->limbs->min_cutoff (%g) must be in (0, 1e6] Hz", (double)d->min_cutoff);
-    CROWDI_RIG_CHECK(d->beta >= 0 && d->beta <= 1e6f, CROWD_ERR_RANGE, "desc->limbs->beta (%g) must be in [0, 1e6]", (double)d->beta);
-    CROWDI_RIG_CHECK(d->d_cutoff > 0 && d->d_cutoff <= 1e6f, CROWD_ERR_RANGE,
-               "desc->limbs->d_cutoff (%g) must be in (0, 1e6] Hz", (double)d->d_cutoff);
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         CROWDI_RIG_CHECK(d->custom_fix, CROWD_ERR_NULL, "desc->limbs->custom_fix is NULL with axis_fix custom");
         for (int b = 0; b < CROWD_BONE_COUNT; b++)
@@ -236,7 +260,7 @@ static crowd_result limbs_validate(crowd_engine *engine, const crowd_rig_desc *d
  * given fixes, root identity and every bone trusted; the side axis by the cross product (`root`
  * mode: the rest pose's limbs are bent, SPEC 5.1), or with `stable_held` the stable side the
  * pose settles at when held. */
-static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool flip_y, const float fix[CROWDI_BONES][4],
+static void solve_once(const crowdi_limbs_view *v, const float *landmarks, bool flip_y, const float fix[CROWDI_BONES][4],
                        bool stable_held, float world[4 * CROWDI_BONES], float local[4 * CROWDI_BONES]) {
     float side[3 * CROWD_LIMB_COUNT] = {0};
     float pose[4 * CROWDI_LANDMARKS], root[4] = {0, 0, 0, 1};
@@ -244,10 +268,7 @@ static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool fl
         for (int c = 0; c < 3; c++) pose[4 * k + c] = landmarks[4 * k + c];
         pose[4 * k + 3] = 1.0f;
     }
-    crowdi_rig_view tmp = *v;
-    tmp.param_count = 0;
-    tmp.look_enabled = tmp.harm_enabled = tmp.blink_enabled = 0;
-    tmp.limbs_enabled = 1;
+    crowdi_limbs_view tmp = *v;
     tmp.limb_flip_y = flip_y;
     tmp.limb_side_mode = CROWDI_SIDE_ROOT;
     tmp.limb_smoothing = 0;
@@ -268,11 +289,13 @@ static void solve_once(const crowdi_rig_view *v, const float *landmarks, bool fl
         tmp.limb_side_settle = 1;
         tmp.limb_side = side;
     }
-    crowdi_kernels_for(CROWD_SIMD_SCALAR)->tick(&tmp, 0.0f, 0, 1);
+    crowdi_rig_view rig = {.param_count = 0}; /* a rig of the limbs alone, no parameters */
+    rig.controller[CROWDI_CTL_LIMBS] = &tmp;
+    crowdi_kernels_for(CROWD_SIMD_SCALAR)->tick(&rig, 0.0f, 0, 1);
 }
 
 /* The rest rotations of a preset or custom fix: the canonical rest pose solved with the fix. */
-static void rest_pose(crowdi_rig_view *v) {
+static void rest_pose(crowdi_limbs_view *v) {
     float lm[4 * CROWDI_LANDMARKS], world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
     crowd_rest_landmarks(CROWD_FRAME_ENGINE, lm);
     solve_once(v, lm, false, v->limb_fix, false, world, local);
@@ -286,7 +309,7 @@ static void rest_pose(crowdi_rig_view *v) {
 /* Solves the bind landmarks with identity fixes, so that fix = inverse(basis) * bind
  * reproduces the bind rotations (with fallback stable: the bind landmarks held, once the side
  * has settled); the bind rotations are the rest pose. */
-static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
+static void calibrate(const crowd_limbs_desc *d, crowdi_limbs_view *v) {
     float world[4 * CROWDI_BONES], local[4 * CROWDI_BONES];
     float identity[CROWDI_BONES][4];
     for (int b = 0; b < CROWDI_BONES; b++) identity[b][0] = identity[b][1] = identity[b][2] = 0, identity[b][3] = 1;
@@ -313,28 +336,28 @@ static void calibrate(const crowd_limbs_desc *d, crowdi_rig_view *v) {
 static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     (void)ids;
     const crowd_limbs_desc *d = desc->limbs;
-    crowdi_rig_view *v = &r->view; /* the settings, where the kernel reads them */
+    limbs_part *part = LIMBS(r);
+    crowdi_limbs_view *v = &part->view; /* the settings, where the kernel reads them */
     /* keep the desc and its arrays: a snapshot saves the rig as it was asked for */
-    r->limbs_desc = *d;
-    r->limbs_desc.custom_fix = NULL;
-    r->limbs_desc.bind_landmarks = NULL;
-    r->limbs_desc.bind_rotations = NULL;
+    part->desc = *d;
+    part->desc.custom_fix = NULL;
+    part->desc.bind_landmarks = NULL;
+    part->desc.bind_rotations = NULL;
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         crowd_quat *fix = crowdi_alloc(engine, sizeof *fix * CROWD_BONE_COUNT);
         if (!fix) return CROWD_ERR_OUT_OF_MEMORY;
         memcpy(fix, d->custom_fix, sizeof *fix * CROWD_BONE_COUNT);
-        r->limbs_desc.custom_fix = fix;
+        part->desc.custom_fix = fix;
     }
     if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
         float *lm = crowdi_alloc(engine, sizeof *lm * 4 * CROWDI_LANDMARKS);
         crowd_quat *rot = crowdi_alloc(engine, sizeof *rot * CROWD_BONE_COUNT);
-        r->limbs_desc.bind_landmarks = lm;
-        r->limbs_desc.bind_rotations = rot;
+        part->desc.bind_landmarks = lm;
+        part->desc.bind_rotations = rot;
         if (!lm || !rot) return CROWD_ERR_OUT_OF_MEMORY;
         memcpy(lm, d->bind_landmarks, sizeof *lm * 4 * CROWDI_LANDMARKS);
         memcpy(rot, d->bind_rotations, sizeof *rot * CROWD_BONE_COUNT);
     }
-    v->limbs_enabled = 1;
     v->limb_flip_y = d->frame == CROWD_FRAME_MEDIAPIPE_WORLD;
     v->limb_side_mode = d->fallback == CROWD_FALLBACK_PREVIOUS ? CROWDI_SIDE_PREVIOUS
                         : d->fallback == CROWD_FALLBACK_ROOT   ? CROWDI_SIDE_ROOT
@@ -370,80 +393,73 @@ static crowd_result limbs_build(crowd_engine *engine, const crowd_rig_desc *desc
 }
 
 static void limbs_free(crowd_engine *engine, crowdi_rig *r) {
-    crowdi_free(engine, (void *)r->limbs_desc.custom_fix);
-    crowdi_free(engine, (void *)r->limbs_desc.bind_landmarks);
-    crowdi_free(engine, (void *)r->limbs_desc.bind_rotations);
+    const limbs_part *part = LIMBS(r);
+    crowdi_free(engine, (void *)part->desc.custom_fix);
+    crowdi_free(engine, (void *)part->desc.bind_landmarks);
+    crowdi_free(engine, (void *)part->desc.bind_rotations);
 }
 
 /* groups of columns the kernel walks by stride: each group contiguous; the bone rotations
  * the rig's outputs leave out have none */
 static uint32_t limbs_layout(crowdi_rig *r, uint32_t first) {
-    const crowdi_rig_view *v = &r->view;
+    limbs_part *l = LIMBS(r);
+    const crowdi_limbs_view *v = &l->view;
     uint32_t n = first;
-    r->col_pose = n, n += 4 * CROWDI_LANDMARKS;
-    r->col_root = n, n += 4;
-    if (crowdi_limbs_world(r)) r->col_world = n, n += 4 * CROWDI_BONES;
-    if (crowdi_limbs_local_kept(r)) r->col_local = n, n += 4 * CROWDI_BONES;
-    if (crowdi_limbs_have_side(v)) r->col_side = n, n += 3 * CROWD_LIMB_COUNT;
-    if (v->limb_smoothing) r->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
-    if (crowdi_limbs_track(v)) r->col_track = n, n += CROWDI_BONES;
+    l->col_pose = n, n += 4 * CROWDI_LANDMARKS;
+    l->col_root = n, n += 4;
+    if (limbs_world(l)) l->col_world = n, n += 4 * CROWDI_BONES;
+    if (limbs_local_kept(l)) l->col_local = n, n += 4 * CROWDI_BONES;
+    if (crowdi_limbs_have_side(v)) l->col_side = n, n += 3 * CROWD_LIMB_COUNT;
+    if (v->limb_smoothing) l->col_filter = n, n += 3 * 3 * CROWDI_LANDMARKS + 1;
+    if (crowdi_limbs_track(v)) l->col_track = n, n += CROWDI_BONES;
     return n - first;
 }
 
 /* a new instance shows the rest pose (root identity), fully eased in */
 static void limbs_init_bits(const crowdi_rig *r, uint32_t *bits) {
-    const crowdi_rig_view *v = &r->view;
-    bits[r->col_root + 3] = crowdi_bits(1.0f);
+    const limbs_part *l = LIMBS(r);
+    const crowdi_limbs_view *v = &l->view;
+    bits[l->col_root + 3] = crowdi_bits(1.0f);
     for (uint32_t b = 0; b < CROWDI_BONES; b++) {
         for (uint32_t c = 0; c < 4; c++) {
-            if (crowdi_limbs_world(r)) bits[r->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
-            if (crowdi_limbs_local_kept(r)) bits[r->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
+            if (limbs_world(l)) bits[l->col_world + 4 * b + c] = crowdi_bits(v->limb_rest_world[b][c]);
+            if (limbs_local_kept(l)) bits[l->col_local + 4 * b + c] = crowdi_bits(v->limb_rest_local[b][c]);
         }
-        if (crowdi_limbs_track(v)) bits[r->col_track + b] = crowdi_bits(1.0f);
+        if (crowdi_limbs_track(v)) bits[l->col_track + b] = crowdi_bits(1.0f);
     }
 }
 
 /* the root: the tick only reads it */
 static void limbs_settings(const crowdi_rig *r, bool *uniform) {
-    for (uint32_t c = 0; c < 4; c++) uniform[r->col_root + c] = true;
+    for (uint32_t c = 0; c < 4; c++) uniform[LIMBS(r)->col_root + c] = true;
 }
 
 static void limbs_point(crowdi_rig *r) {
-    crowdi_rig_view *v = &r->view;
+    limbs_part *l = LIMBS(r);
+    crowdi_limbs_view *v = &l->view;
     v->limb_stride = r->capacity;
-    v->limb_pose = r->columns[r->col_pose];
+    v->limb_pose = r->columns[l->col_pose];
     bool root_uniform = true;
     for (uint32_t c = 0; c < 4; c++) {
-        root_uniform = root_uniform && r->uniform[r->col_root + c];
-        v->limb_root_value[c] = crowdi_start_value(r, r->col_root + c);
+        root_uniform = root_uniform && r->uniform[l->col_root + c];
+        v->limb_root_value[c] = crowdi_start_value(r, l->col_root + c);
     }
-    v->limb_root = root_uniform ? NULL : r->columns[r->col_root];
+    v->limb_root = root_uniform ? NULL : r->columns[l->col_root];
     /* NULL: the tick neither stores nor reads that kind (kernels/limbs.h) */
-    v->limb_world = crowdi_limbs_world(r) ? r->columns[r->col_world] : NULL;
-    v->limb_local = crowdi_limbs_local_kept(r) ? r->columns[r->col_local] : NULL;
-    v->limb_side = crowdi_limbs_have_side(v) ? r->columns[r->col_side] : NULL;
-    v->limb_track = crowdi_limbs_track(v) ? r->columns[r->col_track] : NULL;
-    v->limb_filter = v->limb_smoothing ? r->columns[r->col_filter] : NULL;
+    v->limb_world = limbs_world(l) ? r->columns[l->col_world] : NULL;
+    v->limb_local = limbs_local_kept(l) ? r->columns[l->col_local] : NULL;
+    v->limb_side = crowdi_limbs_have_side(v) ? r->columns[l->col_side] : NULL;
+    v->limb_track = crowdi_limbs_track(v) ? r->columns[l->col_track] : NULL;
+    v->limb_filter = v->limb_smoothing ? r->columns[l->col_filter] : NULL;
 }
 
 static void limbs_write(crowdi_writer *w, const crowdi_rig *r) {
-    const crowd_limbs_desc *d = &r->limbs_desc;
-    crowdi_w_u32(w, (uint32_t)d->frame);
-    crowdi_w_u32(w, (uint32_t)d->axis_fix);
-    crowdi_w_u32(w, (uint32_t)d->fallback);
-    for (int l = 0; l < CROWD_LIMB_COUNT; l++) crowdi_w_f32(w, d->fallback_sign[l]);
-    crowdi_w_f32(w, d->visibility_threshold);
-    crowdi_w_f32(w, d->hold_half_life);
-    crowdi_w_f32(w, d->reacquire_half_life);
-    crowdi_w_f32(w, d->bend_min);
-    crowdi_w_f32(w, d->bend_full);
+    const crowd_limbs_desc *d = &LIMBS(r)->desc;
+    crowdi_settings_write(w, limbs_settings_table, 0, LIMBS_ROW_SMOOTHING, LIMBS(r));
     /* one word: smoothing in bit 0 (all it held in version 2), outputs in bits 1-2 (0 for
      * both: such a rig's bytes, and so its settings digest, are version 2's) */
     crowdi_w_u32(w, (d->smoothing ? 1u : 0u) | (uint32_t)d->outputs << 1);
-    crowdi_w_f32(w, d->min_cutoff);
-    crowdi_w_f32(w, d->beta);
-    crowdi_w_f32(w, d->d_cutoff);
-    crowdi_w_f32(w, d->arm_image_bend); /* since version 4 */
+    crowdi_settings_write(w, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_SETTINGS, LIMBS(r));
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) crowdi_w_words(w, d->custom_fix, 4 * CROWD_BONE_COUNT);
     if (d->axis_fix == CROWD_AXIS_FIX_CALIBRATED) {
         crowdi_w_words(w, d->bind_landmarks, 4 * CROWDI_LANDMARKS);
@@ -464,15 +480,7 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
     *scratch = l;
     crowd_limbs_desc *limbs = &l->desc;
     *limbs = (crowd_limbs_desc){0};
-    limbs->frame = (crowd_pose_frame)crowdi_r_u32(rd);
-    limbs->axis_fix = (crowd_axis_fix)crowdi_r_u32(rd);
-    limbs->fallback = (crowd_limb_fallback)crowdi_r_u32(rd);
-    for (int k = 0; k < CROWD_LIMB_COUNT; k++) limbs->fallback_sign[k] = crowdi_r_f32(rd);
-    limbs->visibility_threshold = crowdi_r_f32(rd);
-    limbs->hold_half_life = crowdi_r_f32(rd);
-    limbs->reacquire_half_life = crowdi_r_f32(rd);
-    limbs->bend_min = crowdi_r_f32(rd);
-    limbs->bend_full = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, limbs_settings_table, 0, LIMBS_ROW_SMOOTHING, limbs);
     const uint32_t flags = crowdi_r_u32(rd);
     if (ld->version >= 3) {
         limbs->smoothing = (flags & 1u) != 0;
@@ -481,17 +489,15 @@ static crowd_result limbs_read(crowd_engine *e, crowd_engine *tmp, crowdi_reader
         limbs->smoothing = flags != 0;
         limbs->outputs = CROWD_LIMB_OUTPUTS_BOTH;
     }
-    limbs->min_cutoff = crowdi_r_f32(rd);
-    limbs->beta = crowdi_r_f32(rd);
-    limbs->d_cutoff = crowdi_r_f32(rd);
+    crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_MIN_CUTOFF, LIMBS_ROW_ARM_IMAGE_BEND, limbs);
     if (ld->version >= 4) {
-        limbs->arm_image_bend = crowdi_r_f32(rd);
+        crowdi_settings_read(rd, limbs_settings_table, LIMBS_ROW_ARM_IMAGE_BEND, LIMBS_SETTINGS, limbs);
     } else {
         /* Versions 2 and 3 are SPEC 5.1 revision 1: a rig without tracking (threshold 0) keeps
          * what its state means (the side axes) and continues under revision 2's rules with
          * the default arm_image_bend; a tracked rig's state held the rotation a re-acquired
          * bone eased from, which revision 2 has no place for: refused by name */
-        limbs->arm_image_bend = 15.0f;
+        limbs->arm_image_bend = crowd_limbs_defaults().arm_image_bend;
         if (limbs->visibility_threshold > 0.0f)
             return crowdi_fail(e, CROWD_ERR_BAD_SNAPSHOT,
                                "crowd_snapshot_load: rigs[%u].limbs: format version %u holds limb tracking state of SPEC "
@@ -523,19 +529,20 @@ static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
  * rounding), r -1 or in [0, 1], and the local rotations that outputs world keeps unreadable
  * (prev) unit, as crowd_instances_set's rule for rotations has it. */
 static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint32_t k) {
-    const crowdi_rig_view *v = &r->view;
+    const limbs_part *l = LIMBS(r);
+    const crowdi_limbs_view *v = &l->view;
     const bool side = crowdi_limbs_have_side(v), track = crowdi_limbs_track(v);
-    const bool hidden_local = crowdi_limbs_local_kept(r) && !crowdi_limbs_local_readable(r);
+    const bool hidden_local = limbs_local_kept(l) && !limbs_local_readable(l);
     for (uint32_t row = 0; hidden_local && row < r->count; row++)
         for (uint32_t b = 0; b < CROWDI_BONES; b++) {
             float q[4], n2;
-            for (uint32_t c = 0; c < 4; c++) q[c] = r->columns[r->col_local + 4 * b + c][row];
+            for (uint32_t c = 0; c < 4; c++) q[c] = r->columns[l->col_local + 4 * b + c][row];
             n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
             ROWS_CHECK(n2 >= 1.0f - 1e-4f && n2 <= 1.0f + 1e-4f, "rigs[%u]: bone %s's held local rotation of row %u is not unit",
                        k, crowd_bone_name((crowd_bone)b), row);
         }
-    const uint32_t spans[2][2] = {{r->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
-                                  {r->col_filter, v->limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
+    const uint32_t spans[2][2] = {{l->col_side, side ? 3u * CROWD_LIMB_COUNT : 0u},
+                                  {l->col_filter, v->limb_smoothing ? 3u * 3u * CROWDI_LANDMARKS + 1u : 0u}};
     for (int sp = 0; sp < 2; sp++)
         for (uint32_t c = spans[sp][0]; c < spans[sp][0] + spans[sp][1]; c++) {
             const uint32_t *u = (const uint32_t *)(const void *)r->columns[c];
@@ -543,23 +550,42 @@ static crowd_result limbs_check_rows(crowd_engine *e, const crowdi_rig *r, uint3
                 ROWS_CHECK(finite_bits(u[row]), "rigs[%u]: column %u row %u is not finite", k, c, row);
         }
     for (uint32_t row = 0; side && row < r->count; row++)
-        for (uint32_t l = 0; l < CROWD_LIMB_COUNT; l++) {
-            const float *x = r->columns[r->col_side + 3 * l], *y = r->columns[r->col_side + 3 * l + 1],
-                        *z = r->columns[r->col_side + 3 * l + 2];
+        for (uint32_t limb = 0; limb < CROWD_LIMB_COUNT; limb++) {
+            const float *x = r->columns[l->col_side + 3 * limb], *y = r->columns[l->col_side + 3 * limb + 1],
+                        *z = r->columns[l->col_side + 3 * limb + 2];
             float n2 = x[row] * x[row] + y[row] * y[row] + z[row] * z[row];
-            ROWS_CHECK(n2 <= 2.0f, "rigs[%u]: limb %u's side of row %u is longer than unit", k, l, row);
+            ROWS_CHECK(n2 <= 2.0f, "rigs[%u]: limb %u's side of row %u is longer than unit", k, limb, row);
         }
     for (uint32_t row = 0; track && row < r->count; row++)
         for (uint32_t b = 0; b < CROWDI_BONES; b++) {
-            float rb = r->columns[r->col_track + b][row];
+            float rb = r->columns[l->col_track + b][row];
             ROWS_CHECK(rb == -1.0f || (rb >= 0.0f && rb <= 1.0f), "rigs[%u]: bone %s's progress of row %u (%g) is corrupt", k,
                        crowd_bone_name((crowd_bone)b), row, (double)rb);
         }
     return CROWD_OK;
 }
 
+static float *limbs_field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
+    const limbs_part *l = LIMBS(r);
+    switch (f) {
+    case CROWD_FIELD_POSE: return r->columns[l->col_pose + comp];
+    case CROWD_FIELD_ROOT: return r->columns[l->col_root + comp];
+    case CROWD_FIELD_BONE_WORLD: return r->columns[l->col_world + 4 * index + comp];
+    case CROWD_FIELD_BONE_LOCAL: return r->columns[l->col_local + 4 * index + comp];
+    default: return NULL;
+    }
+}
+
+/* the bone rotations outputs leaves out */
+static bool limbs_field_stored(const crowdi_rig *r, crowd_field f) {
+    if (f == CROWD_FIELD_BONE_WORLD) return limbs_world(LIMBS(r));
+    if (f == CROWD_FIELD_BONE_LOCAL) return limbs_local_readable(LIMBS(r));
+    return true;
+}
+
 const crowdi_controller crowdi_controller_limbs = {
     .name = "limbs",
+    .size = sizeof(limbs_part),
     .present = limbs_present,
     .validate = limbs_validate,
     .build = limbs_build,
@@ -571,6 +597,10 @@ const crowdi_controller crowdi_controller_limbs = {
     .write = limbs_write,
     .read = limbs_read,
     .check_rows = limbs_check_rows,
+    .field_column = limbs_field_column,
+    .field_stored = limbs_field_stored,
+    .setting_rows = limbs_settings_table,
+    .setting_count = LIMBS_SETTINGS,
 };
 
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],
@@ -580,7 +610,8 @@ crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat
     CROWDI_CHECK(engine, r, CROWD_ERR_HANDLE, "crowd_rig_rest_pose: rig is not a rig of this engine");
     CROWDI_CHECK(engine, r->has[CROWDI_CTL_LIMBS], CROWD_ERR_NO_CONTROLLER, "crowd_rig_rest_pose: rig \"%s\" has no limbs", r->name);
     for (int b = 0; b < CROWDI_BONES; b++) {
-        const float *w = r->view.limb_rest_world[b], *l = r->view.limb_rest_local[b];
+        const crowdi_limbs_view *v = &LIMBS(r)->view;
+        const float *w = v->limb_rest_world[b], *l = v->limb_rest_local[b];
         if (world) world[b] = (crowd_quat){w[0], w[1], w[2], w[3]};
         if (local) local[b] = (crowd_quat){l[0], l[1], l[2], l[3]};
     }

@@ -19,8 +19,10 @@ static void refresh_view(crowdi_rig *r) {
     v->out = r->out_ptrs;
     v->rkey = (uint32_t *)(void *)r->columns[r->col_rkey];
     v->draws = (uint32_t *)(void *)r->columns[r->col_draws];
-    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
         if (r->has[c]) crowdi_controllers[c]->point(r);
+        v->controller[c] = r->controller[c]; /* its part starts with its view */
+    }
 }
 
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
@@ -31,7 +33,7 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
     r->col_base = n, n += P;
     r->col_out = n, n += P;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
-        if (r->has[c]) n += crowdi_controllers[c]->layout(r, n);
+        if (r->has[c]) r->col[c] = n, n += crowdi_controllers[c]->layout(r, n);
     r->column_count = n;
 
     r->init_bits = crowdi_alloc(engine, sizeof *r->init_bits * n);
@@ -129,8 +131,10 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
     if (!r) return;
     if (r->param_ids)
         for (uint32_t p = 0; p < r->param_count; p++) crowdi_free(engine, r->param_ids[p]);
-    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
-        if (r->has[c]) crowdi_controllers[c]->free(engine, r);
+    for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
+        if (r->controller[c]) crowdi_controllers[c]->free(engine, r);
+        crowdi_free(engine, r->controller[c]);
+    }
     void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->block,
                      r->init_bits, r->columns, r->uniform, r->handles, r->base_ptrs, r->out_ptrs};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "internal.h" /* the limb tracking state, which no field exposes */
+#include "kernels/limbs.h"
 #include "test_support.h"
 #include "snapshot_checksum.h"
 

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "internal.h" /* the re-acquisition progress r, which no field exposes */
+#include "kernels/limbs.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------------------------------

@@ -287,9 +287,11 @@ static scene *corrupt_source(blob *out) {
     OK(e, crowd_instance_info(e, s->h[79], NULL, &crig, &row));
     crowdi_rig *cr = crowdi_rig_get(e, crig);
     assert_non_null(cr);
-    assert_true(cr->view.limb_visibility_threshold > 0.0f && cr->view.limb_side_mode == CROWDI_SIDE_STABLE);
-    cr->columns[cr->col_track + 3][row] = MARK_TRACK;
-    cr->columns[cr->col_side + 0][row] = MARK_SIDE;
+    const crowdi_limbs_view *cl = CROWDI_PART(cr, LIMBS, const crowdi_limbs_view);
+    assert_true(cl->limb_visibility_threshold > 0.0f && cl->limb_side_mode == CROWDI_SIDE_STABLE);
+    const size_t st = cl->limb_stride; /* column k of a group is k * stride rows on */
+    cl->limb_track[3 * st + row] = MARK_TRACK;
+    cl->limb_side[0 * st + row] = MARK_SIDE;
     *out = save(e);
     return s;
 }

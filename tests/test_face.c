@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "kernels/face.h"
 #include "test_support.h"
 
 static const double PI = 3.14159265358979323846, DEG = 180.0 / 3.14159265358979323846;
@@ -765,7 +766,7 @@ static void snapshot(void **state) {
         if (bad == 0) {
             OK(a.e, crowd_rig_column(a.e, a.rig, CROWD_FIELD_FACE_CONTROL, 0, 0, &col, &count));
         } else {
-            col = r->columns[r->col_face + CROWDI_FACE_COL_FILTER + 1]; /* a derivative */
+            col = crowdi_ctl_column(r, CROWDI_CTL_FACE, CROWDI_FACE_COL_FILTER + 1); /* a derivative */
         }
         keep = col[7];
         col[7] = bad == 0 ? 2.0f : NAN;

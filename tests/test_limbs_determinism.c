@@ -1,5 +1,6 @@
 #include "limbs_suite.h"
 #include "internal.h"
+#include "kernels/limbs.h"
 
 
 /* ------------------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ static void test_determinism_revision2(void **state) {
 /* A root nobody wrote is one value for the rig (the tick reads no root column): the same bits
  * as root columns read row by row, before and after one instance gets a root of its own. */
 static const float *det_root_columns(const det_engine *d, int rig) {
-    return crowdi_rig_get(d->e, d->rig[rig])->view.limb_root;
+    return CROWDI_PART(crowdi_rig_get(d->e, d->rig[rig]), LIMBS, const crowdi_limbs_view)->limb_root;
 }
 
 static void test_uniform_root(void **state) {

@@ -230,10 +230,11 @@ static void compare_kept(run_engine *all, int x, int k, int tick, const char *ct
  * the run must exercise them. */
 static void count_tracking(run_engine *re, long *untrusted, long *easing) {
     const crowdi_rig *r = crowdi_rig_get(re->e, re->rig[0]);
-    if (!crowdi_limbs_track(&r->view)) return;
+    const crowdi_limbs_view *l = CROWDI_PART(r, LIMBS, const crowdi_limbs_view);
+    if (!crowdi_limbs_track(l)) return;
     for (int b = 0; b < NB; b++)
         for (uint32_t row = 0; row < r->count; row++) {
-            float v = r->columns[r->col_track + b][row];
+            float v = l->limb_track[(size_t)b * l->limb_stride + row];
             *untrusted += v == -1.0f;
             *easing += v > 0.0f && v < 1.0f;
         }
@@ -279,7 +280,8 @@ static void test_same_bits(void **state) {
                 for (int k = 0; k < KINDS; k++) compare_kept(all, x, k, tick, ctx);
             count_tracking(&all[0], &untrusted, &easing);
         }
-        if (crowdi_limbs_track(&crowdi_rig_get(all[0].e, all[0].rig[0])->view) && (untrusted < 1000 || easing < 1000))
+        if (crowdi_limbs_track(CROWDI_PART(crowdi_rig_get(all[0].e, all[0].rig[0]), LIMBS, const crowdi_limbs_view)) &&
+            (untrusted < 1000 || easing < 1000))
             FAILF("config %d: the run left only %ld untrusted and %ld easing bone-ticks: it tests too little", c, untrusted,
                   easing);
         for (int x = 0; x < RUN_ENGINES; x++) crowd_engine_destroy(all[x].e);
@@ -603,7 +605,8 @@ static void test_snapshot_round_trip(void **state) {
     free(c);
     /* a non-unit held local rotation (outputs world, tracked) is refused: the tick eases from it */
     crowdi_rig *wr = crowdi_rig_get(a, rigs[1]);
-    wr->columns[wr->col_local + 4 * CROWD_BONE_LEFT_FOOT][3] = 2.0f;
+    const crowdi_limbs_view *wl = CROWDI_PART(wr, LIMBS, const crowdi_limbs_view);
+    wl->limb_local[(4 * CROWD_BONE_LEFT_FOOT) * wl->limb_stride + 3] = 2.0f; /* the group: stride rows per column */
     blob_bytes bad;
     snapshot_bytes(a, &bad);
     if (try_load(bad.p, bad.n, msg, sizeof msg) != CROWD_ERR_BAD_SNAPSHOT || !strstr(msg, "held local rotation") ||
@@ -737,9 +740,13 @@ static void test_v2_snapshot(void **state) {
             reseal(old3, v4.n - 4);
             l = crowd_test_engine(0);
             OK(l, crowd_snapshot_load(l, old3, v4.n - 4));
-            if (crowdi_rig_get(l, crowdi_rig_handle(l, 0))->limbs_desc.arm_image_bend != 15.0f)
-                FAILF("ENGINE BUG: a version 3 rig loaded with arm_image_bend %g, want 15",
-                      (double)crowdi_rig_get(l, crowdi_rig_handle(l, 0))->limbs_desc.arm_image_bend);
+            /* the tick reads arm_image_bend as its sine (the limbs' view) */
+            const float sin15 = (float)sin(15.0 * (3.14159265358979323846 / 180.0)),
+                        loaded = CROWDI_PART(crowdi_rig_get(l, crowdi_rig_handle(l, 0)), LIMBS, const crowdi_limbs_view)
+                                     ->limb_arm_image_sin;
+            if (loaded != sin15)
+                FAILF("ENGINE BUG: a version 3 rig loaded with sin(arm_image_bend) %.9g, want sin(15 degrees) %.9g",
+                      (double)loaded, (double)sin15);
             /* it continues as the engine it came from */
             for (int k = 0; k < 15; k++) {
                 crowd_engine *both[2] = {a, l};

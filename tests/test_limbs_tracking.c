@@ -174,8 +174,9 @@ static void test_unseen_hips_under_root(void **state) {
 static float track_r(crowd_engine *e, crowd_rig rig, uint32_t row, int b) {
     const crowdi_rig *r = crowdi_rig_get(e, rig);
     assert_non_null(r);
-    assert_true(r->view.limb_visibility_threshold > 0.0f);
-    return r->columns[r->col_track + (uint32_t)b][row];
+    const crowdi_limbs_view *v = CROWDI_PART(r, LIMBS, const crowdi_limbs_view);
+    assert_true(v->limb_visibility_threshold > 0.0f && v->limb_track);
+    return v->limb_track[(size_t)b * v->limb_stride + row]; /* one column per bone, stride rows apart */
 }
 
 /* On noise-free input with visibility 1, stable gives the plain formulas' bone directions (to

@@ -12,6 +12,12 @@
 
 #include "crowd.h"
 
+/* Declares names[count] as the public enum's names (crowd_<stem>_name) of values first ..
+ * first + count - 1: no command spells an enum's values itself. */
+#define TOOL_ENUM_NAMES(names, stem, type, first, count) \
+    const char *names[count];                            \
+    for (int names##_k = 0; names##_k < (count); names##_k++) names[names##_k] = crowd_##stem##_name((type)((first) + names##_k))
+
 enum {
     TOOL_OK = 0,
     TOOL_FAILED = 1,    /* out of memory, an engine error, a failed write, interrupted */

@@ -50,27 +50,27 @@ int pose_limb_check(const char *command, const crowd_limbs_desc *limbs) {
 int pose_outputs_check(const char *command, const crowd_limbs_desc *limbs, const char *flag, crowd_field kind) {
     const crowd_limb_outputs only = kind == CROWD_FIELD_BONE_WORLD ? CROWD_LIMB_OUTPUTS_WORLD : CROWD_LIMB_OUTPUTS_LOCAL;
     if (limbs->outputs == CROWD_LIMB_OUTPUTS_BOTH || limbs->outputs == only) return TOOL_OK;
-    const char *want = kind == CROWD_FIELD_BONE_WORLD ? "world" : "local", *kept = kind == CROWD_FIELD_BONE_WORLD ? "local" : "world";
+    const char *want = crowd_limb_outputs_name(only), *kept = crowd_limb_outputs_name(limbs->outputs);
     return tool_error(TOOL_BAD_INPUT, "%s: %s needs %s rotations, but --outputs %s stores %s rotations only", command, flag,
                       want, kept, kept);
 }
 
 int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
-    static const char *const frames[] = {"mediapipe_world", "engine"};
-    static const char *const fixes[] = {"y_along_bone", "z_along_bone"};
-    static const char *const fallbacks[] = {"stable", "root", "previous"}; /* crowd_limb_fallback order */
+    TOOL_ENUM_NAMES(frames, pose_frame, crowd_pose_frame, 0, CROWD_FRAME_COUNT);
+    TOOL_ENUM_NAMES(fixes, axis_fix, crowd_axis_fix, 0, 2); /* the presets (custom and calibrated need arrays) */
+    TOOL_ENUM_NAMES(fallbacks, limb_fallback, crowd_limb_fallback, 0, CROWD_FALLBACK_COUNT);
+    TOOL_ENUM_NAMES(outputs, limb_outputs, crowd_limb_outputs, 0, CROWD_LIMB_OUTPUTS_COUNT);
     static const char *const smoothings[] = {"off", "one_euro"};
-    static const char *const outputs[] = {"both", "world", "local"}; /* crowd_limb_outputs order */
     const char *v;
     int m, k = 0, st = TOOL_OK;
     if ((m = args_value(a, "--frame", &v)) != 0) {
-        if (m < 0 || (st = parse_choice(a, "--frame", v, frames, 2, &k)) != TOOL_OK) return -1;
+        if (m < 0 || (st = parse_choice(a, "--frame", v, frames, CROWD_FRAME_COUNT, &k)) != TOOL_OK) return -1;
         limbs->frame = (crowd_pose_frame)k;
     } else if ((m = args_value(a, "--axis-fix", &v)) != 0) {
         if (m < 0 || (st = parse_choice(a, "--axis-fix", v, fixes, 2, &k)) != TOOL_OK) return -1;
         limbs->axis_fix = (crowd_axis_fix)k;
     } else if ((m = args_value(a, "--fallback", &v)) != 0) {
-        if (m < 0 || (st = parse_choice(a, "--fallback", v, fallbacks, 3, &k)) != TOOL_OK) return -1;
+        if (m < 0 || (st = parse_choice(a, "--fallback", v, fallbacks, CROWD_FALLBACK_COUNT, &k)) != TOOL_OK) return -1;
         limbs->fallback = (crowd_limb_fallback)k;
     } else if ((m = args_value(a, "--visibility-threshold", &v)) != 0) {
         if (m < 0 || parse_float(a, "--visibility-threshold", v, 0.0f, 1.0f, &limbs->visibility_threshold) != TOOL_OK)
@@ -97,7 +97,7 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
         if (m < 0 || (st = parse_choice(a, "--smoothing", v, smoothings, 2, &k)) != TOOL_OK) return -1;
         limbs->smoothing = k == 1;
     } else if ((m = args_value(a, "--outputs", &v)) != 0) {
-        if (m < 0 || (st = parse_choice(a, "--outputs", v, outputs, 3, &k)) != TOOL_OK) return -1;
+        if (m < 0 || (st = parse_choice(a, "--outputs", v, outputs, CROWD_LIMB_OUTPUTS_COUNT, &k)) != TOOL_OK) return -1;
         limbs->outputs = (crowd_limb_outputs)k;
     } else {
         return 0;

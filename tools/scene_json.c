@@ -269,11 +269,10 @@ static char *resolve(jctx *c, const char *path) {
 
 #define TRY(expr) do { int st_ = (expr); if (st_ != TOOL_OK) return st_; } while (0)
 
-static const char *const blend_names[] = {"override", "additive", "multiply"};
-
 static int get_blend(jctx *c, const json_t *obj, crowd_blend *out) {
     int k = -1;
-    TRY(get_enum(c, obj, "blend", blend_names, 3, &k));
+    TOOL_ENUM_NAMES(blend_names, blend, crowd_blend, CROWD_BLEND_OVERRIDE, CROWD_BLEND_COUNT - 1); /* "default" is not written */
+    TRY(get_enum(c, obj, "blend", blend_names, CROWD_BLEND_COUNT - 1, &k));
     if (k >= 0) *out = (crowd_blend)(CROWD_BLEND_OVERRIDE + k);
     return TOOL_OK;
 }
@@ -371,7 +370,7 @@ static int read_look(jctx *c, const json_t *jl, scene_rig *rig) {
 static int read_harmonic(jctx *c, const json_t *jh, scene_rig *rig) {
     static const char *const keys[] = {"blend", "channel_timescales", "parameters", NULL};
     static const char *const pkeys[] = {"id", "channel", "direction", "origin", "range", "duration", NULL};
-    static const char *const directions[] = {"centric", "left", "right"}; /* crowd_direction order */
+    TOOL_ENUM_NAMES(directions, direction, crowd_direction, 0, CROWD_DIRECTION_COUNT);
     TRY(check_object(c, jh, keys));
     rig->harmonic = crowd_harmonic_defaults();
     if (rig->harmonic.blend == CROWD_BLEND_DEFAULT) rig->harmonic.blend = CROWD_BLEND_ADDITIVE;
@@ -427,7 +426,7 @@ static int read_harmonic(jctx *c, const json_t *jh, scene_rig *rig) {
             d->channel = (uint32_t)ch;
             pop(c, o3);
         }
-        TRY(get_enum(c, jp, "direction", directions, 3, &dir));
+        TRY(get_enum(c, jp, "direction", directions, CROWD_DIRECTION_COUNT, &dir));
         if (dir >= 0) d->direction = (crowd_direction)dir;
         TRY(get_float(c, jp, "origin", -INFINITY, false, INFINITY, &d->origin));
         TRY(get_float(c, jp, "range", 0, false, INFINITY, &d->range));
@@ -448,11 +447,11 @@ typedef struct model3_blink {
 
 static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_blink *m3) {
     static const char *const keys[] = {"model", "blend", "parameters", "mean", "max_deviation", "timescale", NULL};
-    static const char *const models[] = {"sine", "timed"}; /* crowd_blink_model order */
+    TOOL_ENUM_NAMES(models, blink_model, crowd_blink_model, 0, CROWD_BLINK_MODEL_COUNT);
     TRY(check_object(c, jb, keys));
     rig->blink = crowd_blink_defaults();
     int model = -1;
-    TRY(get_enum(c, jb, "model", models, 2, &model));
+    TRY(get_enum(c, jb, "model", models, CROWD_BLINK_MODEL_COUNT, &model));
     if (model >= 0) rig->blink.model = (crowd_blink_model)model;
     TRY(get_blend(c, jb, &rig->blink.blend));
     TRY(get_float(c, jb, "mean", 0, false, INFINITY, &rig->blink.mean));
@@ -499,22 +498,22 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
                                        "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "arm_image_bend",
                                        "outputs", NULL};
     static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
-    static const char *const frames[] = {"mediapipe_world", "engine"};       /* crowd_pose_frame order */
-    static const char *const fixes[] = {"y_along_bone", "z_along_bone"};     /* crowd_axis_fix order */
-    static const char *const fallbacks[] = {"stable", "root", "previous"};   /* crowd_limb_fallback order */
+    TOOL_ENUM_NAMES(frames, pose_frame, crowd_pose_frame, 0, CROWD_FRAME_COUNT);
+    TOOL_ENUM_NAMES(fixes, axis_fix, crowd_axis_fix, 0, 2); /* the presets (custom and calibrated need arrays) */
+    TOOL_ENUM_NAMES(fallbacks, limb_fallback, crowd_limb_fallback, 0, CROWD_FALLBACK_COUNT);
+    TOOL_ENUM_NAMES(outputs, limb_outputs, crowd_limb_outputs, 0, CROWD_LIMB_OUTPUTS_COUNT);
     static const char *const smoothings[] = {"off", "one_euro"};
-    static const char *const outputs[] = {"both", "world", "local"};      /* crowd_limb_outputs order */
     TRY(check_object(c, jl, keys));
     crowd_limbs_desc *l = &rig->limbs;
     *l = crowd_limbs_defaults();
     int k = -1;
-    TRY(get_enum(c, jl, "frame", frames, 2, &k));
+    TRY(get_enum(c, jl, "frame", frames, CROWD_FRAME_COUNT, &k));
     if (k >= 0) l->frame = (crowd_pose_frame)k;
     k = -1;
     TRY(get_enum(c, jl, "axis_fix", fixes, 2, &k));
     if (k >= 0) l->axis_fix = (crowd_axis_fix)k;
     k = -1;
-    TRY(get_enum(c, jl, "fallback", fallbacks, 3, &k));
+    TRY(get_enum(c, jl, "fallback", fallbacks, CROWD_FALLBACK_COUNT, &k));
     if (k >= 0) l->fallback = (crowd_limb_fallback)k;
     TRY(get_float(c, jl, "visibility_threshold", 0, false, 1, &l->visibility_threshold));
     k = -1;
@@ -536,7 +535,7 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
     TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
     TRY(get_float(c, jl, "arm_image_bend", 0, false, 90, &l->arm_image_bend));
     k = -1;
-    TRY(get_enum(c, jl, "outputs", outputs, 3, &k));
+    TRY(get_enum(c, jl, "outputs", outputs, CROWD_LIMB_OUTPUTS_COUNT, &k));
     if (k >= 0) l->outputs = (crowd_limb_outputs)k;
     if (!(l->bend_min < l->bend_full)) {
         size_t o = push_key(c, "bend_min");
@@ -567,7 +566,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
                                        "one_euro", NULL};
     static const char *const mkeys[] = {"source", "id", "gain", "offset", "curve", NULL};
     static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
-    static const char *const curves[] = {"linear", "smoothstep"}; /* crowd_face_curve order */
+    TOOL_ENUM_NAMES(curves, face_curve, crowd_face_curve, 0, CROWD_FACE_CURVE_COUNT);
     TRY(check_object(c, jf, keys));
     crowd_face_desc *f = &rig->face;
     *f = crowd_face_defaults();
@@ -637,7 +636,7 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
             TRY(get_float(c, e, "gain", -1e6f, false, 1e6f, &m[k].gain));
             TRY(get_float(c, e, "offset", -1e6f, false, 1e6f, &m[k].offset));
             int cv = -1;
-            TRY(get_enum(c, e, "curve", curves, 2, &cv));
+            TRY(get_enum(c, e, "curve", curves, CROWD_FACE_CURVE_COUNT, &cv));
             m[k].curve = cv == 1 ? CROWD_FACE_CURVE_SMOOTHSTEP : CROWD_FACE_CURVE_LINEAR;
             pop(c, ok);
         }
@@ -835,8 +834,8 @@ static int read_place(jctx *c, const json_t *jp, scene_group *g) {
 
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place", NULL};
-    static const char *const phases[] = {"zero", "random"};      /* crowd_harmonic_phase order */
-    static const char *const starts[] = {"random", "cubism"};    /* crowd_blink_start order */
+    TOOL_ENUM_NAMES(phases, harmonic_phase, crowd_harmonic_phase, 0, CROWD_HARMONIC_PHASE_COUNT);
+    TOOL_ENUM_NAMES(starts, blink_start, crowd_blink_start, 0, CROWD_BLINK_START_COUNT);
     TRY(check_object(c, jg, keys));
     const char *rig_name = "hiyori";
     TRY(get_string(c, jg, "rig", &rig_name));
@@ -852,10 +851,10 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     g->count = 1;
     TRY(get_u32(c, jg, "count", 0, MAX_COUNT, &g->count));
     int k = -1;
-    TRY(get_enum(c, jg, "harmonic_phase", phases, 2, &k));
+    TRY(get_enum(c, jg, "harmonic_phase", phases, CROWD_HARMONIC_PHASE_COUNT, &k));
     g->harmonic_phase = k >= 0 ? (crowd_harmonic_phase)k : CROWD_HARMONIC_PHASE_ZERO;
     k = -1;
-    TRY(get_enum(c, jg, "blink_start", starts, 2, &k));
+    TRY(get_enum(c, jg, "blink_start", starts, CROWD_BLINK_START_COUNT, &k));
     g->blink_start = k >= 0 ? (crowd_blink_start)k : CROWD_BLINK_START_RANDOM;
     const json_t *look, *pose, *place, *face;
     TRY(get_object(c, jg, "face", &face));

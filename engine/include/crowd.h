@@ -202,6 +202,8 @@ typedef enum crowd_result {
 
 /* The fixed text of a code ("ok", "a required pointer is NULL", ...). Never NULL. */
 CROWD_API const char *crowd_result_text(crowd_result result);
+/* The code's constant as text ("CROWD_ERR_NULL"), NULL out of range. */
+CROWD_API const char *crowd_result_name(crowd_result result);
 
 /* ------------------------------------------------------------------------------------------
  * 3. Engine
@@ -278,6 +280,8 @@ CROWD_API uint32_t crowd_engine_threads(const crowd_engine *engine);
 CROWD_API crowd_simd crowd_simd_target(const crowd_engine *engine);
 /* "auto", "scalar", "sse2", "avx2", "avx512", "wasm128"; NULL for an unknown value. */
 CROWD_API const char *crowd_simd_name(crowd_simd simd);
+/* The target named `name` (crowd_simd_name's); CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_simd_parse(const char *name, crowd_simd *out);
 /* Its lane count (1, 4, 8, 16, 4); 0 for AUTO or an unknown value. */
 CROWD_API uint32_t crowd_simd_width(crowd_simd simd);
 /* True when the target is built into the library and the CPU can run it. */
@@ -303,6 +307,9 @@ typedef enum crowd_blend {
     CROWD_BLEND_MULTIPLY,    /* P = C(P*(1 + (v - 1)*w)) */
     CROWD_BLEND_COUNT
 } crowd_blend;
+/* "default", "override", "additive", "multiply"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_blend_name(crowd_blend value);
+CROWD_API crowd_result crowd_blend_parse(const char *name, crowd_blend *out);
 
 /* One parameter: min <= max, all finite, default in any place: each tick out = base, and only a
  * controller's blend clamps (or wraps) it into [min, max], so a parameter no controller drives
@@ -317,6 +324,9 @@ typedef struct crowd_parameter_desc {
 CROWD_API crowd_parameter_desc crowd_parameter_defaults(const char *id);
 
 typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
+/* "x", "y", "z"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_axis_name(crowd_axis value);
+CROWD_API crowd_result crowd_axis_parse(const char *name, crowd_axis *out);
 
 /* Gaze (Cubism LookAt with Unity's Vector3.SmoothDamp). Parameter k receives pos[axis]*factor. */
 typedef struct crowd_look_parameter_desc {
@@ -340,6 +350,9 @@ CROWD_API crowd_look_desc crowd_look_defaults(void);
 typedef enum crowd_direction {
     CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
 } crowd_direction;
+/* "centric", "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_direction_name(crowd_direction value);
+CROWD_API crowd_result crowd_direction_parse(const char *name, crowd_direction *out);
 
 /* Harmonic sine (Cubism HarmonicMotion): value = origin + range*sin(2*pi*T/duration). */
 typedef struct crowd_harmonic_parameter_desc {
@@ -376,6 +389,9 @@ typedef enum crowd_blink_model {
     CROWD_BLINK_TIMED,    /* linear phases 1.0/0.5/1.5 scaled time (Unity R5 auto blink) */
     CROWD_BLINK_MODEL_COUNT
 } crowd_blink_model;
+/* "sine", "timed"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_blink_model_name(crowd_blink_model value);
+CROWD_API crowd_result crowd_blink_model_parse(const char *name, crowd_blink_model *out);
 
 /* Automatic eye blink. eye_opening is blended into every blink parameter every tick. */
 typedef struct crowd_blink_desc {
@@ -397,6 +413,9 @@ typedef enum crowd_pose_frame {
     CROWD_FRAME_ENGINE,              /* already +y up */
     CROWD_FRAME_COUNT
 } crowd_pose_frame;
+/* "mediapipe_world", "engine"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_pose_frame_name(crowd_pose_frame value);
+CROWD_API crowd_result crowd_pose_frame_parse(const char *name, crowd_pose_frame *out);
 
 typedef enum crowd_axis_fix {
     CROWD_AXIS_FIX_Y_ALONG_BONE = 0, /* AngleAxis(90 deg, +x) on arm and leg bones: local +y on the bone */
@@ -405,6 +424,9 @@ typedef enum crowd_axis_fix {
     CROWD_AXIS_FIX_CALIBRATED,       /* from bind_landmarks + bind_rotations */
     CROWD_AXIS_FIX_COUNT
 } crowd_axis_fix;
+/* "y_along_bone", "z_along_bone", "custom", "calibrated"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_axis_fix_name(crowd_axis_fix value);
+CROWD_API crowd_result crowd_axis_fix_parse(const char *name, crowd_axis_fix *out);
 
 typedef enum crowd_limb_fallback {
     CROWD_FALLBACK_STABLE = 0, /* the default (SPEC 5.1): the side axis kept in the torso's frame,
@@ -423,11 +445,17 @@ typedef enum crowd_limb_fallback {
                                 flips half a turn */
     CROWD_FALLBACK_COUNT
 } crowd_limb_fallback;
+/* "stable", "root", "previous"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_fallback_name(crowd_limb_fallback value);
+CROWD_API crowd_result crowd_limb_fallback_parse(const char *name, crowd_limb_fallback *out);
 
 typedef enum crowd_limb {
     CROWD_LIMB_LEFT_ARM = 0, CROWD_LIMB_RIGHT_ARM, CROWD_LIMB_LEFT_LEG, CROWD_LIMB_RIGHT_LEG,
     CROWD_LIMB_COUNT
 } crowd_limb;
+/* "left_arm", "right_arm", "left_leg", "right_leg"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_name(crowd_limb value);
+CROWD_API crowd_result crowd_limb_parse(const char *name, crowd_limb *out);
 
 typedef enum crowd_bone {
     CROWD_BONE_HIPS = 0, CROWD_BONE_CHEST, CROWD_BONE_HEAD,
@@ -463,6 +491,9 @@ typedef enum crowd_limb_outputs {
                                     a NaN either way */
     CROWD_LIMB_OUTPUTS_COUNT
 } crowd_limb_outputs;
+/* "both", "world", "local"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_outputs_name(crowd_limb_outputs value);
+CROWD_API crowd_result crowd_limb_outputs_parse(const char *name, crowd_limb_outputs *out);
 
 #define CROWD_LANDMARK_COUNT 33
 /* A unit quaternion (x, y, z, w), Hamilton product, A*B applies B first. */
@@ -548,6 +579,9 @@ typedef enum crowd_face_curve {
     CROWD_FACE_CURVE_SMOOTHSTEP, /* t = clamp(s, 0, 1); c(s) = (t*t)*(3 - 2*t): eases a score's ends */
     CROWD_FACE_CURVE_COUNT
 } crowd_face_curve;
+/* "linear", "smoothstep"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_face_curve_name(crowd_face_curve value);
+CROWD_API crowd_result crowd_face_curve_parse(const char *name, crowd_face_curve *out);
 
 /* One mapping entry: source -> parameter. Its value is offset + gain*c(source); the entries
  * naming one parameter add up (in the order given, from the first entry's value), and the sum
@@ -598,6 +632,8 @@ CROWD_API crowd_face_desc crowd_face_defaults(void);
 /* MediaPipe's categoryName of a score ("_neutral", "browDownLeft", ... "noseSneerRight"), then
  * "headYaw", "headPitch", "headRoll"; NULL for an unknown source. */
 CROWD_API const char *crowd_face_source_name(crowd_face_source source);
+/* The source named `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_face_source_parse(const char *name, crowd_face_source *out);
 /* The rotation of a facial transformation matrix (MediaPipe's facialTransformationMatrixes:
  * 16 floats, column-major, the upper 3x3 a rotation times a uniform scale) as a unit
  * quaternion with w >= 0, computed in double and rounded once. CROWD_ERR_NULL, CROWD_ERR_NOT_FINITE,
@@ -648,6 +684,53 @@ CROWD_API crowd_result crowd_reserve(crowd_engine *engine, crowd_rig rig, uint32
  * CROWD_ERR_NULL (engine, out_bytes), CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, crowd_rig rig, size_t *out_bytes);
 
+/* The controllers a rig can have, in the order of crowd_rig_desc's pointers, and each one's
+ * settings described once: the table crowd_rig_create validates the desc's plain settings by,
+ * snapshots store them by and the tools and bindings derive their readers from. Entry lists
+ * (parameters, mapping) and arrays tied to another setting (channel_timescales, custom_fix,
+ * bind_*) are not settings here: the controller's desc documents them. */
+typedef enum crowd_controller {
+    CROWD_CONTROLLER_LOOK = 0, CROWD_CONTROLLER_HARMONIC, CROWD_CONTROLLER_BLINK, CROWD_CONTROLLER_LIMBS,
+    CROWD_CONTROLLER_FACE,
+    CROWD_CONTROLLER_COUNT
+} crowd_controller;
+/* "look", "harmonic", "blink", "limbs", "face" (crowd_rig_desc's member), or NULL. */
+CROWD_API const char *crowd_controller_name(crowd_controller controller);
+/* The controller whose name is `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_controller_parse(const char *name, crowd_controller *out);
+
+typedef enum crowd_setting_type {
+    CROWD_SETTING_FLOAT = 0, /* float (count of them: fallback_sign has 4) */
+    CROWD_SETTING_ENUM,      /* one of the crowd_* enums (int-sized): values min..max */
+    CROWD_SETTING_BOOL,      /* bool */
+    CROWD_SETTING_BITS64,    /* uint64_t bit set: bits below max + 1 */
+    CROWD_SETTING_TYPE_COUNT
+} crowd_setting_type;
+/* "float", "enum", "bool", "bits64"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_setting_type_name(crowd_setting_type value);
+CROWD_API crowd_result crowd_setting_type_parse(const char *name, crowd_setting_type *out);
+
+/* One setting of a controller's desc (crowd_look_desc ... crowd_face_desc). A float lies in
+ * [min, max], an end excluded when min_open / max_open; max is +INFINITY where +inf is allowed
+ * (look's max_speed). A rule that ties two settings (bend_min < bend_full) is the desc's. */
+typedef struct crowd_setting {
+    const char *name;        /* the desc's member: "max_deviation" */
+    crowd_setting_type type;
+    size_t offset;           /* offsetof(the controller's desc, member) */
+    uint32_t count;          /* values (floats) in the member: 1 but for arrays */
+    double default_value;    /* what crowd_<controller>_defaults() sets (fallback_sign: the first) */
+    double min, max;
+    bool min_open, max_open;
+    const char *unit;        /* "s", "Hz", "degrees", "" */
+    const char *doc;         /* one line */
+    const char *const *value_names; /* ENUM: the names of values 0..max ("default", "override", ...) */
+} crowd_setting;
+/* How many settings the controller has (0 for an invalid controller); cannot fail. */
+CROWD_API uint32_t crowd_setting_count(crowd_controller controller);
+/* Setting `index` of the controller. Errors: CROWD_ERR_NULL (out), CROWD_ERR_BAD_ENUM
+ * (controller), CROWD_ERR_RANGE (index >= crowd_setting_count). */
+CROWD_API crowd_result crowd_setting_info(crowd_controller controller, uint32_t index, crowd_setting *out);
+
 /* ------------------------------------------------------------------------------------------
  * 5. Instances
  * ---------------------------------------------------------------------------------------- */
@@ -659,12 +742,18 @@ typedef enum crowd_blink_start {
                                      timed: a drawn wait (as Unity) */
     CROWD_BLINK_START_COUNT
 } crowd_blink_start;
+/* "random", "cubism"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_blink_start_name(crowd_blink_start value);
+CROWD_API crowd_result crowd_blink_start_parse(const char *name, crowd_blink_start *out);
 
 typedef enum crowd_harmonic_phase {
     CROWD_HARMONIC_PHASE_ZERO = 0, /* T = 0 (as Cubism) */
     CROWD_HARMONIC_PHASE_RANDOM,   /* T uniform in [0, duration) */
     CROWD_HARMONIC_PHASE_COUNT
 } crowd_harmonic_phase;
+/* "zero", "random"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_harmonic_phase_name(crowd_harmonic_phase value);
+CROWD_API crowd_result crowd_harmonic_phase_parse(const char *name, crowd_harmonic_phase *out);
 
 typedef struct crowd_add_desc {
     crowd_rig rig;
@@ -770,6 +859,8 @@ CROWD_API uint32_t crowd_field_width(crowd_field field);
 /* "base", "look_target", ... (the enum's name in lower case without the prefix); NULL for an
  * unknown field. */
 CROWD_API const char *crowd_field_name(crowd_field field);
+/* The field named `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_field_parse(const char *name, crowd_field *out);
 
 /* Writes values[i*width .. i*width+width) to handles[i]. All handles and values are checked
  * before anything is written. A handle may repeat; the last value wins. Errors: CROWD_ERR_NULL
@@ -925,6 +1016,8 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  * ---------------------------------------------------------------------------------------- */
 /* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
 CROWD_API const char *crowd_bone_name(crowd_bone bone);
+/* The bone named `name` (crowd_bone_name's); CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_bone_parse(const char *name, crowd_bone *out);
 
 /* The canonical rest pose: 33 landmarks (x, y, z, visibility 1) in `frame` (in the engine frame,
  * metres, +y up, origin between the hips): an upright subject facing -z, +x toward the

@@ -2,7 +2,8 @@
  * parameters, with the presence hand-off and optional One Euro smoothing.
  *
  * The first part is plain C (the settings and columns the engine hands the kernels; face.c
- * reads it too); the second, compiled once per SIMD target after cv.h, is the stage:
+ * reads it too); the second, in the kernel source only (kernels/stages.h defines
+ * CROWDI_STAGES), is the stage:
  *   cvk_atan2(y, x)                 branch-free float atan2 on cv_ ops
  *   cvk_face_head(q, &yaw, ...)     head yaw/pitch/roll in degrees from a unit quaternion
  *   cvk_face_curve(curve, s)        linear or smoothstep
@@ -14,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "kernel_table.h"
 
 #define CROWDI_FACE_SCORES 52
 #define CROWDI_FACE_SOURCES 55 /* the scores, then yaw, pitch, roll */
@@ -46,7 +49,6 @@ typedef struct crowdi_face_target {
 } crowdi_face_target;
 
 typedef struct crowdi_face_view {
-    uint32_t enabled;
     uint32_t target_count, used_count, smoothed_count, need_head;
     const crowdi_face_target *targets;
     const crowdi_face_entry *entries;
@@ -57,14 +59,11 @@ typedef struct crowdi_face_view {
     float *cols; /* column c at cols + c*stride */
 } crowdi_face_view;
 
-#endif
-
-/* ---- the stage: stages.h includes this again with CROWDI_FACE_WANT_STAGE, after cv.h and
- * the blends ---- */
-#if defined(CROWDI_FACE_WANT_STAGE) && !defined(CROWDI_FACE_STAGE)
-#define CROWDI_FACE_STAGE
+/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
+#ifdef CROWDI_STAGES
 #include <math.h>
 
+#include "common.h"
 #include "one_euro.h"
 
 /* atan2(y, x) for finite y, x: t = min/max of |x|, |y| in [0, 1]; above tan(pi/8) reduced by
@@ -187,8 +186,8 @@ static inline void cvk_face_block(const crowdi_face_view *f, const cvk_face_tick
 
 /* The stage over rows [i0, i1) (whole blocks). */
 static inline void cvk_face(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
-    if (!v->face.enabled) return;
-    const crowdi_face_view *f = &v->face;
+    const crowdi_face_view *f = v->controller[CROWDI_CTL_FACE];
+    if (!f) return;
     float *const *out = v->out;
     const crowdi_param *params = v->params;
     cvk_face_tick t = {.dt = dt, .k = exp2f(-(dt / f->half_life))};
@@ -200,4 +199,5 @@ static inline void cvk_face(const crowdi_rig_view *v, float dt, size_t i0, size_
     for (size_t i = i0; i < i1; i += CV_W) cvk_face_block(f, &t, out, params, i);
 }
 
+#endif /* CROWDI_STAGES */
 #endif

@@ -4,13 +4,59 @@
 #ifndef CROWDI_LIMBS_H
 #define CROWDI_LIMBS_H
 
-#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "cv.h"
+#include "kernel_table.h"
+#include "skeleton.h"
+
+/* How a limb's side axis is chosen (crowd_limb_fallback as the kernels see it). */
+enum { CROWDI_SIDE_STABLE = 0, CROWDI_SIDE_ROOT = 1, CROWDI_SIDE_PREVIOUS = 2 };
+
+/* The limbs' view of the rig: settings and column groups of stride rows each. pose: 4 per
+ * landmark (x, y, z, visibility); root, world, local: 4 per quaternion; side: 3 per limb
+ * (fallback previous: the last bent side; stable: the side in the torso's frame); filter: 99
+ * filtered coordinates, 99 derivatives, 99 last raw values, 1 "has a first sample" flag; track
+ * (when the threshold is above 0): per bone the re-acquisition progress r, or -1 after an
+ * untrusted tick (a re-acquired bone eases from its previous local rotation: the local
+ * columns). The root is NULL while every row holds limb_root_value. */
+typedef struct crowdi_limbs_view {
+    uint32_t limb_flip_y, limb_side_mode, limb_smoothing;
+    uint32_t limb_side_settle; /* stable, calibration only: the side a held pose settles at */
+    float limb_sign[4], limb_visibility_threshold, limb_hold_half_life, limb_reacquire_half_life;
+    float limb_bend_sin_min, limb_bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
+    float limb_arm_image_sin; /* sin(arm_image_bend): an arm bent this much in the image plane keeps its sign */
+    float limb_min_cutoff, limb_beta, limb_d_cutoff;
+    float limb_fix[CROWDI_BONES][4], limb_rest_local[CROWDI_BONES][4], limb_rest_world[CROWDI_BONES][4];
+    uint8_t limb_fix_kind[CROWDI_BONES]; /* crowdi_fix_kind of each limb_fix */
+    size_t limb_stride;
+    float *limb_pose, *limb_root, *limb_world, *limb_local, *limb_side, *limb_filter, *limb_track;
+    float limb_root_value[4]; /* the root every row holds while limb_root is NULL */
+} crowdi_limbs_view;
+
+/* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
+ * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
+static inline bool crowdi_limbs_have_side(const crowdi_limbs_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }
+static inline bool crowdi_limbs_track(const crowdi_limbs_view *l) { return l->limb_visibility_threshold > 0.0f; }
+
+/* How a bone's axis fix multiplies: the tick normalises after the fix, so a fix need only be
+ * known up to a positive factor, and the two presets' fixes take 0 and 4 additions instead of a
+ * full product. */
+enum { CROWDI_FIX_IDENTITY, CROWDI_FIX_X90, CROWDI_FIX_GENERAL };
+static inline uint8_t crowdi_fix_kind(const float q[4]) {
+    if (q[1] != 0.0f || q[2] != 0.0f || !(q[3] > 0.0f)) return CROWDI_FIX_GENERAL;
+    if (q[0] == 0.0f) return CROWDI_FIX_IDENTITY; /* (0, 0, 0, w): identity up to the factor */
+    return q[0] == q[3] ? CROWDI_FIX_X90 : CROWDI_FIX_GENERAL;
+}
+
+/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
+#ifdef CROWDI_STAGES
+#include <math.h>
+
+#include "common.h"
 #include "cv_geom.h"
 #include "cv_math.h"
-#include "kernel_table.h"
 #include "one_euro.h"
 
 /* q * fix for a fix known up to a positive factor (crowdi_fix_kind): (1, 0, 0, 1) gives
@@ -138,7 +184,7 @@ static inline void cvk_put_forward(cvk_limb_scratch *s, int bone, size_t j, cv_v
 }
 
 /* Is landmark k of the block's rows at or above the visibility threshold? */
-static inline cv_m cvk_landmark_seen(const crowdi_rig_view *v, int k, size_t i) {
+static inline cv_m cvk_landmark_seen(const crowdi_limbs_view *v, int k, size_t i) {
     return cv_ge(cv_loadu(v->limb_pose + (size_t)(4 * k + 3) * v->limb_stride + i), cv_set1(v->limb_visibility_threshold));
 }
 
@@ -178,7 +224,7 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
  * torso basis T; reads the limb's side (kept in T's frame) and stores it where `trusted` (the
  * limb's three joints seen: landmarks the tracker does not see must not steer the roll it
  * resumes with). */
-static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_rig_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
+static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_limbs_view *v, size_t i, int limb, bool leg, cv_v3 d, cv_v3 ld,
                                      const cvk_basis *T, cv_m trusted) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
@@ -241,7 +287,7 @@ static inline __attribute__((always_inline)) cv_v3 cvk_stable_side(const crowdi_
 /* A limb bone pair (upper, lower) from joints a, b, c; the side axis by the rig's mode (in
  * stable mode only the directions: cvk_limb_sides completes them). `right` is the root's right
  * turned to the subject's side (cvk_limb_geometry). */
-static inline void cvk_limb(const crowdi_rig_view *v, size_t i, int limb, cv_v3 a, cv_v3 b, cv_v3 c,
+static inline void cvk_limb(const crowdi_limbs_view *v, size_t i, int limb, cv_v3 a, cv_v3 b, cv_v3 c,
                             cv_v3 right, cvk_limb_scratch *s, int upper_bone, size_t j) {
     cv_v3 upper_dir = cv_v3_normalized(cv_v3_sub(b, a));
     cv_v3 lower_dir = cv_v3_normalized(cv_v3_sub(c, b));
@@ -298,12 +344,12 @@ static inline cv_v3 cvk_lm(const cvk_landmarks *L, int k, size_t i) {
 
 /* The root rotation of rows [i, i + CV_W): its columns, or the one value every row holds
  * (limb_root NULL; kernel_table.h). */
-static inline cv_q cvk_limb_root(const crowdi_rig_view *v, size_t i) {
+static inline cv_q cvk_limb_root(const crowdi_limbs_view *v, size_t i) {
     return v->limb_root ? cv_q_loadu_cols(v->limb_root, v->limb_stride, i) : cv_q_set1(v->limb_root_value);
 }
 
 /* Pass 1's geometry: each bone's LookRotation arguments from the landmarks L. */
-static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi_rig_view *v, size_t i,
+static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi_limbs_view *v, size_t i,
                                                                      cvk_limb_scratch *s, size_t j,
                                                                      const cvk_landmarks L) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
@@ -362,7 +408,7 @@ static inline __attribute__((always_inline)) void cvk_limb_geometry(const crowdi
 
 /* Pass 1, one block at row i (scratch offset j): landmarks in (flipped, smoothed), each bone's
  * LookRotation arguments out. */
-static inline void cvk_limb_inputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
+static inline void cvk_limb_inputs(const crowdi_limbs_view *v, const cvk_limb_tick *t, size_t i, cvk_limb_scratch *s,
                                    size_t j) {
     const size_t st = v->limb_stride;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
@@ -430,7 +476,7 @@ static inline void cvk_put_up(cvk_limb_scratch *s, int bone, size_t j, cv_v3 up)
 }
 
 /* One limb's side axis and its two bones' ups (their forwards are in the scratch already). */
-static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_rig_view *v, size_t i,
+static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowdi_limbs_view *v, size_t i,
                                                                       cvk_limb_scratch *s, size_t j, int limb,
                                                                       const cvk_basis *T, const bool check_trust) {
     const int upper = crowdi_limb_upper[limb];
@@ -445,7 +491,7 @@ static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowd
 
 /* check_trust (a constant at each call): whether some landmark of the block can be unseen; a
  * steady block (cvk_limb_inputs) or a rig without tracking stores every side */
-static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi_rig_view *v, size_t i,
+static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi_limbs_view *v, size_t i,
                                                                      cvk_limb_scratch *s, size_t j,
                                                                      const bool check_trust) {
     /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
@@ -458,7 +504,7 @@ static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi
     cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T, check_trust);
 }
 
-__attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
+__attribute__((noinline)) static void cvk_limb_sides(const crowdi_limbs_view *v, size_t i, cvk_limb_scratch *s, size_t j) {
     if (v->limb_track && !s->steady[j / CV_W])
         cvk_limb_sides_by(v, i, s, j, true);
     else
@@ -468,7 +514,7 @@ __attribute__((noinline)) static void cvk_limb_sides(const crowdi_rig_view *v, s
 /* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
  * each call (cvk_look_rotation_by, cvk_q_mul_fix), so the loop holds no branch. Renormalised
  * after the fix: near LookRotation's degenerate threshold the basis is not quite orthogonal. */
-static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_rig_view *v, cvk_limb_scratch *s,
+static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_limbs_view *v, cvk_limb_scratch *s,
                                                                          size_t rows, int b, int form, uint8_t kind) {
     for (size_t j = 0; j < rows; j += CV_W) {
         cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
@@ -484,7 +530,7 @@ static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const cr
 }
 
 /* Not inlined, like the other passes: each gets its own register allocation. */
-__attribute__((noinline)) static void cvk_limb_rotations(const crowdi_rig_view *v, cvk_limb_scratch *s, size_t rows,
+__attribute__((noinline)) static void cvk_limb_rotations(const crowdi_limbs_view *v, cvk_limb_scratch *s, size_t rows,
                                                          int b) {
     const int form = crowdi_bones[b].unit_forward ? CVK_LOOK_UNIT : CVK_LOOK_GENERAL;
     switch (v->limb_fix_kind[b]) {
@@ -540,7 +586,7 @@ static inline cv_q cvk_q_positive(cv_q q) {
  * solve; tracking needs the local columns (prev), so it comes with BOTH or LOCAL only. Every
  * value computed is the same whatever is kept: only the stores differ, and the one read of a
  * column not kept (the last world of a bone that cannot be solved, LOCAL) is replaced. */
-static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_rig_view *v, const cvk_limb_tick *t,
+static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_limbs_view *v, const cvk_limb_tick *t,
                                                                        size_t i, const cvk_limb_scratch *s, size_t j,
                                                                        const bool tracking, const int kept) {
     const bool keep_world = kept != CVK_KEEP_LOCAL, keep_local = kept != CVK_KEEP_WORLD;
@@ -629,7 +675,7 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
 /* The tracking form, for blocks where some bone is untrusted or easing in, and the plain one,
  * each expanded for the columns the view has (not inlined: the tracking code would cost the
  * plain form's registers, and the choice the stage's other passes theirs). */
-__attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+__attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_limbs_view *v, const cvk_limb_tick *t, size_t i,
                                                                 const cvk_limb_scratch *s, size_t j) {
     if (!v->limb_world)
         cvk_limb_outputs_by(v, t, i, s, j, true, CVK_KEEP_LOCAL);
@@ -637,12 +683,12 @@ __attribute__((noinline)) static void cvk_limb_outputs_tracking(const crowdi_rig
         cvk_limb_outputs_by(v, t, i, s, j, true, CVK_KEEP_BOTH);
 }
 
-__attribute__((noinline)) static void cvk_limb_outputs_plain(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+__attribute__((noinline)) static void cvk_limb_outputs_plain(const crowdi_limbs_view *v, const cvk_limb_tick *t, size_t i,
                                                              const cvk_limb_scratch *s, size_t j) {
     cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_BOTH);
 }
 
-__attribute__((noinline)) static void cvk_limb_outputs_plain_one(const crowdi_rig_view *v, const cvk_limb_tick *t,
+__attribute__((noinline)) static void cvk_limb_outputs_plain_one(const crowdi_limbs_view *v, const cvk_limb_tick *t,
                                                                  size_t i, const cvk_limb_scratch *s, size_t j) {
     if (!v->limb_world)
         cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_LOCAL);
@@ -650,7 +696,7 @@ __attribute__((noinline)) static void cvk_limb_outputs_plain_one(const crowdi_ri
         cvk_limb_outputs_by(v, t, i, s, j, false, CVK_KEEP_WORLD);
 }
 
-static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tick *t, size_t i,
+static inline void cvk_limb_outputs(const crowdi_limbs_view *v, const cvk_limb_tick *t, size_t i,
                                     const cvk_limb_scratch *s, size_t j, bool both) {
     if (t->track && !s->steady[j / CV_W])
         cvk_limb_outputs_tracking(v, t, i, s, j);
@@ -661,7 +707,7 @@ static inline void cvk_limb_outputs(const crowdi_rig_view *v, const cvk_limb_tic
 }
 
 /* The limb stage on rows [i0, i1) (whole blocks). */
-static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+static inline void cvk_limbs_range(const crowdi_limbs_view *v, float dt, size_t i0, size_t i1) {
     cvk_limb_tick t = {.dt = dt};
     if (v->limb_smoothing && dt > 0.0f) {
         t.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->limb_d_cutoff)) / dt);
@@ -688,7 +734,9 @@ static inline void cvk_limbs_range(const crowdi_rig_view *v, float dt, size_t i0
 
 /* The limb stage: rows [i0, i1), whole blocks. */
 static inline void cvk_limbs(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
-    if (v->limbs_enabled) cvk_limbs_range(v, dt, i0, i1);
+    const crowdi_limbs_view *l = v->controller[CROWDI_CTL_LIMBS];
+    if (l) cvk_limbs_range(l, dt, i0, i1);
 }
 
+#endif /* CROWDI_STAGES */
 #endif

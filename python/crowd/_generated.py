@@ -265,6 +265,29 @@ class FaceCurve(enum.IntEnum):
 FACE_CURVE_COUNT = 2
 
 
+class Controller(enum.IntEnum):
+    """crowd_controller (CROWD_CONTROLLER_*)."""
+    LOOK = 0
+    HARMONIC = 1
+    BLINK = 2
+    LIMBS = 3
+    FACE = 4
+
+
+CONTROLLER_COUNT = 5
+
+
+class SettingType(enum.IntEnum):
+    """crowd_setting_type (CROWD_SETTING_*)."""
+    FLOAT = 0
+    ENUM = 1
+    BOOL = 2
+    BITS64 = 3
+
+
+SETTING_TYPE_COUNT = 4
+
+
 class BlinkStart(enum.IntEnum):
     """crowd_blink_start (CROWD_BLINK_START_*)."""
     RANDOM = 0
@@ -317,7 +340,7 @@ class Field(enum.IntEnum):
 FIELD_COUNT = 27
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -501,6 +524,24 @@ class RigDesc(C.Structure):
     ]
 
 
+class Setting(C.Structure):
+    """crowd_setting."""
+    _fields_ = [
+        ("name", C.c_char_p),
+        ("type", C.c_int),
+        ("offset", C.c_size_t),
+        ("count", C.c_uint32),
+        ("default_value", C.c_double),
+        ("min", C.c_double),
+        ("max", C.c_double),
+        ("min_open", C.c_bool),
+        ("max_open", C.c_bool),
+        ("unit", C.c_char_p),
+        ("doc", C.c_char_p),
+        ("value_names", C.POINTER(C.c_char_p)),
+    ]
+
+
 class Instance(C.Structure):
     """crowd_instance."""
     _fields_ = [
@@ -518,12 +559,13 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_rig_desc": RigDesc, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
 
 
 # name: (restype, argtypes)
 SIGNATURES = {
     "crowd_result_text": (C.c_char_p, [C.c_int]),
+    "crowd_result_name": (C.c_char_p, [C.c_int]),
     "crowd_engine_defaults": (EngineDesc, []),
     "crowd_engine_create": (C.c_int, [C.POINTER(EngineDesc), C.POINTER(C.c_void_p)]),
     "crowd_engine_destroy": (None, [C.c_void_p]),
@@ -531,19 +573,41 @@ SIGNATURES = {
     "crowd_engine_threads": (C.c_uint32, [C.c_void_p]),
     "crowd_simd_target": (C.c_int, [C.c_void_p]),
     "crowd_simd_name": (C.c_char_p, [C.c_int]),
+    "crowd_simd_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_simd_width": (C.c_uint32, [C.c_int]),
     "crowd_simd_supported": (C.c_bool, [C.c_int]),
+    "crowd_blend_name": (C.c_char_p, [C.c_int]),
+    "crowd_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_parameter_defaults": (ParameterDesc, [C.c_char_p]),
+    "crowd_axis_name": (C.c_char_p, [C.c_int]),
+    "crowd_axis_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_look_parameter_defaults": (LookParameterDesc, [C.c_char_p]),
     "crowd_look_defaults": (LookDesc, []),
+    "crowd_direction_name": (C.c_char_p, [C.c_int]),
+    "crowd_direction_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_harmonic_parameter_defaults": (HarmonicParameterDesc, [C.c_char_p]),
     "crowd_harmonic_defaults": (HarmonicDesc, []),
+    "crowd_blink_model_name": (C.c_char_p, [C.c_int]),
+    "crowd_blink_model_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_blink_defaults": (BlinkDesc, []),
+    "crowd_pose_frame_name": (C.c_char_p, [C.c_int]),
+    "crowd_pose_frame_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_axis_fix_name": (C.c_char_p, [C.c_int]),
+    "crowd_axis_fix_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_fallback_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_fallback_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_outputs_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_outputs_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_limbs_defaults": (LimbsDesc, []),
+    "crowd_face_curve_name": (C.c_char_p, [C.c_int]),
+    "crowd_face_curve_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_mapping_defaults": (FaceMappingDesc, [C.c_int, C.c_char_p]),
     "crowd_face_standard_mapping": (C.POINTER(FaceMappingDesc), []),
     "crowd_face_defaults": (FaceDesc, []),
     "crowd_face_source_name": (C.c_char_p, [C.c_int]),
+    "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
@@ -552,6 +616,16 @@ SIGNATURES = {
     "crowd_rig_instance_count": (C.c_uint32, [C.c_void_p, Rig]),
     "crowd_reserve": (C.c_int, [C.c_void_p, Rig, C.c_uint32]),
     "crowd_rig_bytes_per_instance": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_size_t)]),
+    "crowd_controller_name": (C.c_char_p, [C.c_int]),
+    "crowd_controller_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_setting_type_name": (C.c_char_p, [C.c_int]),
+    "crowd_setting_type_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_setting_count": (C.c_uint32, [C.c_int]),
+    "crowd_setting_info": (C.c_int, [C.c_int, C.c_uint32, C.POINTER(Setting)]),
+    "crowd_blink_start_name": (C.c_char_p, [C.c_int]),
+    "crowd_blink_start_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_harmonic_phase_name": (C.c_char_p, [C.c_int]),
+    "crowd_harmonic_phase_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_add_defaults": (AddDesc, [Rig, C.c_uint32]),
     "crowd_instances_add": (C.c_int, [C.c_void_p, C.POINTER(AddDesc), C.c_void_p]),
     "crowd_instances_remove": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32]),
@@ -562,6 +636,7 @@ SIGNATURES = {
     "crowd_instance_random": (C.c_int, [C.c_void_p, Instance, C.c_uint32, C.c_void_p]),
     "crowd_field_width": (C.c_uint32, [C.c_int]),
     "crowd_field_name": (C.c_char_p, [C.c_int]),
+    "crowd_field_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_instances_set": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.c_void_p, C.c_uint32, C.c_void_p]),
     "crowd_instances_get": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.c_void_p, C.c_uint32, C.c_void_p]),
     "crowd_set": (C.c_int, [C.c_void_p, Instance, C.c_int, C.c_uint32, C.c_void_p]),
@@ -575,6 +650,7 @@ SIGNATURES = {
     "crowd_tick": (C.c_int, [C.c_void_p, C.c_float]),
     "crowd_tick_range": (C.c_int, [C.c_void_p, C.c_float, Rig, C.c_uint32, C.c_uint32]),
     "crowd_bone_name": (C.c_char_p, [C.c_int]),
+    "crowd_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_rest_landmarks": (None, [C.c_int, C.c_void_p]),
     "crowd_rig_rest_pose": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
     "crowd_snapshot_size": (C.c_int, [C.c_void_p, C.POINTER(C.c_size_t)]),
@@ -599,6 +675,7 @@ SETTINGS = {
 # name: parameter names (for messages and the coverage test)
 PARAMETERS = {
     "crowd_result_text": ('result', ),
+    "crowd_result_name": ('result', ),
     "crowd_engine_defaults": (),
     "crowd_engine_create": ('desc', 'out_engine', ),
     "crowd_engine_destroy": ('engine', ),
@@ -606,19 +683,41 @@ PARAMETERS = {
     "crowd_engine_threads": ('engine', ),
     "crowd_simd_target": ('engine', ),
     "crowd_simd_name": ('simd', ),
+    "crowd_simd_parse": ('name', 'out', ),
     "crowd_simd_width": ('simd', ),
     "crowd_simd_supported": ('simd', ),
+    "crowd_blend_name": ('value', ),
+    "crowd_blend_parse": ('name', 'out', ),
     "crowd_parameter_defaults": ('id', ),
+    "crowd_axis_name": ('value', ),
+    "crowd_axis_parse": ('name', 'out', ),
     "crowd_look_parameter_defaults": ('id', ),
     "crowd_look_defaults": (),
+    "crowd_direction_name": ('value', ),
+    "crowd_direction_parse": ('name', 'out', ),
     "crowd_harmonic_parameter_defaults": ('id', ),
     "crowd_harmonic_defaults": (),
+    "crowd_blink_model_name": ('value', ),
+    "crowd_blink_model_parse": ('name', 'out', ),
     "crowd_blink_defaults": (),
+    "crowd_pose_frame_name": ('value', ),
+    "crowd_pose_frame_parse": ('name', 'out', ),
+    "crowd_axis_fix_name": ('value', ),
+    "crowd_axis_fix_parse": ('name', 'out', ),
+    "crowd_limb_fallback_name": ('value', ),
+    "crowd_limb_fallback_parse": ('name', 'out', ),
+    "crowd_limb_name": ('value', ),
+    "crowd_limb_parse": ('name', 'out', ),
+    "crowd_limb_outputs_name": ('value', ),
+    "crowd_limb_outputs_parse": ('name', 'out', ),
     "crowd_limbs_defaults": (),
+    "crowd_face_curve_name": ('value', ),
+    "crowd_face_curve_parse": ('name', 'out', ),
     "crowd_face_mapping_defaults": ('source', 'id', ),
     "crowd_face_standard_mapping": (),
     "crowd_face_defaults": (),
     "crowd_face_source_name": ('source', ),
+    "crowd_face_source_parse": ('name', 'out', ),
     "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
@@ -627,6 +726,16 @@ PARAMETERS = {
     "crowd_rig_instance_count": ('engine', 'rig', ),
     "crowd_reserve": ('engine', 'rig', 'capacity', ),
     "crowd_rig_bytes_per_instance": ('engine', 'rig', 'out_bytes', ),
+    "crowd_controller_name": ('controller', ),
+    "crowd_controller_parse": ('name', 'out', ),
+    "crowd_setting_type_name": ('value', ),
+    "crowd_setting_type_parse": ('name', 'out', ),
+    "crowd_setting_count": ('controller', ),
+    "crowd_setting_info": ('controller', 'index', 'out', ),
+    "crowd_blink_start_name": ('value', ),
+    "crowd_blink_start_parse": ('name', 'out', ),
+    "crowd_harmonic_phase_name": ('value', ),
+    "crowd_harmonic_phase_parse": ('name', 'out', ),
     "crowd_add_defaults": ('rig', 'count', ),
     "crowd_instances_add": ('engine', 'desc', 'out_handles', ),
     "crowd_instances_remove": ('engine', 'handles', 'count', ),
@@ -637,6 +746,7 @@ PARAMETERS = {
     "crowd_instance_random": ('engine', 'instance', 'count', 'out_values', ),
     "crowd_field_width": ('field', ),
     "crowd_field_name": ('field', ),
+    "crowd_field_parse": ('name', 'out', ),
     "crowd_instances_set": ('engine', 'field', 'index', 'handles', 'count', 'values', ),
     "crowd_instances_get": ('engine', 'field', 'index', 'handles', 'count', 'values', ),
     "crowd_set": ('engine', 'instance', 'field', 'index', 'values', ),
@@ -650,6 +760,7 @@ PARAMETERS = {
     "crowd_tick": ('engine', 'dt', ),
     "crowd_tick_range": ('engine', 'dt', 'rig', 'first', 'count', ),
     "crowd_bone_name": ('bone', ),
+    "crowd_bone_parse": ('name', 'out', ),
     "crowd_rest_landmarks": ('frame', 'out', ),
     "crowd_rig_rest_pose": ('engine', 'rig', 'world', 'local', ),
     "crowd_snapshot_size": ('engine', 'out_size', ),

@@ -55,6 +55,14 @@ export declare const FACE_SOURCE_COUNT: 55;
 export declare const FaceCurve: Readonly<{ linear: 0; smoothstep: 1 }>;
 export type FaceCurveName = keyof typeof FaceCurve;
 export declare const FACE_CURVE_COUNT: 2;
+/** crowd_controller */
+export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4 }>;
+export type ControllerName = keyof typeof Controller;
+export declare const CONTROLLER_COUNT: 5;
+/** crowd_setting_type */
+export declare const SettingType: Readonly<{ float: 0; enum: 1; bool: 2; bits64: 3 }>;
+export type SettingTypeName = keyof typeof SettingType;
+export declare const SETTING_TYPE_COUNT: 4;
 /** crowd_blink_start */
 export declare const BlinkStart: Readonly<{ random: 0; cubism: 1 }>;
 export type BlinkStartName = keyof typeof BlinkStart;

@@ -83,6 +83,12 @@ export const FACE_SOURCE_COUNT = 55;
 /** crowd_face_curve */
 export const FaceCurve = Object.freeze({ linear: 0, smoothstep: 1 });
 export const FACE_CURVE_COUNT = 2;
+/** crowd_controller */
+export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4 });
+export const CONTROLLER_COUNT = 5;
+/** crowd_setting_type */
+export const SettingType = Object.freeze({ float: 0, enum: 1, bool: 2, bits64: 3 });
+export const SETTING_TYPE_COUNT = 4;
 /** crowd_blink_start */
 export const BlinkStart = Object.freeze({ random: 0, cubism: 1 });
 export const BLINK_START_COUNT = 2;
