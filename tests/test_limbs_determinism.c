@@ -16,14 +16,28 @@ typedef struct det_engine {
     crowd_instance *h[DET_RIGS];
 } det_engine;
 
-static void det_create(det_engine *d, crowd_simd simd, const crowd_limbs_desc descs[DET_RIGS]) {
-    d->e = crowd_test_engine_on(77, simd);
+/* threads 0: the engine the tests use by default (crowd_test_engine_on); else that many
+ * threads of the engine's pool tick it */
+static void det_create_threads(det_engine *d, crowd_simd simd, uint32_t threads, const crowd_limbs_desc descs[DET_RIGS]) {
+    if (threads == 0) {
+        d->e = crowd_test_engine_on(77, simd);
+    } else {
+        crowd_engine_desc ed = crowd_engine_defaults();
+        ed.seed = 77, ed.simd = simd, ed.threads = threads;
+        d->e = NULL;
+        crowd_result res = crowd_engine_create(&ed, &d->e);
+        if (res != CROWD_OK) FAILF("crowd_engine_create (%u threads): %s", threads, rname(res));
+    }
     for (int i = 0; i < DET_RIGS; i++) {
         d->rig[i] = limbs_rig(d->e, &descs[i], i == 0 ? "crowd" : i == 1 ? "calibrated" : "custom");
         d->h[i] = calloc(det_count[i], sizeof *d->h[i]);
         assert_non_null(d->h[i]);
         add_n(d->e, d->rig[i], det_count[i], d->h[i]);
     }
+}
+
+static void det_create(det_engine *d, crowd_simd simd, const crowd_limbs_desc descs[DET_RIGS]) {
+    det_create_threads(d, simd, 0, descs);
 }
 
 static void det_destroy(det_engine *d) {
@@ -182,6 +196,57 @@ static void test_determinism(void **state) {
 
 
 
+/* The same inputs ticked by 1, 2 and 3 threads of the engine's pool (crowd_tick splits every
+ * rig's rows between them): every bone's bytes equal to one thread's, tick by tick. */
+#define DET_THREADS 3
+static void det_run_threads(rng *r, const crowd_limbs_desc descs[DET_RIGS], det_inputs_fn inputs) {
+    det_engine d[DET_THREADS];
+    for (uint32_t k = 0; k < DET_THREADS; k++) det_create_threads(&d[k], crowd_test_simd, k + 1, descs);
+    uint32_t total = 0;
+    for (int i = 0; i < DET_RIGS; i++) total += det_count[i];
+    float *poses = malloc(sizeof(float) * POSE_FLOATS * total);
+    float *roots = malloc(sizeof(float) * 4 * total);
+    float *out[DET_THREADS];
+    for (int k = 0; k < DET_THREADS; k++) out[k] = malloc(sizeof(float) * 4 * det_count[0]);
+    assert_true(poses && roots && out[0] && out[1] && out[2]);
+    for (uint32_t i = 0; i < total; i++) inputs(r, -1, i, poses + (size_t)i * POSE_FLOATS, roots + 4 * i);
+    for (int tick = 0; tick < DET_TICKS; tick++) {
+        for (uint32_t i = 0; i < total; i++) inputs(r, tick, i, poses + (size_t)i * POSE_FLOATS, roots + 4 * i);
+        double du = rng_unit(r);
+        float dt = du < 0.1 ? 0.0f : du < 0.15 ? 1.0f : (float)rng_range(r, 1e-4, 0.05);
+        for (int k = 0; k < DET_THREADS; k++) {
+            uint32_t off = 0;
+            for (int rg = 0; rg < DET_RIGS; rg++) {
+                OK(d[k].e, crowd_instances_set(d[k].e, CROWD_FIELD_POSE, 0, d[k].h[rg], det_count[rg],
+                                               poses + (size_t)off * POSE_FLOATS));
+                OK(d[k].e, crowd_instances_set(d[k].e, CROWD_FIELD_ROOT, 0, d[k].h[rg], det_count[rg], roots + (size_t)off * 4));
+                off += det_count[rg];
+            }
+            OK(d[k].e, crowd_tick(d[k].e, dt));
+        }
+        for (int rg = 0; rg < DET_RIGS; rg++)
+            for (int f = 0; f < 2; f++)
+                for (int b = 0; b < NB; b++) {
+                    crowd_field field = f ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
+                    for (int k = 0; k < DET_THREADS; k++)
+                        OK(d[k].e, crowd_instances_get(d[k].e, field, (uint32_t)b, d[k].h[rg], det_count[rg], out[k]));
+                    for (int k = 1; k < DET_THREADS; k++)
+                        for (uint32_t i = 0; i < det_count[rg]; i++)
+                            if (memcmp(out[0] + 4 * i, out[k] + 4 * i, sizeof(float) * 4) != 0) {
+                                const float *a = out[0] + 4 * i, *c = out[k] + 4 * i;
+                                FAILF("ENGINE BUG: tick %d dt %g rig %d instance %u %s %s: 1 thread (%.9g, %.9g, %.9g, "
+                                      "%.9g) vs %d threads (%.9g, %.9g, %.9g, %.9g)",
+                                      tick, (double)dt, rg, i, f ? "local" : "world", crowd_bone_name((crowd_bone)b), a[0],
+                                      a[1], a[2], a[3], k + 1, c[0], c[1], c[2], c[3]);
+                            }
+                }
+    }
+    for (int k = 0; k < DET_THREADS; k++) free(out[k]);
+    free(poses);
+    free(roots);
+    for (int k = 0; k < DET_THREADS; k++) det_destroy(&d[k]);
+}
+
 /* SPEC 5.1 revision 2's cases (issue: dropouts while turning, arms bent in the image plane and in
  * depth, a subject facing -z straightening its limbs), per instance i from i's own numbers: the
  * canonical rest pose (facing -z) turning about y at a rate of its own (some turn around),
@@ -225,30 +290,54 @@ static void det_revision2_inputs(rng *r, int tick, uint32_t i, float *p, float *
     q_store(i % 5 == 0 ? q_axis_angle((v3){0, 1, 0}, 0.3 * (double)(i % 11)) : Q_ID, root);
 }
 
-static void test_determinism_revision2(void **state) {
-    (void)state;
-    rng r = {1001};
-    det_binds cal;
-    det_binds_init(&cal, &r);
-    crowd_limbs_desc descs[DET_RIGS];
+/* Revision 2's first set of rigs: stable in the engine frame, a calibrated rig with the root
+ * fallback, and previous (cal: the calibrated rig's bind pose and rotations). */
+static void det_revision2_descs(crowd_limbs_desc descs[DET_RIGS], const det_binds *cal) {
     descs[0] = crowd_limbs_defaults(); /* stable, the engine frame */
     descs[0].frame = CROWD_FRAME_ENGINE;
     descs[1] = engine_limbs(CROWD_AXIS_FIX_CALIBRATED); /* root fallback, tracked */
-    descs[1].bind_landmarks = cal.bind_pose;
-    descs[1].bind_rotations = cal.binds;
+    descs[1].bind_landmarks = cal->bind_pose;
+    descs[1].bind_rotations = cal->binds;
     descs[1].visibility_threshold = 0.5f;
     descs[1].reacquire_half_life = 0.2f;
     descs[2] = crowd_limbs_defaults(); /* previous; then stable arms with other image-plane bounds */
     descs[2].frame = CROWD_FRAME_ENGINE;
     descs[2].fallback = CROWD_FALLBACK_PREVIOUS;
     descs[2].reacquire_half_life = 0.1f;
-    det_run(&r, descs, det_revision2_inputs);
+}
+
+/* revision 2's second set: stable arms with other image-plane bounds, one smoothed */
+static void det_revision2_arm_descs(crowd_limbs_desc descs[DET_RIGS]) {
     descs[1] = descs[0];
     descs[1].arm_image_bend = 0.0f;
     descs[2] = descs[0];
     descs[2].arm_image_bend = 90.0f;
     descs[2].smoothing = true;
+}
+
+static void test_determinism_revision2(void **state) {
+    (void)state;
+    rng r = {1001};
+    det_binds cal;
+    det_binds_init(&cal, &r);
+    crowd_limbs_desc descs[DET_RIGS];
+    det_revision2_descs(descs, &cal);
     det_run(&r, descs, det_revision2_inputs);
+    det_revision2_arm_descs(descs);
+    det_run(&r, descs, det_revision2_inputs);
+}
+
+/* revision 2's scenario by thread count: 1, 2 and 3 threads give the same bytes */
+static void test_determinism_revision2_threads(void **state) {
+    (void)state;
+    rng r = {1002};
+    det_binds cal;
+    det_binds_init(&cal, &r);
+    crowd_limbs_desc descs[DET_RIGS];
+    det_revision2_descs(descs, &cal);
+    det_run_threads(&r, descs, det_revision2_inputs);
+    det_revision2_arm_descs(descs);
+    det_run_threads(&r, descs, det_revision2_inputs);
 }
 
 /* A root nobody wrote is one value for the rig (the tick reads no root column): the same bits
@@ -325,6 +414,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest determinism[] = {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_determinism_revision2),
+        cmocka_unit_test(test_determinism_revision2_threads),
         cmocka_unit_test(test_uniform_root),
     };
     return CROWD_TEST_GROUP("determinism", determinism) ? 1 : 0;

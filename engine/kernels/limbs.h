@@ -94,7 +94,7 @@ static inline cv_q cvk_q_from_basis_unnormalised(cv_v3 x, cv_v3 y, cv_v3 z, cv_f
  * the result stays below 4X, far from overflow for accepted landmarks). CVK_LOOK_GENERAL:
  * as SPEC writes it, for any forward (torso, head, feet); x is normalised there because up
  * can be as long as a product of two landmark distances (the head's). */
-enum { CVK_LOOK_GENERAL, CVK_LOOK_UNIT };
+enum { CVK_LOOK_GENERAL, CVK_LOOK_UNIT, CVK_LOOK_STORED /* pass 2 only: cvk_limb_rotations */ };
 static inline cv_q cvk_look_rotation_by(cv_v3 forward, cv_v3 up, int form) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
     cv_m no_forward;
@@ -192,8 +192,11 @@ static inline cv_m cvk_landmark_seen(const crowdi_limbs_view *v, int k, size_t i
 typedef struct { cv_v3 x, y, z; } cvk_basis;
 
 /* The columns of LookRotation(forward, up) (SPEC 5's degenerate cases: identity without a
- * forward, the shortest arc from +z when up is parallel to it), for the stable side axis. */
-static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
+ * forward, the shortest arc from +z when up is parallel to it), for the stable side axis.
+ * `rotation` (NULL or not, a constant at each call): where to put the rotation itself as
+ * cvk_look_rotation_by's CVK_LOOK_GENERAL gives it from the same operations, so that the
+ * torso bones' pass 2 takes it from here instead of solving the same basis again. */
+static inline __attribute__((always_inline)) cvk_basis cvk_look_basis_by(cv_v3 forward, cv_v3 up, cv_q *rotation) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), tiny = cv_set1(1e-5f);
     cv_f flen = cv_sqrt(cv_v3_dot(forward, forward));
     cv_m no_forward = cv_lt(flen, tiny);
@@ -203,15 +206,19 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
     cv_m parallel = cv_lt(xlen, tiny);
     x = cv_v3_scale(x, cv_div(one, cv_select(parallel, one, xlen)));
     cvk_basis t = {x, cv_v3_cross(z, x), z};
+    if (rotation) *rotation = cvk_q_from_basis_unnormalised(t.x, t.y, t.z, one);
     if (cv_any(parallel)) {
         cv_f aw = cv_add(one, z.z);
         cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-        cv_q arc = cv_q_canonical((cv_q){cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
-                                            cv_select(opposite, zero, aw)});
+        cv_q arc_raw = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+                        cv_select(opposite, zero, aw)};
+        if (rotation) *rotation = cv_q_select(parallel, arc_raw, *rotation);
+        cv_q arc = cv_q_canonical(arc_raw);
         cv_v3 ax = cv_q_rotate(arc, (cv_v3){one, zero, zero}), ay = cv_q_rotate(arc, (cv_v3){zero, one, zero});
         t.x = cv_v3_select(parallel, ax, t.x);
         t.y = cv_v3_select(parallel, ay, t.y);
     }
+    if (rotation) *rotation = cv_q_select(no_forward, (cv_q){zero, zero, zero, one}, *rotation);
     if (cv_any(no_forward)) {
         t.x = cv_v3_select(no_forward, (cv_v3){one, zero, zero}, t.x);
         t.y = cv_v3_select(no_forward, (cv_v3){zero, one, zero}, t.y);
@@ -219,6 +226,8 @@ static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) {
     }
     return t;
 }
+
+static inline cvk_basis cvk_look_basis(cv_v3 forward, cv_v3 up) { return cvk_look_basis_by(forward, up, NULL); }
 
 /* SPEC 5.1's stable side axis of a limb with unit upper direction d, lower direction ld and
  * torso basis T; reads the limb's side (kept in T's frame) and stores it where `trusted` (the
@@ -489,6 +498,15 @@ static inline __attribute__((always_inline)) void cvk_limb_side_pair(const crowd
     cvk_put_up(s, upper + 1, j, cv_v3_cross(ld, side));
 }
 
+/* The torso bone's LookRotation, unnormalised, where pass 2 reads it (cvk_limb_rotations:
+ * the stable mode's hips and chest) */
+static inline void cvk_put_torso_rotation(cvk_limb_scratch *s, int bone, size_t j, cv_q r) {
+    cv_storeu(&s->world[bone][0][j], r.x);
+    cv_storeu(&s->world[bone][1][j], r.y);
+    cv_storeu(&s->world[bone][2][j], r.z);
+    cv_storeu(&s->world[bone][3][j], r.w);
+}
+
 /* check_trust (a constant at each call): whether some landmark of the block can be unseen; a
  * steady block (cvk_limb_inputs) or a rig without tracking stores every side */
 static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi_limbs_view *v, size_t i,
@@ -496,10 +514,13 @@ static inline __attribute__((always_inline)) void cvk_limb_sides_by(const crowdi
                                                                      const bool check_trust) {
     /* arms on the chest, then legs on the hips: one torso basis live at a time; written out so
      * that every limb's columns and constants are known where they are used */
-    cvk_basis T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j));
+    cv_q torso;
+    cvk_basis T = cvk_look_basis_by(cvk_get_look(s, CROWD_BONE_CHEST, 0, j), cvk_get_look(s, CROWD_BONE_CHEST, 1, j), &torso);
+    cvk_put_torso_rotation(s, CROWD_BONE_CHEST, j, torso);
     cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_ARM, &T, check_trust);
     cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_ARM, &T, check_trust);
-    T = cvk_look_basis(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j));
+    T = cvk_look_basis_by(cvk_get_look(s, CROWD_BONE_HIPS, 0, j), cvk_get_look(s, CROWD_BONE_HIPS, 1, j), &torso);
+    cvk_put_torso_rotation(s, CROWD_BONE_HIPS, j, torso);
     cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_LEFT_LEG, &T, check_trust);
     cvk_limb_side_pair(v, i, s, j, CROWD_LIMB_RIGHT_LEG, &T, check_trust);
 }
@@ -517,10 +538,17 @@ __attribute__((noinline)) static void cvk_limb_sides(const crowdi_limbs_view *v,
 static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_limbs_view *v, cvk_limb_scratch *s,
                                                                          size_t rows, int b, int form, uint8_t kind) {
     for (size_t j = 0; j < rows; j += CV_W) {
-        cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
-        cv_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
+        cv_q look;
+        if (form == CVK_LOOK_STORED) {
+            look = (cv_q){cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
+                          cv_loadu(&s->world[b][3][j])};
+        } else {
+            cv_v3 f = {cv_loadu(&s->look[b][0][j]), cv_loadu(&s->look[b][1][j]), cv_loadu(&s->look[b][2][j])};
+            cv_v3 u = {cv_loadu(&s->look[b][3][j]), cv_loadu(&s->look[b][4][j]), cv_loadu(&s->look[b][5][j])};
+            look = cvk_look_rotation_by(f, u, form);
+        }
         cv_f n2;
-        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(cvk_look_rotation_by(f, u, form), v->limb_fix[b], kind), &n2);
+        cv_q w = cv_q_canonical_n(cvk_q_mul_fix(look, v->limb_fix[b], kind), &n2);
         cv_storeu(&s->world[b][0][j], w.x);
         cv_storeu(&s->world[b][1][j], w.y);
         cv_storeu(&s->world[b][2][j], w.z);
@@ -529,31 +557,30 @@ static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const cr
     }
 }
 
-/* Not inlined, like the other passes: each gets its own register allocation. */
+/* One pass 2 loop per form and fix kind, each with both as constants. */
+#define CVK_ROTATIONS_BY_FORM(kind)                                                            \
+    do {                                                                                      \
+        if (form == CVK_LOOK_UNIT)                                                            \
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, kind);                        \
+        else if (form == CVK_LOOK_GENERAL)                                                    \
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, kind);                     \
+        else                                                                                  \
+            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_STORED, kind);                      \
+    } while (0)
+
+/* Not inlined, like the other passes: each gets its own register allocation. The torso bones
+ * in stable mode: the sides pass solved their LookRotation already (cvk_look_basis_by). */
 __attribute__((noinline)) static void cvk_limb_rotations(const crowdi_limbs_view *v, cvk_limb_scratch *s, size_t rows,
                                                          int b) {
-    const int form = crowdi_bones[b].unit_forward ? CVK_LOOK_UNIT : CVK_LOOK_GENERAL;
+    const bool stored = v->limb_side_mode == CROWDI_SIDE_STABLE && (b == CROWD_BONE_HIPS || b == CROWD_BONE_CHEST);
+    const int form = stored ? CVK_LOOK_STORED : crowdi_bones[b].unit_forward ? CVK_LOOK_UNIT : CVK_LOOK_GENERAL;
     switch (v->limb_fix_kind[b]) {
-    case CROWDI_FIX_IDENTITY:
-        if (form == CVK_LOOK_UNIT)
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_IDENTITY);
-        else
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_IDENTITY);
-        break;
-    case CROWDI_FIX_X90:
-        if (form == CVK_LOOK_UNIT)
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_X90);
-        else
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_X90);
-        break;
-    default:
-        if (form == CVK_LOOK_UNIT)
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_UNIT, CROWDI_FIX_GENERAL);
-        else
-            cvk_limb_rotations_by(v, s, rows, b, CVK_LOOK_GENERAL, CROWDI_FIX_GENERAL);
-        break;
+    case CROWDI_FIX_IDENTITY: CVK_ROTATIONS_BY_FORM(CROWDI_FIX_IDENTITY); break;
+    case CROWDI_FIX_X90: CVK_ROTATIONS_BY_FORM(CROWDI_FIX_X90); break;
+    default: CVK_ROTATIONS_BY_FORM(CROWDI_FIX_GENERAL); break;
     }
 }
+#undef CVK_ROTATIONS_BY_FORM
 
 /* inverse(a) * b for unit a, as cv_q_mul(cv_q_conj(a), b) gives it bit for bit: (-x)*y is
  * exactly -(x*y) and s + -t exactly s - t, so the three negations fold into the signs of the
