@@ -2,6 +2,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,11 +59,21 @@ void cubism_ref_model_destroy(cubism_ref_model *m) {
     free(m->values);
     free(m->saved);
     free(m->part_opacities);
+    for (uint32_t i = 0; i < m->pseudo_count; i++) free((void *)(uintptr_t)m->pseudo_ids[i]);
     free(m->pseudo_ids);
     free(m->pseudo_values);
+    for (uint32_t i = 0; i < m->pseudo_part_count; i++) free((void *)(uintptr_t)m->pseudo_part_ids[i]);
     free(m->pseudo_part_ids);
     free(m->pseudo_part_opacities);
     free(m);
+}
+
+/* A not-exist id outlives the motion or pose file that named it first: the model keeps a copy. */
+static const char *copy_id(const char *id) {
+    size_t n = strlen(id) + 1;
+    char *c = malloc(n);
+    if (c) memcpy(c, id, n);
+    return c;
 }
 
 static bool grow(const char ***ids, double **values, uint32_t *capacity) {
@@ -90,7 +101,7 @@ int32_t cubism_ref_parameter_index(cubism_ref_model *m, const char *id) {
     if (found >= 0) return found;
     if (m->pseudo_count == m->pseudo_capacity && !grow(&m->pseudo_ids, &m->pseudo_values, &m->pseudo_capacity))
         return -1;
-    m->pseudo_ids[m->pseudo_count] = id;
+    if (!(m->pseudo_ids[m->pseudo_count] = copy_id(id))) return -1;
     m->pseudo_values[m->pseudo_count] = 0.0;
     return (int32_t)(m->parameter_count + m->pseudo_count++);
 }
@@ -140,7 +151,7 @@ int32_t cubism_ref_part_index(cubism_ref_model *m, const char *id) {
     if (m->pseudo_part_count == m->pseudo_part_capacity &&
         !grow(&m->pseudo_part_ids, &m->pseudo_part_opacities, &m->pseudo_part_capacity))
         return -1;
-    m->pseudo_part_ids[m->pseudo_part_count] = id;
+    if (!(m->pseudo_part_ids[m->pseudo_part_count] = copy_id(id))) return -1;
     m->pseudo_part_opacities[m->pseudo_part_count] = 0.0;
     return (int32_t)(m->part_count + m->pseudo_part_count++);
 }

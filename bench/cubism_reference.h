@@ -71,7 +71,8 @@ cubism_ref_model *cubism_ref_model_create(uint32_t parameter_count, const char *
 void cubism_ref_model_destroy(cubism_ref_model *model);
 
 /* The parameter's index; an id that is no parameter gets a not-exist slot (created at the
- * first request, value 0), as CubismModel.getParameterIndex does. -1 only on out of memory. */
+ * first request, value 0; the model keeps a copy of the id), as CubismModel.getParameterIndex
+ * does. -1 only on out of memory. */
 int32_t cubism_ref_parameter_index(cubism_ref_model *model, const char *id);
 /* Whether index is a not-exist slot; the id of any index. */
 bool cubism_ref_parameter_is_pseudo(const cubism_ref_model *model, int32_t index);
