@@ -323,7 +323,10 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     (void)m;
     receiver *r = user;
     if (strcmp(path, "/VMC/Ext/Blend/Val") == 0 && argc == 2 && types[0] == 's' && types[1] == 'f') {
-        if (strcmp(&argv[0]->s, "A") == 0 && r->applies < 16) r->mouth[r->applies] = argv[1]->f;
+        /* liblo packs arguments at 4-byte offsets: a float after a short string is not where an
+         * 8-byte aligned lo_arg may be read, so the bytes are copied */
+        if (strcmp((const char *)argv[0], "A") == 0 && r->applies < 16)
+            memcpy(&r->mouth[r->applies], (const void *)argv[1], sizeof(float));
         r->values++;
     } else if (strcmp(path, "/VMC/Ext/Blend/Apply") == 0) {
         r->applies++;
