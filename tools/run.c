@@ -174,26 +174,26 @@ static int check_aliases(const run_files *f, const scene_options *o) {
     return tool_check_aliases("run", files, 7);
 }
 
-/* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
-static int check_bones_instance(const world *w, uint32_t k) {
+/* `flag` FILE --instance K: K exists and its rig has limbs (the bones the output holds). */
+static int check_instance_limbs(const world *w, uint32_t k, const char *flag) {
     if (k >= w->instance_count)
         return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
                           w->instance_count ? w->instance_count - 1 : 0);
-    const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
     if (!w->rigs[w->rig_of[k]].limbs)
-        return tool_error(TOOL_BAD_INPUT, "run: --bones: instance %u's rig \"%s\" has no limbs", k, sr->name);
+        return tool_error(TOOL_BAD_INPUT, "run: %s: instance %u's rig \"%s\" has no limbs", flag, k,
+                          w->scene->rigs[w->rig_of[k]].name);
     return TOOL_OK;
 }
+
+/* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
+static int check_bones_instance(const world *w, uint32_t k) { return check_instance_limbs(w, k, "--bones"); }
 
 /* --vrma FILE: instance K (limbs with world rotations), a keyframe a frame. */
 static int open_vrma(const world *w, const run_files *f, uint32_t first, vrma_writer *v) {
     uint32_t k = f->instance;
-    if (k >= w->instance_count)
-        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
-                          w->instance_count ? w->instance_count - 1 : 0);
+    int checked = check_instance_limbs(w, k, "--vrma");
+    if (checked != TOOL_OK) return checked;
     const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
-    if (!w->rigs[w->rig_of[k]].limbs)
-        return tool_error(TOOL_BAD_INPUT, "run: --vrma: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vrma");
     return vrma_open(v, f->vrma, &sr->limbs, w->scene->frames - first);
 }
@@ -202,12 +202,9 @@ static int open_vrma(const world *w, const run_files *f, uint32_t first, vrma_wr
 static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file *bvh) {
     const scene *s = w->scene;
     uint32_t k = f->instance;
-    if (k >= w->instance_count)
-        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
-                          w->instance_count ? w->instance_count - 1 : 0);
+    int checked = check_instance_limbs(w, k, "--bvh");
+    if (checked != TOOL_OK) return checked;
     const scene_rig *sr = &s->rigs[w->rig_of[k]];
-    if (!w->rigs[w->rig_of[k]].limbs)
-        return tool_error(TOOL_BAD_INPUT, "run: --bvh: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_LOCAL)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_LOCAL, "run: --bvh");
     const pose_clip *clip = NULL;
     for (uint32_t g = 0; g < s->group_count; g++)
@@ -222,12 +219,9 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
 /* --vmc HOST:PORT: instance K's rig (limbs needed). */
 static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc) {
     uint32_t k = f->instance;
-    if (k >= w->instance_count)
-        return tool_error(TOOL_BAD_INPUT, "run: --instance %u: the scene has %u instances (0 to %u)", k, w->instance_count,
-                          w->instance_count ? w->instance_count - 1 : 0);
+    int checked = check_instance_limbs(w, k, "--vmc");
+    if (checked != TOOL_OK) return checked;
     const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
-    if (!w->rigs[w->rig_of[k]].limbs)
-        return tool_error(TOOL_BAD_INPUT, "run: --vmc: instance %u's rig \"%s\" has no limbs", k, sr->name);
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
     int st = vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
     vmc_configure(*vmc, &f->vmc_choice);
