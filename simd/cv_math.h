@@ -109,7 +109,7 @@ CV__INLINE void cv_sincos(cv_f x, cv_f *s, cv_f *c) {
  * polynomial on |u| <= tan(pi/8) in plain mul/add; then the octant and the quadrant.
  * atan2(+-0, x >= 0) = +-0 (also for x = -0, where C gives +-pi), atan2(+-0, x < 0) = +-pi,
  * the sign of y kept.
- * The same operations as the face stage's cvk_atan2 (engine/kernels/face.h), so the same bits.
+ * The face stage (engine/kernels/face.h) takes the head pose angles with it.
  * tests/test_cv.c measures it against double atan2 on every target (<= 2.5e-7 absolute). */
 CV__INLINE cv_f cv_atan2(cv_f y, cv_f x) {
     const cv_f one = cv_set1(1.0f);

@@ -4,7 +4,6 @@
  * The first part is plain C (the settings and columns the engine hands the kernels; face.c
  * reads it too); the second, in the kernel source only (kernels/stages.h defines
  * CROWDI_STAGES), is the stage:
- *   cvk_atan2(y, x)                 branch-free float atan2 on cv_ ops
  *   cvk_face_head(q, &yaw, ...)     head yaw/pitch/roll in degrees from a unit quaternion
  *   cvk_face_curve(curve, s)        linear or smoothstep
  *   cvk_face(view, dt, i0, i1)      the stage over rows [i0, i1) (whole blocks), the rig view's
@@ -66,30 +65,6 @@ typedef struct crowdi_face_view {
 #include "common.h"
 #include "one_euro.h"
 
-/* atan2(y, x) for finite y, x: t = min/max of |x|, |y| in [0, 1]; above tan(pi/8) reduced by
- * atan(t) = pi/4 + atan((t - 1)/(t + 1)); Cephes atanf's odd polynomial on |u| <= tan(pi/8);
- * then the octant and the quadrant. atan2(0, 0) = 0 (signed as y, pi for x < 0). */
-static inline cv_f cvk_atan2(cv_f y, cv_f x) {
-    const cv_f one = cv_set1(1.0f);
-    cv_f ax = cv_abs(x), ay = cv_abs(y);
-    cv_f mx = cv_max(ax, ay), mn = cv_min(ax, ay);
-    cv_m nonzero = cv_gt(mx, cv_zero());
-    cv_f t = cv_select(nonzero, cv_div(mn, cv_select(nonzero, mx, one)), cv_zero());
-    cv_m big = cv_gt(t, cv_set1(0.41421356f));
-    cv_f u = cv_select(big, cv_div(cv_sub(t, one), cv_add(t, one)), t);
-    cv_f z = cv_mul(u, u);
-    cv_f p = cv_sub(cv_mul(cv_add(cv_mul(cv_sub(cv_mul(cv_set1(8.05374449538e-2f), z), cv_set1(1.38776856032e-1f)), z),
-                                  cv_set1(1.99777106478e-1f)),
-                           z),
-                    cv_set1(3.33329491539e-1f));
-    cv_f a = cv_add(cv_mul(cv_mul(p, z), u), u);
-    a = cv_select(big, cv_add(cv_set1(0.78539816f), a), a);
-    a = cv_select(cv_gt(ay, ax), cv_sub(cv_set1(1.57079637f), a), a);
-    a = cv_select(cv_lt(x, cv_zero()), cv_sub(cv_set1(3.14159274f), a), a);
-    /* the sign of y, including -0 */
-    return cv_as_f(cv_ior(cv_as_i(a), cv_iand(cv_as_i(y), cv_iset1(0x80000000u))));
-}
-
 /* Head yaw, pitch and roll in degrees from a unit quaternion (crowd.h section 11). */
 static inline void cvk_face_head(cv_f x, cv_f y, cv_f z, cv_f w, cv_f *yaw, cv_f *pitch, cv_f *roll) {
     const cv_f one = cv_set1(1.0f), two = cv_set1(2.0f);
@@ -104,9 +79,9 @@ static inline void cvk_face_head(cv_f x, cv_f y, cv_f z, cv_f w, cv_f *yaw, cv_f
     cv_f c = cv_sqrt(cv_add(cv_mul(r02, r02), cv_mul(r22, r22)));
     cv_m locked = cv_lt(c, cv_set1(CROWDI_FACE_GIMBAL));
     const cv_f deg = cv_set1(CROWDI_FACE_DEGREES);
-    *pitch = cv_mul(cvk_atan2(cv_neg(r12), c), deg);
-    *yaw = cv_mul(cvk_atan2(cv_select(locked, cv_neg(r20), r02), cv_select(locked, r00, r22)), deg);
-    *roll = cv_select(locked, cv_zero(), cv_mul(cvk_atan2(r10, r11), deg));
+    *pitch = cv_mul(cv_atan2(cv_neg(r12), c), deg);
+    *yaw = cv_mul(cv_atan2(cv_select(locked, cv_neg(r20), r02), cv_select(locked, r00, r22)), deg);
+    *roll = cv_select(locked, cv_zero(), cv_mul(cv_atan2(r10, r11), deg));
 }
 
 static inline cv_f cvk_face_curve(uint32_t curve, cv_f s) {
