@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What of crowd.h the Python package and the npm package reach, and what they leave out.
+"""What of crowd.h and crowd_io.h the Python package and the npm package reach, and what they leave out.
 
     /usr/bin/python3 bindings/coverage.py          # the table; exit 1 on anything neither
                                                    # bound nor listed in bindings/unbound.txt
@@ -10,7 +10,9 @@ when the generated files carry it (Python: _generated.py's IntEnum; npm: crowd_e
 controller's setting (a scalar field of its desc) counts in Python when the controller's
 dataclass has a field of its name, in npm when crowd_web.c takes crowd_settings.h's table. A
 struct in Python when the package builds or reads it (`_ffi.Camel`, or a bound function passes or
-returns it) or a field of such a struct holds it, in npm when crowd_web.c fills it. Everything else must be listed with a reason.
+returns it) or a field of such a struct holds it, in npm when crowd_web.c fills it. A function of
+the io library (io/include/crowd_io.h) in Python when the package calls it (`L.crowd_io_x`), in
+npm when crowd_web.c does. Everything else must be listed with a reason.
 """
 import os
 import re
@@ -58,11 +60,18 @@ def survey(root=ROOT):
     web_c = _read("web/src/crowd_web.c")
     gen_py = _read("python/crowd/_generated.py")
     gen_js = _read("web/src/crowd_enums.js")
-    result = {b: {"functions": {}, "enum values": {}, "structs": {}, "settings": {}} for b in BINDINGS}
+    result = {b: {"functions": {}, "enum values": {}, "structs": {}, "settings": {}, "io functions": {}}
+              for b in BINDINGS}
     for name, (ret, params) in h.functions.items():
         result["python"]["functions"][name] = re.search(rf"\blib\.{name}\b", py) is not None
         result["web"]["functions"][name] = (re.search(rf"\b_{name}\b", js) is not None
                                             or re.search(rf"\b{name}\s*\(", web_c) is not None)
+    # the io library's header: Python calls it through libcrowd_loaders (`L.crowd_io_x`), the
+    # WebAssembly module from crowd_web.c
+    io_h = _read(os.path.join("io", "include", "crowd_io.h"))
+    for name in re.findall(r"CROWD_IO_API\s+[^;]*?\b(crowd_io_\w+)\s*\(", io_h):
+        result["python"]["io functions"][name] = re.search(rf"\.{name}\b", py) is not None
+        result["web"]["io functions"][name] = re.search(rf"\b{name}\s*\(", web_c) is not None
     for cname, items in h.enums.items():
         members, sentinel, prefix = generate.split_enum(items)
         camel = generate._camel(cname)
@@ -123,7 +132,7 @@ def main():
                 if ok and (binding, n) in unbound:
                     listed_but_bound.append(f"{binding}: {n} is bound but still listed in bindings/unbound.txt")
     known = {n for b in result.values() for t in b.values() for n in t}
-    stale = [f"bindings/unbound.txt: {n} ({b}) is not in crowd.h" for (b, n) in unbound if n not in known]
+    stale = [f"bindings/unbound.txt: {n} ({b}) is not in crowd.h or crowd_io.h" for (b, n) in unbound if n not in known]
     for line in missing + listed_but_bound + stale:
         print(line, file=sys.stderr)
     return 1 if missing or listed_but_bound or stale else 0

@@ -35,7 +35,7 @@ if(CROWD_BUILD_TESTS)
   crowd_require_pkg(CMOCKA cmocka libcmocka-dev "cmocka (the test framework)")
 endif()
 
-if(CROWD_BUILD_TOOLS)
+if(CROWD_BUILD_IO)
   crowd_require_pkg(JANSSON jansson libjansson-dev "jansson (JSON scenes)")
   crowd_require_pkg(LIBPNG libpng libpng-dev "libpng (crowd render)")
   crowd_require_pkg(GIFLIB libgif libgif-dev "giflib (crowd render --gif)")

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "crowd.h"
+#include "options.h"
 #include "scene.h"
 
 int cmd_run(int argc, char **argv);
@@ -25,23 +26,5 @@ int pose_limb_check(const char *command, const crowd_limbs_desc *limbs);
 /* What an output (`flag`, e.g. "--bvh") needs of --outputs: TOOL_OK when the rig stores `kind`
  * (CROWD_FIELD_BONE_WORLD or CROWD_FIELD_BONE_LOCAL), else TOOL_BAD_INPUT, printed. */
 int pose_outputs_check(const char *command, const crowd_limbs_desc *limbs, const char *flag, crowd_field kind);
-
-/* Options shared by run and render: the scene, its overrides and how to tick it. */
-typedef struct scene_options {
-    const char *scene_path; /* NULL: the built-in default crowd */
-    bool has_frames, has_dt, has_seed;
-    uint32_t frames;
-    float dt;
-    uint64_t seed;
-    uint32_t threads;
-    crowd_simd simd;
-    bool quiet;
-} scene_options;
-
-/* Parses one of the options shared by run and render (--frames --dt --seed --threads --simd
- * --quiet) at a->i. 1: taken; 0: not one of them; -1: a bad value (printed). */
-int scene_option(tool_args *a, scene_options *o);
-/* Loads the scene (or builds the default crowd) and applies the overrides. */
-int scene_options_load(const scene_options *o, scene *s);
 
 #endif

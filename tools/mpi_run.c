@@ -28,7 +28,7 @@ int cmd_run_mpi(int argc, char **argv) {
 
 #include "args.h"
 #include "checksum.h"
-#include "commands.h"
+#include "options.h"
 #include "progress.h"
 #include "resume.h"
 #include "simulate.h"

@@ -14,8 +14,6 @@
 #include "simulate.h"
 #include "world.h"
 
-#define MAX_THREADS 256u /* crowd_engine_desc.threads */
-
 static const char run_usage[] =
     "usage: crowd run [SCENE] [--frames N] [--dt S] [--seed N] [--threads N]\n"
     "                 [--simd auto|scalar|sse2|avx2|avx512] [--trace FILE] [--bones FILE]\n"
@@ -47,38 +45,6 @@ static const char run_usage[] =
     "  --json         the summary as one JSON object on the last line of standard output\n"
     "  --mpi          under mpirun: shard the crowd over the job's ranks (crowd run --mpi --help)\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
-
-int scene_options_load(const scene_options *o, scene *s) {
-    int st = o->scene_path ? scene_load(o->scene_path, s) : default_crowd_scene(s);
-    if (st != TOOL_OK) return st;
-    if (o->has_frames) s->frames = o->frames;
-    if (o->has_dt) s->dt = o->dt;
-    if (o->has_seed) s->seed = o->seed;
-    return TOOL_OK;
-}
-
-int scene_option(tool_args *a, scene_options *o) {
-    const char *v;
-    int m;
-#define VALUE(name, parse)                                           \
-    if ((m = args_value(a, name, &v)) != 0) {                        \
-        if (m < 0) return -1;                                        \
-        return (parse) == TOOL_OK ? 1 : -1;                          \
-    }
-    VALUE("--frames", (o->has_frames = true, parse_u32(a, "--frames", v, 0, 2147483647u, &o->frames)));
-    VALUE("--dt", (o->has_dt = true, parse_float(a, "--dt", v, 0.0f, 1.0f, &o->dt)));
-    VALUE("--seed", (o->has_seed = true, parse_u64(a, "--seed", v, &o->seed)));
-    VALUE("--threads", parse_u32(a, "--threads", v, 1, MAX_THREADS, &o->threads));
-    VALUE("--simd", parse_simd(a, "--simd", v, &o->simd));
-    VALUE("--max-file-bytes", parse_u64(a, "--max-file-bytes", v, &tool_max_file_bytes));
-    VALUE("--max-memory-bytes", parse_u64(a, "--max-memory-bytes", v, &world_memory_limit));
-#undef VALUE
-    if ((m = args_flag(a, "--quiet")) != 0) {
-        if (m > 0) o->quiet = true;
-        return m;
-    }
-    return 0;
-}
 
 typedef struct run_files {
     const char *trace, *bones;

@@ -41,6 +41,7 @@ enum { CLIP_DOC_NONE = 0, CLIP_DOC_ARRAY, CLIP_DOC_FRAMES, CLIP_DOC_ONE };
  * JSON path "FILE: frames[k]" ("FILE: [k]", "FILE"), never a line 0. */
 const char *clip_row_where(const pose_clip *clip, uint32_t k, char *buf, size_t size);
 
+/* Reading (clip_read.c): */
 /* Reads a clip. TOOL_OK, TOOL_BAD_INPUT (a message naming file, line, column and field was
  * printed) or TOOL_FAILED. On error *clip is left empty. */
 int clip_load(const char *path, pose_clip *clip);

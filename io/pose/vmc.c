@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "args.h"
 #include "diag.h"
 
 struct vmc_sender {
@@ -345,45 +344,6 @@ vmc_settings vmc_settings_defaults(void) { return (vmc_settings){.send = VMC_SEN
 
 void vmc_configure(vmc_sender *s, const vmc_settings *settings) {
     if (s && settings) s->settings = *settings;
-}
-
-int vmc_option(tool_args *a, vmc_settings *s) {
-    const char *v;
-    int m;
-    if ((m = args_value(a, "--vmc-send", &v)) != 0) {
-        if (m < 0) return -1;
-        static const char *const names[] = {"bones", "fingers", "face", "eyes"};
-        unsigned send = 0;
-        for (const char *p = v; ; ) {
-            size_t n = strcspn(p, ",");
-            unsigned bit = 0;
-            for (unsigned k = 0; k < 4; k++)
-                if (strlen(names[k]) == n && strncmp(p, names[k], n) == 0) bit = 1u << k;
-            if (!bit) {
-                tool_error(TOOL_BAD_INPUT, "%s: --vmc-send: \"%.*s\" is not one of bones, fingers, face, eyes (a comma-separated "
-                           "list, e.g. --vmc-send fingers,face)", a->command, (int)n, p);
-                return -1;
-            }
-            send |= bit;
-            if (!p[n]) break;
-            p += n + 1;
-        }
-        s->send = send;
-        s->chosen = "--vmc-send";
-        return 1;
-    }
-    if ((m = args_value(a, "--vmc-blend", &v)) != 0) {
-        if (m < 0) return -1;
-        if (strcmp(v, "vrm0") == 0) s->blend = VMC_BLEND_VRM0;
-        else if (strcmp(v, "arkit") == 0) s->blend = VMC_BLEND_ARKIT;
-        else {
-            tool_error(TOOL_BAD_INPUT, "%s: --vmc-blend: \"%s\" is not vrm0 or arkit", a->command, v);
-            return -1;
-        }
-        s->chosen = "--vmc-blend";
-        return 1;
-    }
-    return 0;
 }
 
 int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc) {

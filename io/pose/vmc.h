@@ -106,10 +106,6 @@ typedef struct vmc_settings {
     const char *chosen; /* NULL, or the last of --vmc-send / --vmc-blend given (for vmc_settings_check) */
 } vmc_settings;
 vmc_settings vmc_settings_defaults(void);
-struct tool_args;
-/* --vmc-send LIST or --vmc-blend NAMES at argv[i]: 1 (read into *s), 0 (another argument), -1
- * (bad, printed). */
-int vmc_option(struct tool_args *a, vmc_settings *s);
 /* --vmc-send and --vmc-blend only go with --vmc: TOOL_OK, or TOOL_BAD_INPUT (printed, naming
  * `command`) when one was given and `vmc` (the --vmc target) is NULL. */
 int vmc_settings_check(const vmc_settings *s, const char *command, const char *vmc);

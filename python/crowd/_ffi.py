@@ -1,4 +1,5 @@
-"""The library search, and the ctypes declarations of libcrowd_loaders (python -m crowd).
+"""The library search, and the ctypes declarations of libcrowd_loaders (python -m crowd): the io
+library's crowd_io_* functions (io/include/crowd_io.h) and two helpers of the package's own.
 
 crowd.h's own declarations are generated into _generated.py (bindings/generate.py). The library
 is found, in order: $CROWD_LIBRARY (a path), the installed layout written by `cmake --install`
@@ -34,7 +35,7 @@ def load_library() -> C.CDLL:
 
 
 def load_loaders() -> C.CDLL:
-    """The crowd command's readers (scene, clip, run world), for `python -m crowd`."""
+    """The io library (crowd_io.h: scene, clip, run world, traces), for `python -m crowd`."""
     return C.CDLL(_find("CROWD_LOADERS_LIBRARY", "LOADERS_SONAME", "libcrowd_loaders.so.0"))
 
 
@@ -60,36 +61,12 @@ MAX_CHANNELS = _g.MAX_CHANNELS
 FP = P(f32)
 IP = vp  # crowd_instance arrays: passed as the address of a uint64 NumPy array (same layout)
 
-LOADER_SIGNATURES = {
+# libcrowd_loaders: crowd_io.h's functions (generated from the header, as crowd.h's are) and the
+# package's two helpers of its own (python/loaders/crowd_loaders.c)
+LOADER_SIGNATURES: Dict[str, Tuple[Any, Any]] = {
+    **_g.IO_SIGNATURES,
     "crowd_loaders_sizeof": (C.c_size_t, [cstr]),
-    "crowd_loaders_scene_load": (i32, [cstr, P(vp)]),
-    "crowd_loaders_scene_free": (None, [vp]),
-    "crowd_loaders_scene_path": (cstr, [vp]),
-    "crowd_loaders_scene_frames": (u32, [vp]),
-    "crowd_loaders_scene_dt": (f32, [vp]),
-    "crowd_loaders_scene_seed": (u64, [vp]),
-    "crowd_loaders_scene_override": (None, [vp, i32, u32, i32, f32, i32, u64]),
-    "crowd_loaders_scene_check_bones": (i32, [vp]),
-    "crowd_loaders_world_create": (i32, [vp, i32, u32, P(vp)]),
-    "crowd_loaders_world_destroy": (None, [vp]),
-    "crowd_loaders_world_engine": (vp, [vp]),
-    "crowd_loaders_world_instance_count": (u32, [vp]),
-    "crowd_loaders_world_prepare_frame": (None, [vp, u32, f32]),
-    "crowd_loaders_world_checksum": (u64, [vp]),
-    "crowd_loaders_clip_load": (i32, [cstr, P(vp)]),
-    "crowd_loaders_clip_free": (None, [vp]),
-    "crowd_loaders_clip_rows": (u32, [vp]),
-    "crowd_loaders_clip_times": (P(C.c_double), [vp]),
-    "crowd_loaders_clip_landmarks": (FP, [vp]),
-    "crowd_loaders_clip_lines": (P(u32), [vp]),
-    "crowd_loaders_clip_path": (cstr, [vp]),
-    "crowd_loaders_error": (i32, [i32, cstr]),
     "crowd_loaders_tick_loop": (C.c_double, [vp, f32, u32]),
-    "crowd_loaders_world_save": (i32, [vp, u32, cstr]),
-    "crowd_loaders_world_resume": (i32, [vp, cstr, P(u32)]),
-    "crowd_loaders_trace_open": (i32, [i32, cstr, P(vp)]),
-    "crowd_loaders_trace_close": (i32, [vp, i32]),
-    "crowd_loaders_world_write_traces": (None, [vp, u32, vp, vp]),
 }
 
 

@@ -661,6 +661,55 @@ SIGNATURES = {
 }
 
 
+class IoStatus(enum.IntEnum):
+    """crowd_io_status of crowd_io.h (CROWD_IO_*)."""
+    OK = 0
+    FAILED = 1
+    BAD_INPUT = 2
+
+
+class IoTraceKind(enum.IntEnum):
+    """crowd_io_trace_kind of crowd_io.h (CROWD_IO_TRACE_*)."""
+    PARAMETERS = 0
+    BONES = 1
+
+
+# crowd_io.h (io/include): name: (restype, argtypes)
+IO_SIGNATURES = {
+    "crowd_io_version": (C.c_uint32, []),
+    "crowd_io_error": (C.c_int, [C.c_int, C.c_char_p]),
+    "crowd_io_scene_load": (C.c_int, [C.c_char_p, C.POINTER(C.c_void_p)]),
+    "crowd_io_default_crowd": (C.c_int, [C.POINTER(C.c_void_p)]),
+    "crowd_io_scene_free": (None, [C.c_void_p]),
+    "crowd_io_scene_path": (C.c_char_p, [C.c_void_p]),
+    "crowd_io_scene_frames": (C.c_uint32, [C.c_void_p]),
+    "crowd_io_scene_dt": (C.c_float, [C.c_void_p]),
+    "crowd_io_scene_seed": (C.c_uint64, [C.c_void_p]),
+    "crowd_io_scene_override": (None, [C.c_void_p, C.c_int, C.c_uint32, C.c_int, C.c_float, C.c_int, C.c_uint64]),
+    "crowd_io_scene_check_bones": (C.c_int, [C.c_void_p]),
+    "crowd_io_world_create": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.POINTER(C.c_void_p)]),
+    "crowd_io_world_create_range": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.c_uint32, C.c_uint32, C.POINTER(C.c_void_p)]),
+    "crowd_io_world_destroy": (None, [C.c_void_p]),
+    "crowd_io_world_engine": (C.c_void_p, [C.c_void_p]),
+    "crowd_io_world_instance_count": (C.c_uint32, [C.c_void_p]),
+    "crowd_io_world_rig": (Rig, [C.c_void_p, C.c_uint32]),
+    "crowd_io_world_prepare_frame": (None, [C.c_void_p, C.c_uint32, C.c_float]),
+    "crowd_io_world_checksum": (C.c_uint64, [C.c_void_p]),
+    "crowd_io_world_save": (C.c_int, [C.c_void_p, C.c_uint32, C.c_char_p]),
+    "crowd_io_world_resume": (C.c_int, [C.c_void_p, C.c_char_p, C.POINTER(C.c_uint32)]),
+    "crowd_io_trace_open": (C.c_int, [C.c_int, C.c_char_p, C.POINTER(C.c_void_p)]),
+    "crowd_io_trace_close": (C.c_int, [C.c_void_p, C.c_int]),
+    "crowd_io_world_write_traces": (None, [C.c_void_p, C.c_uint32, C.c_void_p, C.c_void_p]),
+    "crowd_io_clip_load": (C.c_int, [C.c_char_p, C.POINTER(C.c_void_p)]),
+    "crowd_io_clip_free": (None, [C.c_void_p]),
+    "crowd_io_clip_path": (C.c_char_p, [C.c_void_p]),
+    "crowd_io_clip_rows": (C.c_uint32, [C.c_void_p]),
+    "crowd_io_clip_times": (C.POINTER(C.c_double), [C.c_void_p]),
+    "crowd_io_clip_landmarks": (C.POINTER(C.c_float), [C.c_void_p]),
+    "crowd_io_clip_lines": (C.POINTER(C.c_uint32), [C.c_void_p]),
+}
+
+
 # controller: {setting: kind} (float, bool, uint32, uint64 or an enum's C name): the scalar
 # fields of each controller desc crowd_rig_desc points to
 SETTINGS = {

@@ -1,7 +1,7 @@
 """python -m crowd run|pose: the crowd command's run and pose, driven from Python.
 
-Scenes and clips are read by the crowd command's own C readers (libcrowd_loaders), which also
-build the run's world (rigs, instances, per-frame look keys and pose rows) exactly as `crowd
+Scenes and clips are read by the crowd command's own C readers, the io library (crowd_io.h, in
+libcrowd_loaders), which also builds the run's world (rigs, instances, per-frame look keys and pose rows) exactly as `crowd
 run` does; the frames are ticked through this package, and the summary and checksum are the
 same as the C program's (tick time and rates are measured here, so they differ run to run).
 Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.
@@ -15,8 +15,9 @@ import time
 import numpy as np
 
 from . import Engine, Error, Field, LANDMARK_COUNT, BONE_COUNT, Limbs, bone_name, simd_name, _ffi
+from ._generated import IoStatus
 
-OK, FAILED, BAD_INPUT = 0, 1, 2
+OK, FAILED, BAD_INPUT = int(IoStatus.OK), int(IoStatus.FAILED), int(IoStatus.BAD_INPUT)
 SIMD_CHOICES = ("auto", "scalar", "sse2", "avx2", "avx512")
 _loaders = None
 
@@ -90,28 +91,28 @@ def run(argv):
 
     L = loaders()
     scene = C.c_void_p()
-    st = L.crowd_loaders_scene_load(a.scene.encode() if a.scene else None, C.byref(scene))
+    st = L.crowd_io_scene_load(a.scene.encode() if a.scene else None, C.byref(scene))
     if st:
         return st
     world = C.c_void_p()
     traces = [C.c_void_p(), C.c_void_p()]
     done = False
     try:
-        L.crowd_loaders_scene_override(scene, a.frames is not None, a.frames or 0, a.dt is not None,
+        L.crowd_io_scene_override(scene, a.frames is not None, a.frames or 0, a.dt is not None,
                                        a.dt or 0.0, a.seed is not None, a.seed or 0)
         if a.bones:
-            st = L.crowd_loaders_scene_check_bones(scene)
+            st = L.crowd_io_scene_check_bones(scene)
             if st:
                 return st
-        st = L.crowd_loaders_world_create(scene, SIMD_CHOICES.index(a.simd), a.threads, C.byref(world))
+        st = L.crowd_io_world_create(scene, SIMD_CHOICES.index(a.simd), a.threads, C.byref(world))
         if st:
             return st
-        frames = L.crowd_loaders_scene_frames(scene)
-        dt = L.crowd_loaders_scene_dt(scene)
+        frames = L.crowd_io_scene_frames(scene)
+        dt = L.crowd_io_scene_dt(scene)
         first = 0
         if a.resume:
             got = _ffi.u32()
-            st = L.crowd_loaders_world_resume(world, a.resume.encode(), C.byref(got))
+            st = L.crowd_io_world_resume(world, a.resume.encode(), C.byref(got))
             if st:
                 return st
             first = got.value
@@ -125,16 +126,16 @@ def run(argv):
             return BAD_INPUT
         for kind, path in enumerate((a.trace, a.bones)):
             if path:
-                st = L.crowd_loaders_trace_open(kind, path.encode(), C.byref(traces[kind]))
+                st = L.crowd_io_trace_open(kind, path.encode(), C.byref(traces[kind]))
                 if st:
                     return st
-        engine = Engine._borrow(L.crowd_loaders_world_engine(world))
-        prepare = L.crowd_loaders_world_prepare_frame
-        write = L.crowd_loaders_world_write_traces if (a.trace or a.bones) else None
+        engine = Engine._borrow(L.crowd_io_world_engine(world))
+        prepare = L.crowd_io_world_prepare_frame
+        write = L.crowd_io_world_write_traces if (a.trace or a.bones) else None
         seconds = 0.0
         clock = time.perf_counter
         if snap_file is not None and snap_at == first:
-            st = L.crowd_loaders_world_save(world, first, snap_file.encode())
+            st = L.crowd_io_world_save(world, first, snap_file.encode())
             if st:
                 return st
         try:
@@ -146,28 +147,28 @@ def run(argv):
                 if write:
                     write(world, k, traces[0], traces[1])
                 if snap_file is not None and k == snap_at:
-                    st = L.crowd_loaders_world_save(world, k, snap_file.encode())
+                    st = L.crowd_io_world_save(world, k, snap_file.encode())
                     if st:
                         return st
         except Error as e:
-            L.crowd_loaders_error(FAILED, f"crowd_tick: {e.message}".encode())
+            L.crowd_io_error(FAILED, f"crowd_tick: {e.message}".encode())
             return FAILED
         except KeyboardInterrupt:
-            L.crowd_loaders_error(FAILED, b"interrupted")
+            L.crowd_io_error(FAILED, b"interrupted")
             return FAILED
         for kind in (0, 1):
             t, traces[kind] = traces[kind], C.c_void_p()
             if t:
-                st = L.crowd_loaders_trace_close(t, 1)
+                st = L.crowd_io_trace_close(t, 1)
                 if st:
                     return st
         ticked = frames - first
-        n = L.crowd_loaders_world_instance_count(world)
+        n = L.crowd_io_world_instance_count(world)
         rate = n * ticked / seconds if seconds > 0 else 0.0
         target = simd_name(engine.simd)
         threads = engine.threads
-        checksum = L.crowd_loaders_world_checksum(world)
-        path = L.crowd_loaders_scene_path(scene).decode(errors="replace")
+        checksum = L.crowd_io_world_checksum(world)
+        path = L.crowd_io_scene_path(scene).decode(errors="replace")
         if a.json:
             print('{"instances": %u, "frames": %u, "tick_seconds": %.9g, "updates_per_second": %.0f, '
                   '"simd": "%s", "threads": %u, "checksum": "0x%016x"}'
@@ -193,10 +194,10 @@ def run(argv):
     finally:
         for t in traces:
             if t:
-                L.crowd_loaders_trace_close(t, 0)  # an unfinished trace is removed
+                L.crowd_io_trace_close(t, 0)  # an unfinished trace is removed
         if world:
-            L.crowd_loaders_world_destroy(world)
-        L.crowd_loaders_scene_free(scene)
+            L.crowd_io_world_destroy(world)
+        L.crowd_io_scene_free(scene)
 
 
 def pose(argv):
@@ -234,15 +235,15 @@ def pose(argv):
 
     L = loaders()
     clip = C.c_void_p()
-    st = L.crowd_loaders_clip_load(a.clip.encode(), C.byref(clip))
+    st = L.crowd_io_clip_load(a.clip.encode(), C.byref(clip))
     if st:
         return st
     try:
-        rows = L.crowd_loaders_clip_rows(clip)
-        t_s = np.ctypeslib.as_array(L.crowd_loaders_clip_times(clip), (rows,))
-        marks = np.ctypeslib.as_array(L.crowd_loaders_clip_landmarks(clip), (rows, LANDMARK_COUNT * 4))
-        lines = np.ctypeslib.as_array(L.crowd_loaders_clip_lines(clip), (rows,))
-        path = L.crowd_loaders_clip_path(clip).decode(errors="replace")
+        rows = L.crowd_io_clip_rows(clip)
+        t_s = np.ctypeslib.as_array(L.crowd_io_clip_times(clip), (rows,))
+        marks = np.ctypeslib.as_array(L.crowd_io_clip_landmarks(clip), (rows, LANDMARK_COUNT * 4))
+        lines = np.ctypeslib.as_array(L.crowd_io_clip_lines(clip), (rows,))
+        path = L.crowd_io_clip_path(clip).decode(errors="replace")
         limbs = Limbs(frame=a.frame, axis_fix=a.axis_fix, fallback=a.fallback,
                       visibility_threshold=a.visibility_threshold, smoothing=a.smoothing == "one_euro",
                       min_cutoff=a.min_cutoff, beta=a.beta, d_cutoff=a.d_cutoff, hold_half_life=a.hold_half_life,
@@ -289,7 +290,7 @@ def pose(argv):
                 return FAILED
         return OK
     finally:
-        L.crowd_loaders_clip_free(clip)
+        L.crowd_io_clip_free(clip)
 
 
 USAGE = """usage: python -m crowd COMMAND [ARGS]

@@ -1,17 +1,17 @@
 /* The WebAssembly module's C side: what crowd.js calls besides the crowd_* functions it
  * exports as they are. Structs passed by value (crowd_rig, crowd_instance) cross as a rig id
  * and a pointer to handles in the module's memory; a rig desc is built up field by field
- * (cw_rig_*), so JavaScript never lays out C structs; and the tools' default crowd (scene,
- * per-frame feeding and checksum, tools/world.h) runs from their own C code. */
+ * (cw_rig_*), so JavaScript never lays out C structs; and the command's default crowd (scene,
+ * per-frame feeding and checksum) runs from the io library (crowd_io.h), the command's own code. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "crowd.h"
+#include "crowd_io.h"
 #include "crowd_settings.h"
-#include "default_crowd.h"
-#include "diag.h"
-#include "world.h"
 
 crowd_result cw_engine_create(double seed, int simd, uint32_t initial_capacity, crowd_engine **out) {
     crowd_engine_desc d = {0};
@@ -351,52 +351,52 @@ crowd_result cw_instance_random(crowd_engine *e, const crowd_instance *h, uint32
 
 void cw_rest_landmarks(int frame, float *out) { crowd_rest_landmarks((crowd_pose_frame)frame, out); }
 
-/* ---- the tools' default crowd ---- */
+/* ---- the command's default crowd (crowd_io.h) ---- */
 typedef struct cw_default {
-    scene scene;
-    world world;
+    crowd_io_scene *scene;
+    crowd_io_world *world;
 } cw_default;
 
 /* Instances first .. first + count - 1 of the default crowd (10,000 avatars: `crowd run`
- * without a scene), in an engine of its own on target simd. 0 (TOOL_OK), or the tools' status
- * with the message printed to standard error (the module's printErr). */
+ * without a scene), in an engine of its own on target simd. 0 (CROWD_IO_OK), or the io library's
+ * status with the message printed to standard error (the module's printErr). */
 int cw_default_create(uint32_t first, uint32_t count, int simd, cw_default **out) {
     *out = NULL;
-    if (first > DEFAULT_CROWD_INSTANCES || count > DEFAULT_CROWD_INSTANCES - first)
-        return tool_error(TOOL_BAD_INPUT, "defaultCrowd: instances %u .. %u are outside the default crowd's 0 .. %u",
-                          first, first + count - 1, DEFAULT_CROWD_INSTANCES - 1);
-    cw_default *d = calloc(1, sizeof *d);
-    if (!d) return tool_error(TOOL_FAILED, "out of memory");
-    int st = default_crowd_scene(&d->scene);
-    if (st == TOOL_OK) {
-        st = world_create_range(&d->world, &d->scene, (crowd_simd)simd, 1, first, count);
-        if (st != TOOL_OK) world_destroy(&d->world); /* frees what a failed create left */
+    if (first > CROWD_IO_DEFAULT_CROWD_INSTANCES || count > CROWD_IO_DEFAULT_CROWD_INSTANCES - first) {
+        char message[160];
+        snprintf(message, sizeof message, "defaultCrowd: instances %u .. %u are outside the default crowd's 0 .. %u",
+                 first, first + count - 1, CROWD_IO_DEFAULT_CROWD_INSTANCES - 1);
+        return crowd_io_error(CROWD_IO_BAD_INPUT, message);
     }
-    if (st != TOOL_OK) {
-        scene_free(&d->scene);
+    cw_default *d = calloc(1, sizeof *d);
+    if (!d) return crowd_io_error(CROWD_IO_FAILED, "out of memory");
+    int st = crowd_io_default_crowd(&d->scene);
+    if (st == CROWD_IO_OK) st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, 1, first, count, &d->world);
+    if (st != CROWD_IO_OK) {
+        crowd_io_scene_free(d->scene);
         free(d);
         return st;
     }
     *out = d;
-    return TOOL_OK;
+    return CROWD_IO_OK;
 }
 
 void cw_default_destroy(cw_default *d) {
     if (!d) return;
-    world_destroy(&d->world);
-    scene_free(&d->scene);
+    crowd_io_world_destroy(d->world);
+    crowd_io_scene_free(d->scene);
     free(d);
 }
 
-crowd_engine *cw_default_engine(cw_default *d) { return d->world.engine; }
-uint32_t cw_default_rig(cw_default *d) { return d->world.rigs[0].rig.id; }
-uint32_t cw_default_frames(cw_default *d) { return d->scene.frames; }
-float cw_default_dt(cw_default *d) { return d->scene.dt; }
-/* Before tick k (1, 2, ...): the look keys and walk rows in effect (world_prepare_frame). */
-void cw_default_prepare(cw_default *d, uint32_t k, float dt) { world_prepare_frame(&d->world, k, dt); }
+crowd_engine *cw_default_engine(cw_default *d) { return crowd_io_world_engine(d->world); }
+uint32_t cw_default_rig(cw_default *d) { return crowd_io_world_rig(d->world, 0).id; }
+uint32_t cw_default_frames(cw_default *d) { return crowd_io_scene_frames(d->scene); }
+float cw_default_dt(cw_default *d) { return crowd_io_scene_dt(d->scene); }
+/* Before tick k (1, 2, ...): the look keys and walk rows in effect (crowd_io_world_prepare_frame). */
+void cw_default_prepare(cw_default *d, uint32_t k, float dt) { crowd_io_world_prepare_frame(d->world, k, dt); }
 /* The run checksum of the outputs now, as two 32-bit halves (low first). */
 void cw_default_checksum(cw_default *d, uint32_t *out) {
-    uint64_t sum = world_checksum(&d->world);
+    uint64_t sum = crowd_io_world_checksum(d->world);
     out[0] = (uint32_t)sum;
     out[1] = (uint32_t)(sum >> 32);
 }

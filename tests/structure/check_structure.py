@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The include graph of crowd's C sources: its layers point one way, and it has no circle.
+
+Layers, from the bottom (a file may include its own layer's files and lower ones only):
+  simd/                      the cv_ vector layer
+  engine/                    the engine (engine/include: its public headers)
+  io/cubism_data.h           plain structs of the Live2D files (a leaf: it includes nothing of ours)
+  bench/                     the workloads library and the per-object references
+  io/                        the io library (io/include/crowd_io.h: its public header)
+  tools/                     the crowd command: one file per command, and their flag parsing
+  python/, web/              the bindings: crowd.h and crowd_io.h only
+Above engine/, only the engine's public headers (engine/include) are reached, except by bench/
+(which measures the engine from inside); above io/, only io/'s own headers (the commands) or its
+public header (the bindings).
+
+A circle is looked for between modules, a module being a source and its header (x.c and x.h):
+clip.c including landmark_json.h while landmark_json.c includes clip.h is one. A header of no
+source of its own (internal.h, json_type.h) is no module: an include of it counts as the
+includes of the modules it reaches.
+
+usage: check_structure.py [SOURCE_ROOT] [--graph]   (exit 0 when it holds, 1 with the reasons)
+"""
+import os
+import re
+import sys
+
+FOLDERS = ["simd", "engine", "io", "bench", "tools", "python", "web/src"]
+LAYERS = [  # (rank, predicate on the path relative to the root), first match wins
+    (0, lambda p: p.startswith("simd/")),
+    (1, lambda p: p.startswith("engine/")),
+    (2, lambda p: p == "io/cubism_data.h"),
+    (3, lambda p: p.startswith("bench/")),
+    (4, lambda p: p.startswith("io/")),
+    (5, lambda p: p.startswith("tools/")),
+    (6, lambda p: p.startswith("python/") or p.startswith("web/")),
+]
+PUBLIC = {"engine/include/crowd.h", "engine/include/crowd_physics.h", "io/include/crowd_io.h"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def layer(path):
+    for rank, test in LAYERS:
+        if test(path):
+            return rank
+    raise ValueError(path)
+
+
+def sources(root):
+    out = []
+    for folder in FOLDERS:
+        for dirpath, dirs, files in os.walk(os.path.join(root, folder)):
+            dirs[:] = [d for d in dirs if d not in ("node_modules", "tests", "test", "build")]
+            for f in files:
+                if f.endswith((".c", ".h", ".cc")):
+                    out.append(os.path.relpath(os.path.join(dirpath, f), root))
+    return sorted(out)
+
+
+def resolve(files, includer, name):
+    """The file an #include "name" reaches: beside the includer first, else the one file of that
+    path suffix in the tree (None: generated or outside the tree)."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(includer), name))
+    if beside in files:
+        return beside
+    hits = [f for f in files if f == name or f.endswith("/" + name)]
+    if len(hits) > 1:  # prefer the includer's own top folder
+        top = includer.split("/")[0]
+        hits = [h for h in hits if h.split("/")[0] == top] or hits
+    return hits[0] if len(hits) == 1 else None
+
+
+def module(path):
+    return os.path.splitext(path)[0]
+
+
+def circles(edges):
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = n[0]; n[0] += 1; stack.append(start); on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = n[0]; n[0] += 1; stack.append(w); on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop(); on.discard(w); comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def code_edges(files, edges):
+    """The arrows between modules that have a source, through headers that have none."""
+    code = {module(f) for f in files if f.endswith((".c", ".cc"))}
+
+    def reach(m, seen):
+        for to in edges.get(m, ()):
+            if to in seen:
+                continue
+            seen.add(to)
+            if to not in code:
+                reach(to, seen)
+        return seen
+
+    return {m: {t for t in reach(m, set()) if t in code and t != m} for m in edges if m in code}
+
+
+def check(root):
+    files = set(sources(root))
+    problems, edges = [], {}
+    for f in sorted(files):
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as h:
+            text = h.read()
+        for name in INCLUDE.findall(text):
+            to = resolve(files, f, name)
+            if to is None or to == f:
+                continue
+            if module(to) != module(f):
+                edges.setdefault(module(f), set()).add(module(to))
+            src, dst = layer(f), layer(to)
+            if dst > src:
+                problems.append(f"{f} includes {to}: points up")
+            elif src >= 4 and to.startswith("engine/") and to not in PUBLIC:
+                problems.append(f"{f} includes {to}: behind the engine's public headers")
+            elif src == 6 and to.startswith("io/") and to not in PUBLIC:
+                problems.append(f"{f} includes {to}: the bindings use the public headers only")
+    for comp in circles(code_edges(files, edges)):
+        problems.append("include circle: " + " <-> ".join(comp))
+    return problems, edges
+
+
+def main(argv):
+    root = next((a for a in argv[1:] if not a.startswith("--")),
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    problems, edges = check(root)
+    if "--graph" in argv:
+        for m in sorted(edges):
+            print(m, "->", " ".join(sorted(edges[m])))
+    for p in problems:
+        print(p)
+    print(f"{len(edges)} modules with includes, {sum(len(v) for v in edges.values())} arrows, "
+          f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
