@@ -6,6 +6,7 @@
 #   libm and libc stay shared).
 # -DBUILD=<build dir> -DSRC=<this folder> -DWORK=<scratch dir> -DCC=<C compiler>
 # -DFLAGS=<the build's sanitizer flags, for the consumers too> -DSHARED=<libcrowd.so built>
+# -DIO=<libcrowd_io.so built>
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 
@@ -63,6 +64,13 @@ check(${WORK}/cmake/consumer_cmake_static static)
 if(SHARED)
   check(${WORK}/cmake/consumer_cmake_shared shared)
 endif()
+# The io library: installed with the shared library (IO: it was built), found both ways.
+if(SHARED AND IO)
+  if(NOT EXISTS ${prefix}/include/crowd_io.h OR NOT EXISTS ${WORK}/cmake/consumer_io_cmake)
+    message(FATAL_ERROR "crowd_io.h or crowd::crowd_io is not installed")
+  endif()
+  check(${WORK}/cmake/consumer_io_cmake shared)
+endif()
 
 # pkg-config, its output used as it is
 set(ENV{PKG_CONFIG_PATH} ${pcdir})
@@ -86,3 +94,12 @@ list(TRANSFORM static_libs REPLACE "^-lcrowd$" "-l:libcrowd.a")
 run("linking with pkg-config --static --libs" ${CC} ${FLAGS} ${SRC}/consumer.c ${cflags} ${static_libs}
     -o ${WORK}/consumer_pc_static)
 check(${WORK}/consumer_pc_static static)
+
+if(SHARED AND IO)
+  run("pkg-config crowd_io" pkg-config --cflags --libs crowd_io)
+  string(STRIP "${out}" io_flags)
+  separate_arguments(io_flags UNIX_COMMAND "${io_flags}")
+  run("linking with pkg-config crowd_io" ${CC} ${FLAGS} ${SRC}/io_consumer.c ${io_flags} -Wl,-rpath,${pc_libdir}
+      -o ${WORK}/consumer_io_pc)
+  check(${WORK}/consumer_io_pc shared)
+endif()
