@@ -1,4 +1,4 @@
-/* The Live2D readers (tools/cubism_files.c) refuse every bad field by name: for each file
+/* The Live2D readers (io/live2d/cubism_files.c) refuse every bad field by name: for each file
  * kind, a valid file read into *out, then table rows that each break one field; each must
  * return TOOL_BAD_INPUT with a message naming the JSON path and the value, and leave *out as it
  * was (bytes of the struct and the contents it points to). Rows are written with ' for " . */

@@ -1,5 +1,5 @@
 /* The per-object Cubism reference (bench/cubism_reference.c), fed by the file readers
- * (tools/cubism_files.c), against the golden traces of the real Cubism Web Framework in
+ * (io/live2d/cubism_files.c), against the golden traces of the real Cubism Web Framework in
  * ../shared/data/cubism: every motion, expression and pose case, frame by frame.
  *
  * Tolerances (the framework computes in doubles and stores parameters and part opacities as

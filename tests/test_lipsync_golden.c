@@ -1,7 +1,7 @@
 /* Lip sync against the Cubism samples' WAV handler (../shared/data/cubism/lipsync, issue 26):
  * haru_talk_13.wav at 60 and 30 fps and haru_Info_14.wav at 60 fps. Each frame repeats the
  * handler's update(dt): the time grows by dt (double), the block is [offset, floor(t * rate)),
- * its RMS by crowd_lipsync_rms over the samples the WAV reader (tools/wav.c, libsndfile) made;
+ * its RMS by crowd_lipsync_rms over the samples the WAV reader (io/media/wav.c, libsndfile) made;
  * at the end of the file the level is 0. Held: the offsets exactly, the RMS exactly as float32
  * (the handler's double rounded to float; the largest double difference is printed), and
  * ParamMouthOpenY after addParameterValueById(id, rms, 0.8) on 0 within 1e-6. Bad WAV files are

@@ -2,7 +2,7 @@
  * CubismPhysics.evaluate on Hiyori's, Haru's and Mao's .physics3.json at dt 1/60, 1/30 and an
  * irregular sequence (a 0.25 s hitch, a dt of 0, a 0.1 s step), 600 frames each.
  *
- * The rigs come through the .physics3.json reader (tools/physics3.c); each frame repeats the
+ * The rigs come through the .physics3.json reader (io/live2d/physics3.c); each frame repeats the
  * trace's calls (loadParameters: the saved state, where outputs hold their defaults; the
  * inputs as the trace stored them, float32; evaluate(dt)) on both per-object versions in
  * bench/physics_reference.h:

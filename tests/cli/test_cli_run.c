@@ -157,7 +157,7 @@ static crowd_rig make_rigs(crowd_engine *e, crowd_rig rigs[3]) {
     return rigs[0];
 }
 
-/* The clip row in effect tau seconds after its start (tools/clip.h's rule, written again). */
+/* The clip row in effect tau seconds after its start (io/pose/clip.h's rule, written again). */
 static uint32_t clip_row(const double *t, double tau, bool loop) {
     double period = (t[CLIP_ROWS - 1] - t[0]) + (t[CLIP_ROWS - 1] - t[CLIP_ROWS - 2]);
     if (loop) tau = fmod(tau, period);

@@ -1,4 +1,4 @@
-/* The pieces crowd run --mpi is built from, without MPI (tools/world.h, tools/checksum.h):
+/* The pieces crowd run --mpi is built from, without MPI (io/scene/world.h, io/base/checksum.h):
  *   ranges          the default crowd split into worlds of consecutive ranges (cut inside its
  *                   groups) gives every instance the whole world's bytes, frame after frame, and
  *                   the parts of the checksum combine, in order, to the whole world's checksum

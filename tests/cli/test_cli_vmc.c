@@ -2,7 +2,7 @@
  * received by a liblo server in this program (a real third-party OSC decoder).
  * - pose --vmc: one bundle per clip row; in each, Root/Pos, the 15 Unity humanoid bones once
  *   each, OK and T with the protocol's argument types; unit quaternions; and every rotation is
- *   the engine's world rotation (crowd pose --bones) under the conversion tools/vmc.h documents:
+ *   the engine's world rotation (crowd pose --bones) under the conversion io/pose/vmc.h documents:
  *   convert back (products down the hierarchy, undo the facing turn, times the T-pose's
  *   rotation, which crowd pose gives for the documented T-pose landmarks) and compare to 1e-6.
  * - stream: fed through a pipe one line at a time with pauses; each frame's bundle and bones
@@ -254,7 +254,7 @@ static void qmul(const double a[4], const double b[4], double o[4]) {
     memcpy(o, r, sizeof r);
 }
 
-/* The documented T-pose (tools/vmc.h), engine frame, left side; the right mirrors x. */
+/* The documented T-pose (io/pose/vmc.h), engine frame, left side; the right mirrors x. */
 static void tpose(float lm[132]) {
     static const struct { int l, r; float x, y, z; } p[] = {
         {0, 0, 0, 0.66f, -0.10f},    {1, 4, 0.03f, 0.69f, -0.075f}, {2, 5, 0.04f, 0.69f, -0.075f}, {3, 6, 0.05f, 0.69f, -0.07f},
@@ -316,7 +316,7 @@ static double *read_bones(const char *text, int rows) {
     return q;
 }
 
-/* Received locals -> engine world rotations (tools/vmc.h "Back again"), against `world` (one
+/* Received locals -> engine world rotations (io/pose/vmc.h "Back again"), against `world` (one
  * row of read_bones) and the T-pose's `bind`, up to sign, 1e-6. */
 static void check_conversion(const vmc_frame *f, const double *world, const double *bind, int row) {
     double unity[15][4];

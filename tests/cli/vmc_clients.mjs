@@ -76,7 +76,7 @@ const limbs = [['LeftUpperArm', 'LeftLowerArm', 11, 13], ['LeftLowerArm', 'LeftH
   ['LeftUpperLeg', 'LeftLowerLeg', 23, 25], ['LeftLowerLeg', 'LeftFoot', 25, 27],
   ['RightUpperLeg', 'RightLowerLeg', 24, 26], ['RightLowerLeg', 'RightFoot', 26, 28],
   ['LeftHand', 'LeftHandTip', 15, [17, 19]], ['RightHand', 'RightHandTip', 16, [18, 20]]];
-// the T-pose's bone directions in Unity's frame (tools/vmc.h: arms out along the sides, legs down)
+// the T-pose's bone directions in Unity's frame (io/pose/vmc.h: arms out along the sides, legs down)
 const restUnity = { LeftUpperArm: [-1, 0, 0], LeftLowerArm: [-1, 0, 0], RightUpperArm: [1, 0, 0],
   RightLowerArm: [1, 0, 0], LeftUpperLeg: [0, -1, 0], LeftLowerLeg: [0, -1, 0], RightUpperLeg: [0, -1, 0],
   RightLowerLeg: [0, -1, 0], LeftHand: [-1, 0, 0], RightHand: [1, 0, 0] };

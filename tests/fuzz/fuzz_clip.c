@@ -1,4 +1,4 @@
-/* libFuzzer target: the pose clip CSV reader (tools/clip.c) and stepping through what it reads.
+/* libFuzzer target: the pose clip CSV reader (io/pose/clip_read.c) and stepping through what it reads.
  * Oracles (abort: a finding): the reader returns TOOL_OK, TOOL_BAD_INPUT or TOOL_FAILED; an
  * accepted clip has at least one row, t_s finite and non-decreasing, every landmark value finite
  * and every visibility in [0, 1], rows before any detection only at its start, with visibility

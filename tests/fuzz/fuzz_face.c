@@ -1,4 +1,4 @@
-/* libFuzzer target: the face track reader (tools/face_track.c) on any bytes, and the track it
+/* libFuzzer target: the face track reader (io/pose/face_track.c) on any bytes, and the track it
  * gives. Oracles (abort: a finding): a known status; a refused track is left empty; an accepted
  * track has frames with finite non-decreasing t_s, scores in [0, 1], a finite unit rotation,
  * presence 0 or 1, every frame's line within the text's lines, and face_track_row_at stays in

@@ -1,4 +1,4 @@
-/* libFuzzer target: the landmark JSON reader (tools/landmark_json.c) on any bytes, and the clip
+/* libFuzzer target: the landmark JSON reader (io/pose/landmark_json.c) on any bytes, and the clip
  * it gives. Oracles (abort: a finding): a known status; an accepted clip has at least one row,
  * finite non-decreasing t_s, finite landmark values, visibilities in [0, 1], rows before any
  * detection counted at the start (rest_rows <= row_count), every row's line within the text's

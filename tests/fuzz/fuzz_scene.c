@@ -1,4 +1,4 @@
-/* libFuzzer target: the scene JSON reader (tools/scene_json.c), then the engine on what it
+/* libFuzzer target: the scene JSON reader (io/scene/scene_json.c), then the engine on what it
  * accepts: a world is built and ticked for up to 4 frames (look keys, pose clips, draws).
  *
  * The scene lives in a scratch folder holding clip.csv and model.model3.json, which scenes may
