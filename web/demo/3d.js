@@ -293,6 +293,10 @@ async function main() {
   status.pause = (on) => {
     if (on !== status.paused) $('pause').click();
   };
+  // draw only the first k of the drawn avatars (the heap test: software rendering is slow)
+  status.draw = (k) => (geometry.instanceCount = Math.max(0, Math.min(shown, k)));
+  // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
+  status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
 
   const mean = (ring, count) => {
     let sum = 0;
