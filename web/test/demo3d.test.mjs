@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { pkgDir, nativeChecksum, load } from './common.mjs';
 import { serve, threeMount } from './server.mjs';
+import { buildVrm, BONES, TIP } from './vrm_build.mjs';
 
 const CHROMIUM = process.env.CROWD_CHROMIUM ?? '/usr/bin/chromium';
 const modules = process.env.CROWD_NODE_MODULES ?? path.join(pkgDir, '..', 'npm', 'node_modules');
@@ -153,6 +155,63 @@ test('the 3D page', { skip }, async (t) => {
       await demo.page.evaluate(() => (window.crowd3d.garbage = false));
       const extra = leaky.perFrame - heap.perFrame;
       assert.ok(extra >= crowdBytes * 0.8, `a ${crowdBytes}-byte array per frame measured as ${extra.toFixed(0)} bytes`);
+      assert.deepEqual(demo.errors, []);
+    });
+
+    const vrmSkip = three['/three-vrm/'] ? false : `@pixiv/three-vrm is not installed (npm install --prefix ${path.dirname(modules)} @pixiv/three-vrm)`;
+    await t.test('a VRM dropped on the page becomes the avatar, its bones along crowd\'s within 0.05 degrees', { skip: vrmSkip }, async () => {
+      const THREE = await import(pathToFileURL(path.join(modules, 'three', 'build', 'three.module.js')).href);
+      const bytes = buildVrm(THREE);
+      await demo.page.evaluate(() => window.crowd3d.draw(1000));
+      await demo.page.evaluate((b64) => {
+        const file = new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'avatar.vrm');
+        const dataTransfer = new DataTransfer();
+        dataTransfer.items.add(file);
+        document.body.dispatchEvent(new DragEvent('drop', { dataTransfer, bubbles: true, cancelable: true }));
+      }, Buffer.from(bytes).toString('base64'));
+      await demo.page.waitForFunction(() => window.crowd3d.vrm && window.crowd3d.vrm !== 'loading', null, { timeout: 60000, polling: 100 });
+      assert.equal(await demo.page.evaluate(() => window.crowd3d.vrm), 'ready');
+      // drawn where the crowd stands, and moving
+      await demo.page.evaluate(() => window.crowd3d.pause(false));
+      const f0 = await demo.page.evaluate(() => window.crowd3d.frame);
+      await demo.page.waitForFunction((f) => window.crowd3d.frame >= f + 2, f0, { timeout: 60000, polling: 50 });
+      await demo.page.evaluate(grab, 'vrm-a');
+      await new Promise((r) => setTimeout(r, 1000));
+      await demo.page.evaluate(grab, 'vrm-b');
+      await demo.page.evaluate(() => window.crowd3d.pause(true));
+      await screenshot(demo.page, 'demo3d-vrm.png');
+      const middle = await stats(demo.page, 'vrm-a', 'vrm-b', 0.3, 0.4, 0.7, 0.7);
+      assert.ok(middle.avatar > 0.1, `only ${(middle.avatar * 100).toFixed(1)}% avatar pixels in the middle`);
+      assert.ok(middle.changed > 0.01, `only ${(middle.changed * 100).toFixed(2)}% of the crowd's pixels changed`);
+      assert.equal((await stats(demo.page, 'vrm-a', 'vrm-b', 0, 0, 1, 0.12)).avatar, 0, 'avatars in the sky');
+
+      // instance 7's bones: the page's W are crowd's (the same instance ticked as far in Node)
+      const instance = 7;
+      const world = await demo.page.evaluate((i) => window.crowd3d.vrmPose(i), instance);
+      const { frame } = await demo.page.evaluate(() => window.crowd3d.checksumNow());
+      const d = (await load()).crowd.defaultCrowd({ count: instance + 1 });
+      for (let k = 0; k < frame; k++) d.step();
+      const expected = [];
+      for (let b = 0; b < 15; b++) for (let c = 0; c < 4; c++) expected.push(d.rig.column('bone_world', b, c)[instance]);
+      d.destroy();
+      assert.deepEqual(world, expected, `instance ${instance}'s world rotations after ${frame} frames`);
+      // each bone of the VRM's own skeleton (three-vrm's normalised bones over raw bones with rest
+      // rotations of their own) points where crowd's does: along the bone's +y (+z for hands and
+      // feet, the axis fix), in the VRM's frame (x, y, -z) of the engine's
+      const at = await demo.page.evaluate((names) => window.crowd3d.vrmNodes(names), [...BONES, ...TIP]);
+      const position = Object.fromEntries([...BONES, ...TIP].map((name, k) => [name, new THREE.Vector3(...at[k])]));
+      let worst = 0;
+      BONES.forEach((name, b) => {
+        const vrmDir = position[TIP[b]].clone().sub(position[name]).normalize();
+        const q = new THREE.Quaternion(...world.slice(b * 4, b * 4 + 4));
+        const axis = /Hand|Foot/.test(name) ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(0, 1, 0);
+        const crowdDir = axis.applyQuaternion(q);
+        crowdDir.z = -crowdDir.z;
+        const degrees = (vrmDir.angleTo(crowdDir) * 180) / Math.PI;
+        worst = Math.max(worst, degrees);
+        assert.ok(degrees < 0.05, `${name}: ${degrees.toFixed(4)} degrees from crowd's bone`);
+      });
+      t.diagnostic(`worst bone ${worst.toExponential(2)} degrees`);
       assert.deepEqual(demo.errors, []);
     });
   } finally {
