@@ -322,8 +322,9 @@ async function main() {
       avatars.visible = false;
       status.vrm = 'ready';
     } catch (e) {
-      status.vrm = `error: ${e.message}`;
-      $('info').textContent = `VRM: ${e.message}`;
+      const name = typeof source === 'string' ? source : source.name ?? 'the file';
+      status.vrm = `error: ${name}: ${e.message}`;
+      $('info').textContent = `VRM ${name}: ${e.message}`;
     }
   }
   addEventListener('dragover', (e) => e.preventDefault());
