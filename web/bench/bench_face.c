@@ -1,5 +1,6 @@
-/* The face tick of `crowd bench` (bench/workloads.h: the 12-parameter face rig, a ring of copies
- * over 8 MiB so that every tick reads fresh columns) in the WebAssembly module, in Node:
+/* The face and body ticks of `crowd bench` (bench/workloads.h: the 12-parameter face rig, and
+ * face + 15 bones from the walk as the default crowd has them; a ring of copies over 8 MiB so
+ * that every tick reads fresh columns) in the WebAssembly module, in Node:
  *   node build-wasm/bench/bench_face.js [N]        (default 10000 instances)
  * prints M instance-updates/s for wasm128 and scalar: the median of blocks of ticks, as
  * `crowd bench` times them, on the process's CPU time (Node's process.cpuUsage: the module has
@@ -11,6 +12,7 @@
 
 #include <emscripten.h>
 
+#include "walk.h"
 #include "workloads.h"
 
 EM_JS(double, cpu_seconds, (void), {
@@ -57,17 +59,25 @@ static double time_ring(bench_ring *r) {
 int main(int argc, char **argv) {
     uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 10000;
     const int impls[] = {CROWD_SIMD_WASM128, CROWD_SIMD_SCALAR};
-    for (size_t k = 0; k < sizeof impls / sizeof impls[0]; k++) {
-        bench_ring r;
-        char err[256];
-        if (bench_ring_create(&r, BENCH_FACE, impls[k], n, NULL, err, sizeof err) != 0) {
-            fprintf(stderr, "bench_face: %s\n", err);
-            return 1;
+    static float walk[BENCH_WALK_ROWS * BENCH_WALK_FLOATS];
+    bench_walk_rows(walk);
+    const bench_clip clip = {walk, BENCH_WALK_ROWS};
+    /* face: the 12-parameter face rig; body: face + 15 bones from the walk (the default crowd's
+     * rig, `crowd bench`'s "body" rows) */
+    const bench_workload workloads[] = {BENCH_FACE, BENCH_BODY};
+    for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
+        for (size_t k = 0; k < sizeof impls / sizeof impls[0]; k++) {
+            bench_ring r;
+            char err[256];
+            if (bench_ring_create(&r, workloads[w], impls[k], n, &clip, err, sizeof err) != 0) {
+                fprintf(stderr, "bench_face: %s\n", err);
+                return 1;
+            }
+            double s = time_ring(&r);
+            printf("%s tick, %u instances, %-7s %.1f M instance-updates/s (%.3f ms a tick, ring of %u copies)\n",
+                   bench_workload_name(workloads[w]), n, crowd_simd_name((crowd_simd)impls[k]), n / s / 1e6, s * 1e3,
+                   r.copies);
+            bench_ring_destroy(&r);
         }
-        double s = time_ring(&r);
-        printf("face tick, %u instances, %-7s %.1f M instance-updates/s (%.3f ms a tick, ring of %u copies)\n", n,
-               crowd_simd_name((crowd_simd)impls[k]), n / s / 1e6, s * 1e3, r.copies);
-        bench_ring_destroy(&r);
-    }
     return 0;
 }

@@ -102,18 +102,14 @@ function humanoid() {
   return g;
 }
 
-const vertexShader = /* glsl */ `
+// The bone texture's reader and the placement of instance i, shared with a VRM's shader (vrm.js).
+const shaderHead = /* glsl */ `
 precision highp float;
 precision highp int;
 precision highp sampler2D;
 uniform sampler2D columns; // R32F: column c (bone b's component k is 4b + k, then the face's), row i at texel c * columnStride + i
 uniform int texWidth, columnStride, gridCols;
 uniform float spacing;
-uniform vec3 joints[${BONES}];
-in float bone, kind, part;
-in vec3 anchor;
-flat out vec3 vColor;
-out vec3 vNormal;
 const int PARENT[${BONES}] = int[${BONES}](${PARENT.join(', ')});
 
 float column(int c, int i) {
@@ -132,6 +128,30 @@ float hash(int i, int salt) {
   h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
   return float((h >> 22u) ^ h) / 4294967295.0;
 }
+// an avatar's point (metres, feet on the ground at the origin) placed on a jittered grid, each
+// sized and turned a little
+vec3 place(vec3 p, int i) {
+  vec3 world = p * (0.88 + 0.24 * hash(i, 1));
+  float yaw = (hash(i, 2) - 0.5) * 0.9, cy = cos(yaw), sy = sin(yaw);
+  world.xz = mat2(cy, -sy, sy, cy) * world.xz;
+  int gx = i % gridCols, gz = i / gridCols;
+  world.x += (float(gx) - float(gridCols - 1) * 0.5 + (hash(i, 3) - 0.5) * 0.5) * spacing;
+  world.z += (float(gz) - float(gridCols - 1) * 0.5 + (hash(i, 4) - 0.5) * 0.5) * spacing;
+  return world;
+}
+vec3 placeNormal(vec3 n, int i) {
+  float yaw = (hash(i, 2) - 0.5) * 0.9, cy = cos(yaw), sy = sin(yaw);
+  n.xz = mat2(cy, -sy, sy, cy) * n.xz;
+  return n;
+}
+`;
+
+const vertexShader = /* glsl */ `${shaderHead}
+uniform vec3 joints[${BONES}];
+in float bone, kind, part;
+in vec3 anchor;
+flat out vec3 vColor;
+out vec3 vNormal;
 vec3 pick(vec3 a, vec3 b, vec3 c, vec3 d, float u) {
   return u < 0.25 ? a : u < 0.5 ? b : u < 0.75 ? c : d;
 }
@@ -148,19 +168,10 @@ void main() {
   } else if (p == ${LIPS}) {
     local.y = anchor.y + (local.y - anchor.y) * (0.25 + 2.0 * clamp(column(${BONES * 4 + 4}, i), 0.0, 1.0));
   }
-  float size = 0.88 + 0.24 * hash(i, 1);
   vec3 world = rotate(boneWorld(b, i), local);
-  vec3 normalWorld = rotate(boneWorld(b, i), normal);
   for (int j = b; j > 0; j = PARENT[j]) world += rotate(boneWorld(PARENT[j], i), joints[j]);
-  world = world * size + vec3(0.0, ${HIP_HEIGHT} * size, 0.0);
-  // place on a jittered grid, each turned a little
-  float yaw = (hash(i, 2) - 0.5) * 0.9, cy = cos(yaw), sy = sin(yaw);
-  world.xz = mat2(cy, -sy, sy, cy) * world.xz;
-  normalWorld.xz = mat2(cy, -sy, sy, cy) * normalWorld.xz;
-  int gx = i % gridCols, gz = i / gridCols;
-  world.x += (float(gx) - float(gridCols - 1) * 0.5 + (hash(i, 3) - 0.5) * 0.5) * spacing;
-  world.z += (float(gz) - float(gridCols - 1) * 0.5 + (hash(i, 4) - 0.5) * 0.5) * spacing;
-  vNormal = normalWorld;
+  world = place(world + vec3(0.0, ${HIP_HEIGHT}, 0.0), i);
+  vNormal = placeNormal(rotate(boneWorld(b, i), normal), i);
   float u = hash(i, 5 + k);
   vColor = k == ${SKIN} ? pick(vec3(0.96, 0.8, 0.69), vec3(0.87, 0.67, 0.5), vec3(0.63, 0.43, 0.3), vec3(0.4, 0.27, 0.18), u)
          : k == ${SHIRT} ? 0.25 + 0.65 * vec3(hash(i, 11), hash(i, 12), hash(i, 13))
@@ -293,6 +304,53 @@ async function main() {
   status.pause = (on) => {
     if (on !== status.paused) $('pause').click();
   };
+  // Bring your own avatar: a .vrm dropped on the page or given as ?vrm=URL replaces the built-in
+  // humanoid (vrm.js: loaded with @pixiv/three-vrm, bound to crowd's bones as VMC and VRM
+  // Animation do). status.vrm: null, 'loading', 'ready' or the error.
+  const own = { vrm: null, drawn: null };
+  status.vrm = null;
+  async function useVrm(source) {
+    status.vrm = 'loading';
+    try {
+      const { loadVrm, bindInverse, crowdVrm } = await import('./vrm.js');
+      const vrm = await loadVrm(source);
+      // the T-pose solved with the default crowd's limb settings (crowd.h's defaults, engine frame)
+      const drawn = crowdVrm(vrm, bindInverse(crowd), { head: shaderHead, uniforms: material.uniforms, count: geometry.instanceCount });
+      if (own.drawn) scene.remove(own.drawn.group);
+      Object.assign(own, { vrm, drawn });
+      scene.add(drawn.group);
+      avatars.visible = false;
+      status.vrm = 'ready';
+    } catch (e) {
+      const name = typeof source === 'string' ? source : source.name ?? 'the file';
+      status.vrm = `error: ${name}: ${e.message}`;
+      $('info').textContent = `VRM ${name}: ${e.message}`;
+    }
+  }
+  addEventListener('dragover', (e) => e.preventDefault());
+  addEventListener('drop', (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer?.files?.[0];
+    if (file) useVrm(file);
+  });
+  if (params.get('vrm')) useVrm(params.get('vrm'));
+  // The test's view of the VRM: its own skeleton posed like instance i (the world rotations
+  // returned), and the world positions of named nodes.
+  status.vrmPose = (i) => {
+    const world = new Float32Array(BONES * 4);
+    for (let b = 0; b < BONES; b++) for (let c = 0; c < 4; c++) world[b * 4 + c] = rig.column('bone_world', b, c)[i];
+    own.drawn.pose(world);
+    return Array.from(world);
+  };
+  status.vrmNodes = (names) => names.map((name) => own.vrm.scene.getObjectByName(name)?.getWorldPosition(new THREE.Vector3()).toArray() ?? null);
+
+  // draw only the first k of the drawn avatars (the heap test: software rendering is slow)
+  status.draw = (k) => {
+    geometry.instanceCount = Math.max(0, Math.min(shown, k));
+    own.drawn?.group.children.forEach((m) => (m.geometry.instanceCount = geometry.instanceCount));
+  };
+  // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
+  status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
 
   const mean = (ring, count) => {
     let sum = 0;

@@ -1,7 +1,7 @@
 // The demo page in headless Chromium (Debian's, driven by playwright-core): served on loopback,
-// 120 frames of the default crowd; the page's checksum is the native one, the canvas is drawn,
+// 60 frames of the default crowd; the page's checksum is the native one, the canvas is drawn,
 // and a screenshot lands in CROWD_WEB_ARTIFACTS (default: <package>/../artifacts/demo.png).
-import test from 'node:test';
+import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,13 +23,14 @@ else {
   }
 }
 
+const FRAMES = 60;
 // Without the native command: the module in Node, whose 600-frame checksum the node tests tie
 // to the native one.
-async function reference120() {
-  const native = nativeChecksum(120);
+async function reference() {
+  const native = nativeChecksum(FRAMES);
   if (native) return native;
   const d = (await load()).crowd.defaultCrowd();
-  for (let k = 0; k < 120; k++) d.step();
+  for (let k = 0; k < FRAMES; k++) d.step();
   const sum = d.checksum();
   d.destroy();
   return sum;
@@ -58,31 +59,43 @@ async function screenshot(page, name) {
   assert.ok(png.length > 10000, `screenshot of ${png.length} bytes`);
 }
 
-export async function openDemo(query, until) {
-  const server = await serve(pkgDir);
-  const browser = await chromium.launch({
+// One browser and server for both pages (a launch costs seconds).
+let shared = null;
+function browser() {
+  shared ??= Promise.all([serve(pkgDir), chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
-  });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  })]);
+  return shared;
+}
+after(async () => {
+  if (!shared) return;
+  const [server, b] = await shared;
+  await b.close();
+  await server.close();
+});
+
+export async function openDemo(query, until) {
+  const [server, b] = await browser();
+  const page = await b.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${server.url}/demo/index.html?${query}`);
   await page.waitForFunction(until, null, { timeout: 120000 });
-  return { page, errors, close: async () => { await browser.close(); await server.close(); } };
+  return { page, errors, close: () => page.close() };
 }
 
 const done = () => window.crowdDemo?.done || window.crowdDemo?.error;
 
 test('the demo page animates the default crowd with the native bytes', { skip: chromium ? false : why }, async () => {
-  const expected = await reference120();
-  const demo = await openDemo('n=10000&show=1000&frames=120', done);
+  const expected = await reference();
+  const demo = await openDemo(`n=10000&show=1000&frames=${FRAMES}`, done);
   try {
     const status = await demo.page.evaluate(() => window.crowdDemo);
     assert.equal(status.error, null);
     assert.deepEqual(demo.errors, []);
-    assert.equal(status.frame, 120);
+    assert.equal(status.frame, FRAMES);
     assert.equal(status.checksum, expected);
     const pixels = await canvasPixels(demo.page);
     assert.ok(pixels.colours > 20, `only ${pixels.colours} colours`);
@@ -94,12 +107,12 @@ test('the demo page animates the default crowd with the native bytes', { skip: c
 });
 
 test('the demo page with 1,000 avatars: drawn, and a screenshot', { skip: chromium ? false : why }, async () => {
-  const demo = await openDemo('n=1000&frames=120', done);
+  const demo = await openDemo(`n=1000&frames=${FRAMES}`, done);
   try {
     const status = await demo.page.evaluate(() => window.crowdDemo);
     assert.equal(status.error, null);
     assert.deepEqual(demo.errors, []);
-    assert.equal(status.tickMs.length, 120);
+    assert.equal(status.tickMs.length, FRAMES);
     const pixels = await canvasPixels(demo.page);
     assert.ok(pixels.colours > 20, `only ${pixels.colours} colours`);
     assert.ok(pixels.share > 0.03, `only ${(pixels.share * 100).toFixed(1)}% of the canvas is drawn`);

@@ -6,10 +6,11 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { pkgDir, nativeChecksum, nativeCrowd, load } from './common.mjs';
+import { pathToFileURL } from 'node:url';
+import { pkgDir, nativeChecksum, load } from './common.mjs';
 import { serve, threeMount } from './server.mjs';
+import { buildVrm, BONES, TIP } from './vrm_build.mjs';
 
 const CHROMIUM = process.env.CROWD_CHROMIUM ?? '/usr/bin/chromium';
 const modules = process.env.CROWD_NODE_MODULES ?? path.join(pkgDir, '..', 'npm', 'node_modules');
@@ -87,40 +88,133 @@ function regionStats([name, other, x0, y0, x1, y1]) {
 }
 const stats = (page, ...args) => page.evaluate(regionStats, args);
 
-test('the 3D page draws the crowd where it stands; avatars move, the sky does not, pause holds them', { skip }, async () => {
-  const demo = await open3d('n=1000&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 30);
+// One page load serves every check (each launch of Chromium and SwiftShader costs seconds): the
+// whole default crowd (10,000 avatars, so its checksum is `crowd run`'s), the first 1,000 drawn.
+test('the 3D page', { skip }, async (t) => {
+  const demo = await open3d('n=10000&show=1000&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 10);
   try {
-    await demo.page.evaluate(grab, 'a');
-    await new Promise((r) => setTimeout(r, 1000));
-    await demo.page.evaluate(grab, 'b');
-    const frames = await demo.page.evaluate(() => window.crowd3d.frame);
-    await screenshot(demo.page, 'demo3d.png');
-    const whole = await stats(demo.page, 'a', null, 0, 0, 1, 1);
-    assert.ok(whole.sky[2] > whole.sky[0], `the sky (${whole.sky}) is not blue: nothing drawn?`);
-    assert.ok(whole.colours > 50, `only ${whole.colours} colours: a blank canvas`);
-    // the crowd (a square grid in front of the camera) fills the middle of the picture, the top
-    // of the picture is sky, the bottom corners ground
-    const middle = await stats(demo.page, 'a', 'b', 0.3, 0.4, 0.7, 0.7);
-    assert.ok(middle.avatar > 0.2, `only ${(middle.avatar * 100).toFixed(1)}% avatar pixels in the middle`);
-    const top = await stats(demo.page, 'a', 'b', 0, 0, 1, 0.12);
-    assert.equal(top.avatar, 0, 'avatars in the sky');
-    const corner = await stats(demo.page, 'a', 'b', 0, 0.92, 0.08, 1);
-    assert.equal(corner.avatar, 0, 'avatars in the foreground corner');
-    // a second later (frames ticked in between): the avatars moved, the sky is the same
-    assert.ok(frames > 30, `no frames ticked in a second (${frames})`);
-    assert.ok(middle.changed > 0.02, `only ${(middle.changed * 100).toFixed(2)}% of the crowd's pixels changed`);
-    assert.equal(top.changed, 0, 'the sky changed');
-    assert.equal(corner.changed, 0, 'the ground changed');
-    // paused: no frame is ticked and the picture holds still
-    await demo.page.evaluate(() => window.crowd3d.pause(true));
-    await new Promise((r) => setTimeout(r, 300));
-    const paused = await demo.page.evaluate(() => window.crowd3d.frame);
-    await demo.page.evaluate(grab, 'c');
-    await new Promise((r) => setTimeout(r, 700));
-    await demo.page.evaluate(grab, 'd');
-    assert.equal(await demo.page.evaluate(() => window.crowd3d.frame), paused);
-    assert.equal((await stats(demo.page, 'c', 'd', 0, 0, 1, 1)).changed, 0, 'the picture changed while paused');
-    assert.deepEqual(demo.errors, []);
+    await t.test('draws the crowd where it stands; avatars move, the sky does not, pause holds them', async () => {
+      await demo.page.evaluate(grab, 'a');
+      const f0 = await demo.page.evaluate(() => window.crowd3d.frame);
+      await new Promise((r) => setTimeout(r, 1000));
+      await demo.page.evaluate(grab, 'b');
+      const frames = await demo.page.evaluate(() => window.crowd3d.frame);
+      await screenshot(demo.page, 'demo3d.png');
+      const whole = await stats(demo.page, 'a', null, 0, 0, 1, 1);
+      assert.ok(whole.sky[2] > whole.sky[0], `the sky (${whole.sky}) is not blue: nothing drawn?`);
+      assert.ok(whole.colours > 50, `only ${whole.colours} colours: a blank canvas`);
+      // the crowd (a square grid in front of the camera) fills the middle of the picture, the top
+      // of the picture is sky, the bottom corners ground
+      const middle = await stats(demo.page, 'a', 'b', 0.3, 0.4, 0.7, 0.7);
+      assert.ok(middle.avatar > 0.2, `only ${(middle.avatar * 100).toFixed(1)}% avatar pixels in the middle`);
+      const top = await stats(demo.page, 'a', 'b', 0, 0, 1, 0.12);
+      assert.equal(top.avatar, 0, 'avatars in the sky');
+      const corner = await stats(demo.page, 'a', 'b', 0, 0.92, 0.08, 1);
+      assert.equal(corner.avatar, 0, 'avatars in the foreground corner');
+      // a second later (frames ticked in between): the avatars moved, the sky is the same
+      assert.ok(frames > f0, `no frames ticked in a second (${f0} -> ${frames})`);
+      assert.ok(middle.changed > 0.02, `only ${(middle.changed * 100).toFixed(2)}% of the crowd's pixels changed`);
+      assert.equal(top.changed, 0, 'the sky changed');
+      assert.equal(corner.changed, 0, 'the ground changed');
+      // paused: no frame is ticked and the picture holds still
+      await demo.page.evaluate(() => window.crowd3d.pause(true));
+      await new Promise((r) => setTimeout(r, 300));
+      const paused = await demo.page.evaluate(() => window.crowd3d.frame);
+      await demo.page.evaluate(grab, 'c');
+      await new Promise((r) => setTimeout(r, 700));
+      await demo.page.evaluate(grab, 'd');
+      assert.equal(await demo.page.evaluate(() => window.crowd3d.frame), paused);
+      assert.equal((await stats(demo.page, 'c', 'd', 0, 0, 1, 1)).changed, 0, 'the picture changed while paused');
+      assert.deepEqual(demo.errors, []);
+    });
+
+    await t.test('ticks the default crowd to the native checksum', async () => {
+      await demo.page.evaluate(() => window.crowd3d.pause(true)); // whatever ran before: hold a frame
+      const now = await demo.page.evaluate(() => window.crowd3d.checksumNow());
+      assert.ok(now.frame >= 10, `frame ${now.frame}`);
+      assert.equal(now.checksum, await reference(now.frame), `the checksum after ${now.frame} frames`);
+      assert.deepEqual(demo.errors, []);
+    });
+
+    await t.test('allocates no crowd-sized array per frame: the heap stays flat', async (st) => {
+      // The profiler counts the JS heap: a JS array of the crowd's size (n numbers, at least 4
+      // bytes each) and a typed array's object, not the typed array's backing store (outside the
+      // heap). 100 frames are enough: a crowd-sized array per frame would be 4 MB of them.
+      const n = 10000, crowdBytes = n * 4;
+      // (50 drawn: the frames come faster on software rendering, three.js's work is the same)
+      await demo.page.evaluate(() => window.crowd3d.draw(50));
+      await demo.page.evaluate(() => window.crowd3d.pause(false));
+      const heap = await allocatedPerFrame(demo.page, 100);
+      // three.js's own per-frame bookkeeping is some kilobytes; an array of the crowd's size would
+      // add at least crowdBytes
+      assert.ok(heap.perFrame < crowdBytes * 0.75, `${heap.perFrame.toFixed(0)} bytes allocated per frame`);
+      assert.ok(heap.growth < 1 << 20, `the heap grew by ${heap.growth} bytes over ${heap.frames} frames`);
+      // the measure sees such an array: the page's self-check allocates one per frame
+      await demo.page.evaluate(() => (window.crowd3d.garbage = true));
+      const leaky = await allocatedPerFrame(demo.page, 30);
+      await demo.page.evaluate(() => (window.crowd3d.garbage = false));
+      const extra = leaky.perFrame - heap.perFrame;
+      assert.ok(extra >= crowdBytes * 0.8, `a ${crowdBytes}-byte array per frame measured as ${extra.toFixed(0)} bytes`);
+      st.diagnostic(`${heap.perFrame.toFixed(0)} bytes allocated per frame, heap ${heap.growth} bytes over ${heap.frames} frames`);
+      assert.deepEqual(demo.errors, []);
+    });
+
+    const vrmSkip = three['/three-vrm/'] ? false : `@pixiv/three-vrm is not installed (npm install --prefix ${path.dirname(modules)} @pixiv/three-vrm)`;
+    await t.test('a VRM dropped on the page becomes the avatar, its bones along crowd\'s within 0.05 degrees', { skip: vrmSkip }, async () => {
+      const THREE = await import(pathToFileURL(path.join(modules, 'three', 'build', 'three.module.js')).href);
+      const bytes = buildVrm(THREE);
+      await demo.page.evaluate(() => window.crowd3d.draw(1000));
+      await demo.page.evaluate((b64) => {
+        const file = new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'avatar.vrm');
+        const dataTransfer = new DataTransfer();
+        dataTransfer.items.add(file);
+        document.body.dispatchEvent(new DragEvent('drop', { dataTransfer, bubbles: true, cancelable: true }));
+      }, Buffer.from(bytes).toString('base64'));
+      await demo.page.waitForFunction(() => window.crowd3d.vrm && window.crowd3d.vrm !== 'loading', null, { timeout: 60000, polling: 100 });
+      assert.equal(await demo.page.evaluate(() => window.crowd3d.vrm), 'ready');
+      // drawn where the crowd stands, and moving
+      await demo.page.evaluate(() => window.crowd3d.pause(false));
+      const f0 = await demo.page.evaluate(() => window.crowd3d.frame);
+      await demo.page.waitForFunction((f) => window.crowd3d.frame >= f + 2, f0, { timeout: 60000, polling: 50 });
+      await demo.page.evaluate(grab, 'vrm-a');
+      await new Promise((r) => setTimeout(r, 1000));
+      await demo.page.evaluate(grab, 'vrm-b');
+      await demo.page.evaluate(() => window.crowd3d.pause(true));
+      await screenshot(demo.page, 'demo3d-vrm.png');
+      const middle = await stats(demo.page, 'vrm-a', 'vrm-b', 0.3, 0.4, 0.7, 0.7);
+      assert.ok(middle.avatar > 0.1, `only ${(middle.avatar * 100).toFixed(1)}% avatar pixels in the middle`);
+      assert.ok(middle.changed > 0.01, `only ${(middle.changed * 100).toFixed(2)}% of the crowd's pixels changed`);
+      assert.equal((await stats(demo.page, 'vrm-a', 'vrm-b', 0, 0, 1, 0.12)).avatar, 0, 'avatars in the sky');
+
+      // instance 7's bones: the page's W are crowd's (the same instance ticked as far in Node)
+      const instance = 7;
+      const world = await demo.page.evaluate((i) => window.crowd3d.vrmPose(i), instance);
+      const { frame } = await demo.page.evaluate(() => window.crowd3d.checksumNow());
+      const d = (await load()).crowd.defaultCrowd({ count: instance + 1 });
+      for (let k = 0; k < frame; k++) d.step();
+      const expected = [];
+      for (let b = 0; b < 15; b++) for (let c = 0; c < 4; c++) expected.push(d.rig.column('bone_world', b, c)[instance]);
+      d.destroy();
+      assert.deepEqual(world, expected, `instance ${instance}'s world rotations after ${frame} frames`);
+      // each bone of the VRM's own skeleton (three-vrm's normalised bones over raw bones with rest
+      // rotations of their own) points where crowd's does: along the bone's +y (+z for hands and
+      // feet, the axis fix), in the VRM's frame (x, y, -z) of the engine's
+      const at = await demo.page.evaluate((names) => window.crowd3d.vrmNodes(names), [...BONES, ...TIP]);
+      const position = Object.fromEntries([...BONES, ...TIP].map((name, k) => [name, new THREE.Vector3(...at[k])]));
+      let worst = 0;
+      BONES.forEach((name, b) => {
+        const vrmDir = position[TIP[b]].clone().sub(position[name]).normalize();
+        const q = new THREE.Quaternion(...world.slice(b * 4, b * 4 + 4));
+        const axis = /Hand|Foot/.test(name) ? new THREE.Vector3(0, 0, 1) : new THREE.Vector3(0, 1, 0);
+        const crowdDir = axis.applyQuaternion(q);
+        crowdDir.z = -crowdDir.z;
+        const degrees = (vrmDir.angleTo(crowdDir) * 180) / Math.PI;
+        worst = Math.max(worst, degrees);
+        assert.ok(degrees < 0.05, `${name}: ${degrees.toFixed(4)} degrees from crowd's bone`);
+      });
+      t.diagnostic(`worst bone ${worst.toExponential(2)} degrees`);
+      assert.deepEqual(demo.errors, []);
+    });
   } finally {
     await demo.close();
   }
@@ -138,22 +232,8 @@ async function reference(frames) {
   return sum;
 }
 
-test('the 3D page ticks the default crowd to the native checksum', { skip }, async () => {
-  const frames = 60;
-  const expected = await reference(frames);
-  const demo = await open3d(`n=10000&show=400&frames=${frames}`, () => window.crowd3d?.error || window.crowd3d?.done);
-  try {
-    const status = await demo.page.evaluate(() => ({ frame: window.crowd3d.frame, checksum: window.crowd3d.checksum }));
-    assert.equal(status.frame, frames);
-    assert.equal(status.checksum, expected);
-    assert.deepEqual(demo.errors, []);
-  } finally {
-    await demo.close();
-  }
-});
-
-// Bytes allocated on the JavaScript heap over 300 frames, live or collected (V8's sampling heap
-// profiler), per frame.
+// Bytes allocated on the JavaScript heap over `frames` frames, live or collected (V8's sampling
+// heap profiler), per frame.
 async function allocatedPerFrame(page, frames) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.enable');
@@ -177,52 +257,3 @@ async function allocatedPerFrame(page, frames) {
   await cdp.detach();
   return { perFrame: bytes / (f1 - f0), growth: after - before, frames: f1 - f0 };
 }
-
-test('the 3D page allocates no crowd-sized array per frame: the heap stays flat over 300 frames', { skip }, async () => {
-  // The profiler counts the JS heap: a JS array of the crowd's size (n numbers, at least 4 bytes
-  // each) and a typed array's object, not the typed array's backing store (outside the heap).
-  const n = 10000, crowdBytes = n * 4;
-  const demo = await open3d(`n=${n}&show=50`, () => window.crowd3d?.error || window.crowd3d?.frame >= 20);
-  try {
-    const heap = await allocatedPerFrame(demo.page, 300);
-    // three.js's own per-frame bookkeeping is some kilobytes; an array of the crowd's size would
-    // add at least crowdBytes
-    assert.ok(heap.perFrame < crowdBytes * 0.75, `${heap.perFrame.toFixed(0)} bytes allocated per frame`);
-    assert.ok(heap.growth < 1 << 20, `the heap grew by ${heap.growth} bytes over ${heap.frames} frames`);
-    // the measure sees such an array: the page's self-check allocates one per frame
-    await demo.page.evaluate(() => (window.crowd3d.garbage = true));
-    const leaky = await allocatedPerFrame(demo.page, 60);
-    const extra = leaky.perFrame - heap.perFrame;
-    assert.ok(extra >= crowdBytes * 0.8, `a ${crowdBytes}-byte array per frame measured as ${extra.toFixed(0)} bytes`);
-    assert.deepEqual(demo.errors, []);
-  } finally {
-    await demo.close();
-  }
-});
-
-// The benchmark (reported, not asserted): at 10,000 avatars the tick and the texture upload per
-// frame in Chromium, against the native tick of the same crowd (`crowd run`, single thread).
-test('benchmark: the 3D page at 10,000 avatars against the native tick', { skip }, async (t) => {
-  const frames = 120, warm = 20;
-  const demo = await open3d(`n=10000&show=1000&upload=all&frames=${frames}&orbit=0`, () => window.crowd3d?.error || window.crowd3d?.done);
-  try {
-    const r = await demo.page.evaluate(([from, to]) => {
-      const s = window.crowd3d, pick = (ring) => Array.from(ring.slice(from, to)).sort((a, b) => a - b);
-      const median = (a) => a[a.length >> 1];
-      return { simd: s.simd, calls: s.uploadCalls, tick: median(pick(s.tickMs)), upload: median(pick(s.uploadMs)), render: median(pick(s.renderMs)) };
-    }, [warm, frames]);
-    await screenshot(demo.page, 'demo3d-10000-show-1000.png');
-    const lines = [`page (${r.simd}), median of frames ${warm + 1}..${frames}: tick ${r.tick.toFixed(2)} ms, ` +
-      `upload ${r.upload.toFixed(3)} ms (${r.calls} texSubImage2D calls), render of 1,000 drawn on SwiftShader (CPU side) ${r.render.toFixed(1)} ms`];
-    if (nativeCrowd)
-      for (const simd of ['auto', 'sse2']) {
-        const out = execFileSync(nativeCrowd, ['run', '--frames', String(frames), '--simd', simd, '--json', '--quiet'], { encoding: 'utf8' });
-        const run = JSON.parse(out.trim().split('\n').pop());
-        lines.push(`native crowd run --simd ${simd} (${run.simd}, 1 thread): tick ${((run.tick_seconds * 1000) / frames).toFixed(2)} ms (mean of ${frames})`);
-      }
-    for (const l of lines) t.diagnostic(l);
-    console.log(lines.join('\n'));
-  } finally {
-    await demo.close();
-  }
-});

@@ -35,11 +35,19 @@ export function serve(dir, mounts = {}) {
   });
 }
 
-/** three.js's build directory (npm package `three` in the build tree) as the 3D demo imports it: /three/. */
+/**
+ * three.js (npm package `three` in the build tree) as the 3D demo imports it: its build/ at
+ * /three/ and examples/jsm/ at /three-addons/; and @pixiv/three-vrm's lib/ at /three-vrm/ when
+ * installed (a dropped VRM needs it).
+ */
 export function threeMount(pkg) {
   const modules = process.env.CROWD_NODE_MODULES ?? path.join(pkg, '..', 'npm', 'node_modules');
   const build = path.join(modules, 'three', 'build');
-  return fs.existsSync(path.join(build, 'three.module.js')) ? { '/three/': build } : null;
+  if (!fs.existsSync(path.join(build, 'three.module.js'))) return null;
+  const mounts = { '/three/': build, '/three-addons/': path.join(modules, 'three', 'examples', 'jsm') };
+  const vrm = path.join(modules, '@pixiv', 'three-vrm', 'lib');
+  if (fs.existsSync(vrm)) mounts['/three-vrm/'] = vrm;
+  return mounts;
 }
 
 // node server.mjs DIR: serve the package to look at the demos (http://127.0.0.1:PORT/demo/ and
