@@ -22,8 +22,10 @@
 
 #include "physics3.h"
 #include "physics_reference.h"
+#include "scene.h"
 #include "test_support.h"
 #include "wav.h"
+#include "world.h"
 
 typedef struct golden {
     uint32_t param_count, frames, in_count, out_count;
@@ -304,13 +306,13 @@ static void test_determinism(void **state) {
     crowd_engine *r = crowd_test_engine(99);
     OK(r, crowd_snapshot_load(r, start, n));
     free(start);
-    crowd_run(&c, a, rig, h, 0, 120, 0);
+    crowd_run(&c, a, rig, h, 0, 60, 0);
     void *sa = snapshot_of(a, &n0);
-    crowd_run(&c, b, rig, h, 0, 120, 0);
+    crowd_run(&c, b, rig, h, 0, 60, 0);
     void *sb = snapshot_of(b, &n1);
-    crowd_run(&c, t, rig, h, 0, 120, 0);
+    crowd_run(&c, t, rig, h, 0, 60, 0);
     void *st = snapshot_of(t, &n2);
-    crowd_run(&c, r, rig, h, 0, 120, 1);
+    crowd_run(&c, r, rig, h, 0, 60, 1);
     void *sr = snapshot_of(r, &n3);
     assert_true(n0 == n1 && n0 == n2 && n0 == n3);
     assert_memory_equal(sa, sb, n0);
@@ -323,7 +325,7 @@ static void test_determinism(void **state) {
     OK(a, crowd_get(a, h[0], CROWD_FIELD_OUTPUT, hair, &o0));
     OK(a, crowd_get(a, h[1], CROWD_FIELD_OUTPUT, hair, &o1));
     assert_true(o0 != o1);
-    printf("physics determinism on %s: %u Hiyori instances, 120 frames, %zu snapshot bytes equal to scalar, 3 threads "
+    printf("physics determinism on %s: %u Hiyori instances, 60 frames, %zu snapshot bytes equal to scalar, 3 threads "
            "and uneven ranges\n", crowd_simd_name(crowd_test_simd), CROWD_N, n0);
     free(sa), free(sb), free(st), free(sr);
     crowd_engine_destroy(a), crowd_engine_destroy(b), crowd_engine_destroy(t), crowd_engine_destroy(r);
@@ -495,6 +497,74 @@ static void test_lipsync_talk_13_60fps(void **state) { (void)state; run_lipsync(
 static void test_lipsync_talk_13_30fps(void **state) { (void)state; run_lipsync("haru_talk_13_30fps"); }
 static void test_lipsync_info_14_60fps(void **state) { (void)state; run_lipsync("haru_Info_14_60fps"); }
 
+/* ---- scenes: a rig with Haru's model3 takes its physics3 and LipSync group; a group plays
+ * a WAV into its instances' mouths, each instance `stagger` seconds further in ---- */
+static void test_scene(void **state) {
+    (void)state;
+    golden g;
+    physics3 p3;
+    if (!load_model("Haru", "60fps", &g, &p3)) {
+        skip();
+        return;
+    }
+    char model3_path[4096], wav_path[4096]; /* (crowd_test_data's buffer is static) */
+    const char *found = crowd_test_data("cubism/inputs/Haru/Haru.model3.json");
+    assert_non_null(found);
+    snprintf(model3_path, sizeof model3_path, "%s", found);
+    found = crowd_test_data("cubism/inputs/Haru/sounds/haru_talk_13.wav");
+    assert_non_null(found);
+    snprintf(wav_path, sizeof wav_path, "%s", found);
+    json_t *params = json_array();
+    for (uint32_t i = 0; i < g.param_count; i++)
+        json_array_append_new(params, json_pack("{s:s, s:f, s:f, s:f}", "id", g.ids[i], "min", (double)g.minimum[i], "max",
+                                                (double)g.maximum[i], "default", (double)g.defaults[i]));
+    json_t *root = json_pack("{s:f, s:i, s:[{s:s, s:s, s:o, s:{s:f, s:[f, f]}, s:{}}], s:[{s:s, s:i, s:{s:s, s:f}}]}",
+                             "dt", 1.0 / 60, "frames", 30, "rigs", "name", "haru", "model3", model3_path, "parameters",
+                             params, "physics", "strength", 1.0, "wind", 0.5, 0.0, "lipsync", "groups", "rig", "haru",
+                             "count", 3, "audio", "wav", wav_path, "stagger", 0.5);
+    assert_non_null(root);
+    char *text = json_dumps(root, 0);
+    scene sc;
+    scene_init(&sc, "test");
+    assert_int_equal(scene_parse("test.json", text, strlen(text), &sc), 0);
+    assert_non_null(sc.rigs[0].rig_desc.physics);
+    assert_non_null(sc.rigs[0].rig_desc.lipsync);
+    assert_int_equal(sc.rigs[0].physics.subrig_count, p3.desc.subrig_count);
+    assert_true(sc.rigs[0].physics.wind_x == 0.5f);
+    world w;
+    assert_int_equal(world_create(&w, &sc, crowd_test_simd, 1), 0);
+    uint32_t mouth;
+    OK(w.engine, crowd_rig_parameter_index(w.engine, w.rigs[0].rig, "ParamMouthOpenY", &mouth));
+    float level[3] = {0}, peak[3] = {0};
+    for (uint32_t k = 1; k <= 30; k++) {
+        world_prepare_frame(&w, k, sc.dt);
+        OK(w.engine, crowd_tick(w.engine, sc.dt));
+        OK(w.engine, crowd_instances_get(w.engine, CROWD_FIELD_LIPSYNC_LEVEL, 0, w.handles, 3, level));
+        for (int i = 0; i < 3; i++) {
+            float m;
+            OK(w.engine, crowd_get(w.engine, w.handles[i], CROWD_FIELD_OUTPUT, mouth, &m));
+            assert_true(fabsf(m - fminf(1.0f, level[i] * 0.8f)) <= 1e-6f); /* default 0 + level * 0.8 */
+            peak[i] = fmaxf(peak[i], level[i]);
+        }
+    }
+    /* the instances are at different places in the sound */
+    assert_true(peak[0] != peak[1] && peak[1] != peak[2]);
+    world_destroy(&w);
+    scene_free(&sc);
+    free(text);
+    /* a physics file that is not there is refused */
+    json_object_set_new(json_object_get(json_array_get(json_object_get(root, "rigs"), 0), "physics"), "file",
+                        json_string("no_such.physics3.json"));
+    text = json_dumps(root, 0);
+    scene_init(&sc, "test");
+    assert_int_equal(scene_parse("test.json", text, strlen(text), &sc), 2);
+    scene_free(&sc);
+    free(text);
+    json_decref(root);
+    physics3_free(&p3);
+    golden_free(&g);
+}
+
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -503,7 +573,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_Mao_60fps),    cmocka_unit_test(test_Mao_30fps),    cmocka_unit_test(test_Mao_irregular),
         cmocka_unit_test(test_determinism),  cmocka_unit_test(test_snapshot_mid_swing), cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_lipsync_talk_13_60fps), cmocka_unit_test(test_lipsync_talk_13_30fps),
-        cmocka_unit_test(test_lipsync_info_14_60fps),
+        cmocka_unit_test(test_lipsync_info_14_60fps), cmocka_unit_test(test_scene),
     };
     return CROWD_TEST_GROUP("cubism_controllers", tests);
 }

@@ -196,7 +196,7 @@ static void snapshot_api(void **state) {
     assert_non_null(strstr(crowd_last_error(e), "crowd_snapshot_save"));
     OK(e, crowd_snapshot_save(e, buf, n, NULL));
     assert_memory_equal(buf, "CROWDSNP", 8);
-    assert_int_equal(rd32(buf + 8), 4);
+    assert_int_equal(rd32(buf + 8), 5);
     assert_int_equal(rd32(buf + 12), 0);
     assert_int_equal(rd64(buf + 16), n - 32);
     EXPECT(NULL, crowd_snapshot_load(NULL, buf, n), CROWD_ERR_NULL);
@@ -425,7 +425,7 @@ static void snapshot_rejects(void **state) {
     c.p[good.n - 1] ^= 0x80;
 
     /* foreign versions, the checksum intact */
-    const uint32_t versions[] = {0, 1, 5, 0x100, 0x01000001u, 0xffffffffu};
+    const uint32_t versions[] = {0, 1, 6, 0x100, 0x01000001u, 0xffffffffu};
     for (size_t k = 0; k < sizeof versions / sizeof versions[0]; k++) {
         wr32(c.p + 8, versions[k]);
         snprintf(what, sizeof what, "version %u", versions[k]);
