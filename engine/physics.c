@@ -34,6 +34,7 @@ typedef struct physics_part {
 } physics_part;
 #define PHYSICS(r) CROWDI_PART(r, PHYSICS, physics_part)
 _Static_assert(CROWDI_PHYSICS_MAX_SLOTS == CROWD_PHYSICS_MAX_INPUT_PARAMETERS, "the stage's input slots");
+_Static_assert(CROWDI_PHYSICS_MAX_PARTICLES == CROWD_PHYSICS_MAX_PARTICLES, "the stage's angles per sub-rig");
 
 /* The settings, in snapshot order; the rig (sub-rigs, inputs, outputs, particles) follows them
  * in the snapshot. */
@@ -288,7 +289,7 @@ static crowd_result physics_build(crowd_engine *engine, const crowd_rig_desc *de
             .slot = slot < slots ? slot + 1 : 0, .col = col,
             .scale = o->type == CROWD_PHYSICS_ANGLE ? (float)o->scale : 0.0f, .weight = (float)(o->weight / 100.0),
             .pmin = r->params[p].min, .pmax = r->params[p].max};
-        col += 2;
+        col += d->fps > 0.0f ? 2 : 1; /* without fps only the last result: the stage writes it at once */
     }
     for (uint32_t k = 0; k < d->particle_count; k++) {
         const crowd_physics_particle *src = &d->particles[k];

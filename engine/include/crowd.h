@@ -1293,8 +1293,8 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     output's range; Hiyori's 10-particle chains with an angle scale of 30 within 1e-5 over the
  *     first 60 frames and 4e-5 mostly, with excursions to 1.6e-4 where the movement threshold
  *     snaps a particle in float32 and double alike. The state per instance: 4 floats per
- *     particle after a sub-rig's first, 3 per sub-rig, 2 per output, 1 per input parameter
- *     with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
+ *     particle after a sub-rig's first, 3 per sub-rig, 1 per output (2 with fps), 1 per input
+ *     parameter with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
  *     has them. Branch-free across lanes (the fixed-step loop runs while any lane has a step
  *     to take, the others masked), allocation-free, part of the snapshot.
  *

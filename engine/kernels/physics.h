@@ -51,7 +51,8 @@ typedef struct crowdi_physics_particle_k {
  * multipliers (settings), the gust phase, the remaining time, the stage (0: never evaluated,
  * 1: inputs cached, 2: stepped), then per sub-rig (at its col) particle 0's x, y and the
  * gravity angle, then per later particle its offset x, y and velocity x, y; per output (at its
- * col) the previous and current step's result; with fps, per input slot its input cache. */
+ * col) the previous and current step's result (without fps only the current: the stage writes
+ * the previous one out as it steps); with fps, per input slot its input cache. */
 enum {
     CROWDI_PHYSICS_COL_STRENGTH,
     CROWDI_PHYSICS_COL_WIND,
@@ -65,6 +66,7 @@ enum {
  * physics, which computes it. */
 #define CROWDI_PHYSICS_START_ANGLE 1.57079637f
 #define CROWDI_PHYSICS_MAX_SLOTS 64 /* crowd.h's CROWD_PHYSICS_MAX_INPUT_PARAMETERS */
+#define CROWDI_PHYSICS_MAX_PARTICLES 64 /* crowd.h's CROWD_PHYSICS_MAX_PARTICLES */
 
 typedef struct crowdi_physics_subrig_k {
     uint32_t input_first, input_count, output_first, output_count, particle_first, particle_count;
@@ -75,7 +77,7 @@ typedef struct crowdi_physics_subrig_k {
 typedef struct crowdi_physics_output_k {
     uint32_t param, vertex, type, reflect;
     uint32_t slot;  /* its parameter's input slot + 1 (a later sub-rig reads it), 0 for none */
-    uint32_t col;   /* previous; current at col + 1 */
+    uint32_t col;   /* previous, current at col + 1 (fps > 0); without fps the current only */
     float scale, weight, pmin, pmax;
 } crowdi_physics_output_k;
 
@@ -289,10 +291,17 @@ static inline void cvk_physics_swing_cols(cv_m m, cv_f tx, cv_f ty, cv_f angle, 
 
 /* One step of every sub-rig for the lanes of m (the others keep their state): inputs from the
  * caches (one per input slot), the pendulum, the outputs' results (previous <- current <- new;
- * into the cache of a parameter a later sub-rig reads, as the framework's parameter caches). */
-static inline void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m m, cv_f *cache, float step, cv_f wind_x,
-                                    cv_f wind_y, cv_f strength, cv_f parent) {
+ * into the cache of a parameter a later sub-rig reads, as the framework's parameter caches).
+ * direct (no fps: one step per tick, all lanes): an output keeps one column, its last result,
+ * and the written value (the previous step's, alpha 0) goes into out here, in output order as
+ * the framework's final loop (the step's inputs are the caches, so nothing it reads changes).
+ * Not inlined: the fixed-step and the direct path share one copy. */
+static __attribute__((noinline)) void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m m, cv_f *cache,
+                                                       float step, cv_f wind_x, cv_f wind_y, cv_f strength, cv_f parent,
+                                                       float *const *out, int direct) {
     const size_t st = p->stride;
+    const cv_f one = cv_set1(1.0f), zero = cv_zero();
+    cv_f angle_of[CROWDI_PHYSICS_MAX_PARTICLES]; /* atan2 of a particle's offset, once per step */
     for (uint32_t s = 0; s < p->subrig_count; s++) {
         const crowdi_physics_subrig_k *sub = &p->subrigs[s];
         cv_f tx = cv_zero(), ty = cv_zero(), angle = cv_zero();
@@ -307,22 +316,39 @@ static inline void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m
         float *base = p->cols + (size_t)sub->col * st + i;
         cvk_physics_swing_cols(m, tx, ty, angle, base, st, p->particles + sub->particle_first, sub->particle_count, step,
                                wind_x, wind_y, sub->threshold);
+        uint64_t have = 0; /* which angle_of are computed (the same for every lane) */
         for (uint32_t k = sub->output_first; k < sub->output_first + sub->output_count; k++) {
             const crowdi_physics_output_k *o = &p->outputs[k];
+            const uint32_t v = o->vertex;
             /* particle v's offset at base + (3 + 4(v - 1)) columns */
-            const float *pv = base + (size_t)(4 * o->vertex - 1) * st;
+            const float *pv = base + (size_t)(4 * v - 1) * st;
             cv_f r;
             if (o->type == 2u) {
-                cv_f from = o->vertex >= 2 ? cv_atan2(cv_loadu(pv - 4 * st + st), cv_loadu(pv - 4 * st)) : parent;
-                r = cvk_physics_angle_between(from, cv_atan2(cv_loadu(pv + st), cv_loadu(pv)));
+                for (uint32_t u = v >= 2 ? v - 1 : v; u <= v; u++)
+                    if (!(have >> u & 1)) {
+                        const float *pu = base + (size_t)(4 * u - 1) * st;
+                        angle_of[u] = cv_atan2(cv_loadu(pu + st), cv_loadu(pu));
+                        have |= 1ull << u;
+                    }
+                r = cvk_physics_angle_between(v >= 2 ? angle_of[v - 1] : parent, angle_of[v]);
             } else {
                 r = o->type == 0u ? cv_loadu(pv) : cv_loadu(pv + st);
             }
             if (o->reflect) r = cv_neg(r);
-            float *prev = p->cols + (size_t)o->col * st + i, *cur = prev + st;
-            cv_f c = cv_loadu(cur);
-            cv_storeu(prev, cv_select(m, c, cv_loadu(prev)));
-            cv_storeu(cur, cv_select(m, r, c));
+            float *cur = p->cols + (size_t)o->col * st + i;
+            if (direct) {
+                cv_f previous = cv_loadu(cur);
+                cv_storeu(cur, r);
+                cv_f blended = cv_add(cv_mul(previous, one), cv_mul(r, zero)); /* alpha 0, as the framework */
+                float *dst = out[o->param] + i;
+                cv_storeu(dst, cvk_physics_apply_strength(cv_loadu(dst), blended, o, strength));
+            } else {
+                float *prev = cur;
+                cur = prev + st;
+                cv_f c = cv_loadu(cur);
+                cv_storeu(prev, cv_select(m, c, cv_loadu(prev)));
+                cv_storeu(cur, cv_select(m, r, c));
+            }
             if (o->slot) cache[o->slot - 1] = cvk_physics_apply_strength(cache[o->slot - 1], r, o, strength);
         }
     }
@@ -349,13 +375,12 @@ static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, flo
     for (uint32_t s = 0; s < p->slot_count; s++) cache[s] = cv_loadu(out[p->slot_param[s]] + i);
     float *stage_col = cols + CROWDI_PHYSICS_COL_STAGE * st + i;
     cv_f stage = cv_loadu(stage_col);
-    cv_f remain, step;
     if (p->fps > 0.0f) {
         /* fixed steps of 1/fps, inputs interpolated from the input caches (the framework's
          * `remain += dt; if remain > 5: remain = 0; while remain >= step`) */
         float *remain_col = cols + CROWDI_PHYSICS_COL_REMAIN * st + i;
-        step = cv_set1(p->step);
-        remain = cv_add(cv_loadu(remain_col), cv_set1(dt));
+        const cv_f step = cv_set1(p->step);
+        cv_f remain = cv_add(cv_loadu(remain_col), cv_set1(dt));
         remain = cv_select(cv_gt(remain, cv_set1(CROWDI_PHYSICS_MAX_REMAIN)), zero, remain);
         cv_m fresh = cv_eq(stage, zero);
         cv_f value[CROWDI_PHYSICS_MAX_SLOTS], icache[CROWDI_PHYSICS_MAX_SLOTS];
@@ -372,33 +397,31 @@ static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, flo
                 cache[s] = cv_add(cv_mul(icache[s], cv_sub(one, w)), cv_mul(value[s], w));
                 icache[s] = cv_select(m, cache[s], icache[s]);
             }
-            cvk_physics_step(p, i, m, cache, p->step, wind_x, wind_y, strength, parent);
+            cvk_physics_step(p, i, m, cache, p->step, wind_x, wind_y, strength, parent, out, 0);
             remain = cv_select(m, cv_sub(remain, step), remain);
             stage = cv_select(m, two, stage);
         }
         for (uint32_t s = 0; s < p->slot_count; s++) cv_storeu(cols + (size_t)(p->icache_col + s) * st + i, icache[s]);
         cv_storeu(remain_col, remain);
+        cv_storeu(stage_col, stage);
+        /* the written result: interpolated between the last two steps by alpha = remain / step,
+         * nothing before the first step */
+        cv_m stepped = cv_eq(stage, two);
+        cv_f alpha = cv_div(remain, step);
+        for (uint32_t k = 0; k < p->output_count; k++) {
+            const crowdi_physics_output_k *o = &p->outputs[k];
+            const float *prev = cols + (size_t)o->col * st + i;
+            cv_f blended = cv_add(cv_mul(cv_loadu(prev), cv_sub(one, alpha)), cv_mul(cv_loadu(prev + st), alpha));
+            float *dst = out[o->param] + i;
+            cv_f current = cv_loadu(dst);
+            cv_storeu(dst, cv_select(stepped, cvk_physics_apply_strength(current, blended, o, strength), current));
+        }
     } else {
         /* one step of dt per tick: the caches are the current values (the framework's weight
-         * step / remaining is 1), and the remaining time stays 0 */
-        step = cv_set1(dt);
-        remain = zero;
-        cv_m all = cv_mtrue();
-        cvk_physics_step(p, i, all, cache, dt, wind_x, wind_y, strength, parent);
-        stage = two;
-    }
-    cv_storeu(stage_col, stage);
-    /* the written result: interpolated between the last two steps by alpha = remain / step
-     * (0 without fps: the previous step's, one step of lag), nothing before the first step */
-    cv_m stepped = cv_eq(stage, two);
-    cv_f alpha = cv_div(remain, step);
-    for (uint32_t k = 0; k < p->output_count; k++) {
-        const crowdi_physics_output_k *o = &p->outputs[k];
-        const float *prev = cols + (size_t)o->col * st + i;
-        cv_f blended = cv_add(cv_mul(cv_loadu(prev), cv_sub(one, alpha)), cv_mul(cv_loadu(prev + st), alpha));
-        float *dst = out[o->param] + i;
-        cv_f current = cv_loadu(dst);
-        cv_storeu(dst, cv_select(stepped, cvk_physics_apply_strength(current, blended, o, strength), current));
+         * step / remaining is 1), the remaining time stays 0, and the step writes the previous
+         * step's results (alpha = 0 / dt: one step of lag) */
+        cvk_physics_step(p, i, cv_mtrue(), cache, dt, wind_x, wind_y, strength, parent, out, 1);
+        cv_storeu(stage_col, two);
     }
 }
 
