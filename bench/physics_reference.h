@@ -1,7 +1,7 @@
 /* physics_reference.h — Cubism physics (CubismPhysics.evaluate) one model at a time, the
  * yardstick the physics controller is checked and measured against (issue 26).
  *
- * Two versions over the same crowd_physics_desc (engine/include/crowd_physics.h):
+ * Two versions over the same crowd_physics_desc (crowd.h):
  *   physics_ref_*  double precision, written the way the framework (5-r.4) is: JS doubles
  *                  for the pendulum, float32 wherever the framework keeps a Float32Array
  *                  (the model's parameter values, the parameter and input caches).
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crowd_physics.h"
+#include "crowd.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,13 +21,17 @@
     X(HARMONIC, harmonic)         \
     X(BLINK, blink)               \
     X(LIMBS, limbs)               \
-    X(FACE, face)
+    X(FACE, face)                 \
+    X(PHYSICS, physics)           \
+    X(LIPSYNC, lipsync)
 
 #define CROWDI_TICK_LIST(X) \
     X(BLINK, blink)         \
     X(FACE, face)           \
+    X(LIPSYNC, lipsync)     \
     X(HARMONIC, harmonic)   \
     X(LOOK, look)           \
+    X(PHYSICS, physics)     \
     X(LIMBS, limbs)
 
 enum {

@@ -78,6 +78,7 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
     case CROWDI_RULE_SECONDS: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
     case CROWDI_RULE_FRACTION: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
     case CROWDI_RULE_WEIGHT: *lo = 0, *hi = 1, *want = "in [0, 1]"; break;
+    case CROWDI_RULE_MULTIPLIER: *lo = 0, *hi = 100, *want = "in [0, 100]"; break;
     case CROWDI_RULE_PHASE:
         *lo = 0, *hi = CROWDI_PART(r, HARMONIC, crowdi_harmonic_view)->entries[index].duration, *want = "in [0, duration]";
         break;

@@ -26,6 +26,7 @@ typedef enum crowdi_rule {
     CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
+    CROWDI_RULE_MULTIPLIER,   /* [0, 100] */
     CROWDI_RULE_OUTPUT        /* written by the tick only */
 } crowdi_rule;
 
@@ -59,6 +60,11 @@ typedef enum crowdi_rule {
     X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
     X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
     X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
+    X(PHYSICS_STRENGTH, "physics_strength", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MULTIPLIER, true)      \
+    X(PHYSICS_WIND, "physics_wind", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MULTIPLIER, true)              \
+    X(PHYSICS_WIND_PHASE, "physics_wind_phase", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)      \
+    X(PHYSICS_REMAIN, "physics_remain", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)             \
+    X(LIPSYNC_LEVEL, "lipsync_level", CROWDI_CTL_LIPSYNC, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
 
 #endif

@@ -143,7 +143,7 @@ typedef struct crowdi_loading {
     uint32_t rig;            /* its index in the snapshot, for messages */
     uint32_t param_count;
     const char *const *ids;  /* its parameter ids */
-    uint32_t version;        /* the snapshot's format version (2 to 4) */
+    uint32_t version;        /* the snapshot's format version (2 to 5) */
 } crowdi_loading;
 static inline const char *crowdi_loading_id(const crowdi_loading *ld, uint32_t p) {
     return p < ld->param_count ? ld->ids[p] : ""; /* an index out of range fails validation */

@@ -228,7 +228,7 @@ static void test_reader_refuses(void **state) {
     assert_string_equal(p.desc.outputs[0].parameter, "ParamHair");
     assert_true(p.desc.outputs[0].scale == 1.5 && p.desc.outputs[0].vertex == 1 && p.desc.outputs[0].reflect);
     assert_true(p.desc.particles[1].radius == 8.0 && p.desc.particles[1].delay == 0.8);
-    assert_true(p.desc.subrigs[0].position.minimum == -10.0 && p.desc.gravity[1] == -1.0);
+    assert_true(p.desc.subrigs[0].position.minimum == -10.0 && p.effective_gravity[1] == -1.0);
     /* each: one edit of the good file */
     static const char *const edits[][2] = {
         {"\"Type\":\"X\"", "\"Type\":\"Z\""},

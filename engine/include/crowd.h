@@ -8,7 +8,9 @@
  * 2. Describe a rig (a model type): its parameter table (crowd_parameter_desc) and, for each
  *    controller it has, that controller's settings: gaze (crowd_look_desc), harmonic sines
  *    (crowd_harmonic_desc), eye blink (crowd_blink_desc), limbs from pose landmarks
- *    (crowd_limbs_desc). crowd_rig_create() checks all of it and copies what it keeps.
+ *    (crowd_limbs_desc), face tracking (crowd_face_desc), Cubism physics (crowd_physics_desc)
+ *    and lip sync (crowd_lipsync_desc). crowd_rig_create() checks all of it and copies what
+ *    it keeps.
  * 3. Add instances of the rig: crowd_instances_add() gives one crowd_instance handle each.
  * 4. Set inputs between ticks: crowd_set_look_target(), crowd_set() / crowd_instances_set() for
  *    any writable field (section 6), or write a field's column in place (crowd_rig_column()).
@@ -107,6 +109,8 @@
  *   9. Limbs: bone rotations from 33 pose landmarks
  *  10. Snapshots: the whole state as bytes
  *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
+ *  12. Physics: Cubism physics3 pendulums (order 800)
+ *  13. Lip sync: a mouth level onto the LipSync parameters (order 500, after face)
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
@@ -641,6 +645,102 @@ CROWD_API crowd_result crowd_face_source_parse(const char *name, crowd_face_sour
  * beyond 1e-3, or a reflection). */
 CROWD_API crowd_result crowd_face_rotation_from_matrix(const float matrix[16], crowd_quat *out_rotation);
 
+/* Cubism physics (section 12 has the whole story): a .physics3.json rig as plain data, read once
+ * per rig (the tools fill it from the file, io/live2d/physics3.c), with the controller's settings.
+ * The rig's numbers are the file's, as double (the framework keeps JS doubles; the engine rounds
+ * each to float once, at rig creation); ids are parameter ids of the rig. crowd_rig_create
+ * copies all of it. */
+#define CROWD_PHYSICS_MAX_SUBRIGS 1024u   /* subrig_count */
+#define CROWD_PHYSICS_MAX_INPUTS 64u      /* inputs per sub-rig */
+#define CROWD_PHYSICS_MAX_OUTPUTS 64u     /* outputs per sub-rig */
+#define CROWD_PHYSICS_MAX_PARTICLES 64u   /* particles per sub-rig */
+#define CROWD_PHYSICS_MAX_INPUT_PARAMETERS 64u /* distinct parameters a rig's inputs read */
+#define CROWD_PHYSICS_MAX_FPS 1000.0
+#define CROWD_PHYSICS_MAX_NUMBER 1e6      /* every number of the rig is within +-this */
+
+/* An input's or output's kind: the physics3 "Type" "X", "Y" or "Angle". */
+typedef enum crowd_physics_type {
+    CROWD_PHYSICS_X = 0,
+    CROWD_PHYSICS_Y = 1,
+    CROWD_PHYSICS_ANGLE = 2,
+    CROWD_PHYSICS_TYPE_COUNT
+} crowd_physics_type;
+
+typedef struct crowd_physics_input {
+    const char *parameter;   /* Source.Id: a parameter of the rig */
+    double weight;           /* Weight, in percent, [0, 100] */
+    crowd_physics_type type;
+    int reflect;             /* Reflect: 1 keeps the normalised value's sign, 0 negates it (as the
+                                framework) */
+} crowd_physics_input;
+
+typedef struct crowd_physics_output {
+    const char *parameter; /* Destination.Id: a parameter of the rig */
+    uint32_t vertex;       /* VertexIndex: 1 .. the sub-rig's particle_count - 1 */
+    double scale;          /* Scale (the angle scale; the framework scales X and Y outputs by 0) */
+    double weight;         /* Weight, in percent, [0, 100] */
+    crowd_physics_type type;
+    int reflect;
+} crowd_physics_output;
+
+typedef struct crowd_physics_particle {
+    double mobility, delay, acceleration, radius; /* mobility, delay >= 0; radius > 0 after a
+                                                     sub-rig's first particle */
+    double position[2]; /* Position (x, y): read, unused by the framework's stepping */
+} crowd_physics_particle;
+
+typedef struct crowd_physics_range {
+    double minimum, default_value, maximum; /* minimum <= maximum */
+} crowd_physics_range;
+
+/* One "PhysicsSettings" entry: its inputs, outputs and particles are the ranges
+ * [first, first + count) of the desc's arrays; the sub-rigs take them in order (each first is
+ * the previous sub-rig's first + count, from 0), and the counts add up to the desc's. */
+typedef struct crowd_physics_subrig {
+    uint32_t input_first, input_count;
+    uint32_t output_first, output_count;
+    uint32_t particle_first, particle_count; /* >= 1; >= 2 when it has outputs */
+    crowd_physics_range position, angle;     /* Normalization.Position / .Angle */
+} crowd_physics_subrig;
+
+typedef struct crowd_physics_desc {
+    uint32_t subrig_count, input_count, output_count, particle_count;
+    const crowd_physics_subrig *subrigs;
+    const crowd_physics_input *inputs;
+    const crowd_physics_output *outputs;
+    const crowd_physics_particle *particles;
+    float fps;           /* Meta.Fps in [0, 1000]: fixed steps of 1/fps with interpolation; 0 (the
+                            file has none): one step per tick. Default 0 */
+    float gravity_x, gravity_y; /* the framework's Options.gravity (not the file's
+                            EffectiveForces, which the framework reads and leaves unused): the
+                            direction the first segment's angle output is measured from, within
+                            +-1e6 each. Default (0, -1) */
+    float wind_x, wind_y; /* Options.wind: a force on every particle, within +-1e6 each. Default
+                            (0, 0) */
+    float strength;      /* every output's value (after its scale, before the clamp) times this
+                            and the instance's physics_strength (VTube Studio's physics
+                            multiplier), in [0, 100]. Default 1 (the framework's numbers) */
+    float wind_gust;     /* in [0, 1]: each instance's wind is the rig's times its physics_wind
+                            times (1 + wind_gust*sin(2*pi*physics_wind_phase)), the phase drawn per
+                            instance, so a crowd in one wind sways out of unison. Default 0 */
+    float gust_period;   /* s, in (0, 3600]: the phase advances by dt/gust_period each tick.
+                            Default 4 */
+} crowd_physics_desc;
+/* No rig (every count 0), fps 0, gravity (0, -1), wind (0, 0), strength 1, gust 0, period 4. */
+CROWD_API crowd_physics_desc crowd_physics_defaults(void);
+
+/* Lip sync (order 500, after face tracking; section 13): each instance's mouth level
+ * (CROWD_FIELD_LIPSYNC_LEVEL, 0..1, e.g. crowd_lipsync_rms of the instance's audio) added to the
+ * rig's LipSync parameters as the framework's addParameterValueById(id, level, weight):
+ * P = C(P + level*weight). */
+typedef struct crowd_lipsync_desc {
+    const char *const *parameters; /* parameter ids (model3's LipSync group, e.g. ParamMouthOpenY) */
+    uint32_t parameter_count;
+    float weight;                  /* in [0, 1000]. Default 0.8 (the Cubism samples') */
+} crowd_lipsync_desc;
+/* weight 0.8, no parameters. */
+CROWD_API crowd_lipsync_desc crowd_lipsync_defaults(void);
+
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
     const crowd_parameter_desc *parameters;
@@ -650,6 +750,8 @@ typedef struct crowd_rig_desc {
     const crowd_blink_desc *blink;       /* NULL: no blink controller */
     const crowd_limbs_desc *limbs;       /* NULL: no limbs */
     const crowd_face_desc *face;         /* NULL: no face tracking (section 11) */
+    const crowd_physics_desc *physics;   /* NULL: no physics (section 12) */
+    const crowd_lipsync_desc *lipsync;   /* NULL: no lip sync (section 13) */
 } crowd_rig_desc;
 /* No name, no parameters, no controllers: the same as a zero-initialised desc. */
 CROWD_API crowd_rig_desc crowd_rig_defaults(void);
@@ -657,13 +759,16 @@ CROWD_API crowd_rig_desc crowd_rig_defaults(void);
 /* Validates everything (see the field comments) and creates the rig. Errors: CROWD_ERR_NULL
  * (desc, out_rig, a parameter or entry id, an array with a nonzero count, custom_fix,
  * bind_landmarks or bind_rotations its axis_fix needs), CROWD_ERR_CAPACITY (CROWD_MAX_RIGS
- * rigs exist, a count above CROWD_MAX_PARAMETERS, CROWD_MAX_ENTRIES or CROWD_MAX_CHANNELS),
- * CROWD_ERR_BAD_ENUM (a blend, axis, direction, blink model, frame, axis_fix, fallback or
- * outputs),
+ * rigs exist, a count above CROWD_MAX_PARAMETERS, CROWD_MAX_ENTRIES or CROWD_MAX_CHANNELS,
+ * physics counts above the CROWD_PHYSICS_MAX_* limits), CROWD_ERR_BAD_ENUM (a blend, axis,
+ * direction, blink model, frame, axis_fix, fallback, outputs or physics type),
  * CROWD_ERR_NOT_FINITE (any number), CROWD_ERR_RANGE (a number outside its field's rule, an
  * empty id, a channel index beyond channel_count, a non-unit quaternion, a degenerate bind
- * pose), CROWD_ERR_DUPLICATE_ID (two parameters share an id), CROWD_ERR_UNKNOWN_ID (a look,
- * harmonic or blink entry names no parameter of the rig), CROWD_ERR_OUT_OF_MEMORY. */
+ * pose, physics sub-rigs not taking the inputs, outputs and particles in order, a vertex
+ * outside its sub-rig, a reflect other than 0 or 1), CROWD_ERR_DUPLICATE_ID (two parameters
+ * share an id), CROWD_ERR_UNKNOWN_ID (a look, harmonic, blink, face, physics or lip sync entry
+ * names no parameter of the rig), CROWD_ERR_OUT_OF_MEMORY. Each message names the field, e.g.
+ * "desc->physics->particles[3].radius (0) must be in (0, 1e+06]". */
 CROWD_API crowd_result crowd_rig_create(crowd_engine *engine, const crowd_rig_desc *desc, crowd_rig *out_rig);
 /* The index of a parameter id in the rig's table (the order of desc->parameters). Errors:
  * CROWD_ERR_NULL (engine, id, out_index), CROWD_ERR_HANDLE (rig), CROWD_ERR_UNKNOWN_ID. */
@@ -691,10 +796,11 @@ CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, 
  * bind_*) are not settings here: the controller's desc documents them. */
 typedef enum crowd_controller {
     CROWD_CONTROLLER_LOOK = 0, CROWD_CONTROLLER_HARMONIC, CROWD_CONTROLLER_BLINK, CROWD_CONTROLLER_LIMBS,
-    CROWD_CONTROLLER_FACE,
+    CROWD_CONTROLLER_FACE, CROWD_CONTROLLER_PHYSICS, CROWD_CONTROLLER_LIPSYNC,
     CROWD_CONTROLLER_COUNT
 } crowd_controller;
-/* "look", "harmonic", "blink", "limbs", "face" (crowd_rig_desc's member), or NULL. */
+/* "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync" (crowd_rig_desc's
+ * member), or NULL. */
 CROWD_API const char *crowd_controller_name(crowd_controller controller);
 /* The controller whose name is `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API crowd_result crowd_controller_parse(const char *name, crowd_controller *out);
@@ -851,6 +957,15 @@ typedef enum crowd_field {
     CROWD_FIELD_FACE_WEIGHT,       /* [1] in [0, 1] (default 1) */
     CROWD_FIELD_FACE_CONTROL,      /* [1] state in [0, 1]: how far the face has taken over (0 at
                                       first) */
+    /* physics (section 12) and lip sync (section 13) */
+    CROWD_FIELD_PHYSICS_STRENGTH,  /* [1] in [0, 100]: the instance's output multiplier (default 1) */
+    CROWD_FIELD_PHYSICS_WIND,      /* [1] in [0, 100]: the instance's wind multiplier (default 1) */
+    CROWD_FIELD_PHYSICS_WIND_PHASE, /* [1] state in [0, 1]: the gust's phase in cycles (drawn when
+                                      the instance is added) */
+    CROWD_FIELD_PHYSICS_REMAIN,    /* [1] state in [0, 1e6] s: the framework's _currentRemainTime
+                                      (0 at first; always 0 without fps) */
+    CROWD_FIELD_LIPSYNC_LEVEL,     /* [1] in [0, 1]: the mouth level the host writes each tick
+                                      (default 0) */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -927,12 +1042,13 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11),
- *    harmonic (600) and look (700) blend into out in that order. The numbers are each
- *    controller's order, as Cubism's update order numbers: a controller with a smaller number
- *    writes its parameters first, and a later one blends onto what it wrote. They leave room
- *    between them for controllers to come. Limbs (section 9) write bones, not parameters, and
- *    run after all of them.
+ * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11), lip
+ *    sync (500, after face; section 13), harmonic (600), look (700) and physics (800, section
+ *    12) blend into out in that order. The numbers are each controller's order, as Cubism's
+ *    update order numbers: a controller with a smaller number writes its parameters first, and
+ *    a later one blends onto what it wrote (physics reads the angles look and face wrote). They
+ *    leave room between them for controllers to come. Limbs (section 9) write bones, not
+ *    parameters, and run after all of them.
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
  * (threads > 1) it wakes the workers and returns when all slices are done. Errors:
@@ -1050,7 +1166,7 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 4), every number little-endian:
+ *     Format (version 5), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
@@ -1068,7 +1184,9 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
  *     side state means the same and continues under revision 2's rules); a snapshot with a
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
- *     message naming the rig and the format version.
+ *     message naming the rig and the format version. Version 5 adds the physics and lip sync
+ *     controllers (their settings, the physics rig as given, their columns); versions 2 to 4
+ *     hold neither and load as before.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).
@@ -1136,6 +1254,56 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *
  *     Branch-free across lanes, bit-identical on every target, split and thread count, part of
  *     the snapshot (scores, rotation, presence, weight, control and the filter state).
+ * ---------------------------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------------------------
+ * 12. Physics (order 800: after look, as in Cubism's update order, so the pendulums swing
+ *     with the angles the other controllers wrote). A rig's crowd_physics_desc (section 4) is
+ *     Cubism's physics3 rig; each instance keeps its own pendulums and steps them as the Cubism
+ *     Framework's CubismPhysics.evaluate (5-r.4) does, every operation in float32, unfused,
+ *     with the engine's own sin, cos and atan2 (the same bits on every target):
+ *     - dt = 0 changes and writes nothing (the outputs keep what the earlier controllers
+ *       wrote). Otherwise, with fps > 0: remain += dt; remain > 5 s resets it to 0; while
+ *       remain >= 1/fps one step of 1/fps whose inputs are the input caches interpolated
+ *       toward the current values by w = (1/fps)/remain (the caches then hold them; the first
+ *       evaluation starts them at the current values), remain -= 1/fps; the written result is
+ *       the last two steps' results interpolated by alpha = remain*fps. Without fps: one step
+ *       of dt per tick on the current values, the written result the previous step's (one
+ *       step of lag, alpha 0), remain always 0. Nothing is written before the first step.
+ *     - A step, per sub-rig in order: each input's parameter value clamped to its range,
+ *       normalised around the range's midpoint into Normalization.Position (X, Y) or .Angle,
+ *       times weight/100 (negated unless reflect), summed per type; the translation rotated by
+ *       -angle degrees (the new x used for y); particle 0 moved there and each later particle
+ *       swung as the framework's updateParticles (its direction turned by the change of the
+ *       gravity angle / 5, plus velocity*delay and (gravity direction*acceleration +
+ *       wind)*delay^2 with delay = Delay*step*30, normalised to its radius, an x within
+ *       0.001*Normalization.Position.Maximum snapped to 0, velocity = movement/delay*mobility).
+ *       The chain is kept as particle 0's position and each particle's offset from its parent
+ *       (the same arithmetic, and float32 keeps a segment's direction better so). An output
+ *       reads its vertex: Angle = the turn from the parent segment (from -gravity for vertex
+ *       1) to its segment in radians (X and Y read 0: the framework scales them by 0), then
+ *       value*scale*strength*physics_strength clamped to the parameter's range and blended by
+ *       weight/100 over the current value (into the caches within a step, into the outputs at
+ *       the end).
+ *     - Wind: the rig's wind times the instance's physics_wind times (1 + wind_gust*
+ *       sin(2*pi*phase)); the phase (physics_wind_phase, drawn per instance when it is added)
+ *       advances by dt/gust_period each tick with dt > 0, wrapping at 1.
+ *     Against the framework's traces (Hiyori, Haru, Mao at 1/60, 1/30 and an irregular dt;
+ *     tests/test_cubism_controllers.c on every target) Haru and Mao agree within 8e-7 of each
+ *     output's range; Hiyori's 10-particle chains with an angle scale of 30 within 1e-5 over the
+ *     first 60 frames and 4e-5 mostly, with excursions to 1.6e-4 where the movement threshold
+ *     snaps a particle in float32 and double alike. The state per instance: 4 floats per
+ *     particle after a sub-rig's first, 3 per sub-rig, 1 per output (2 with fps), 1 per input
+ *     parameter with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
+ *     has them. Branch-free across lanes (the fixed-step loop runs while any lane has a step
+ *     to take, the others masked), allocation-free, part of the snapshot.
+ *
+ * 13. Lip sync (order 500, after face tracking, before harmonic). Per instance the mouth level
+ *     CROWD_FIELD_LIPSYNC_LEVEL (0..1) the host writes each tick (crowd_lipsync_rms of its
+ *     audio block, for one), added to each of the rig's LipSync parameters as the framework's
+ *     addParameterValueById(id, level, weight): P = C(P + level*weight), weight 0.8 by default
+ *     (crowd_lipsync_desc). The level is a setting column: while every instance holds 0 the
+ *     tick reads no column.
  * ---------------------------------------------------------------------------------------- */
 
 /* ------------------------------------------------------------------------------------------

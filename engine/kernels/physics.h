@@ -39,11 +39,64 @@ typedef struct crowdi_physics_input_k {
     float pos_scale, pos_offset, neg_scale, neg_offset, zero_offset;
     float weight;
     uint32_t type; /* crowd_physics_type */
+    uint32_t slot; /* the engine's: its parameter's input slot (crowdi_physics_view) */
 } crowdi_physics_input_k;
 
 typedef struct crowdi_physics_particle_k {
     float mobility, delay, acceleration, radius;
 } crowdi_physics_particle_k;
+
+/* ---- the controller (engine/physics.c) ----
+ * Columns, stride rows apart, from the controller's first: the instance's strength and wind
+ * multipliers (settings), the gust phase, the remaining time, the stage (0: never evaluated,
+ * 1: inputs cached, 2: stepped), then per sub-rig (at its col) particle 0's x, y and the
+ * gravity angle, then per later particle its offset x, y and velocity x, y; per output (at its
+ * col) the previous and current step's result (without fps only the current: the stage writes
+ * the previous one out as it steps); with fps, per input slot its input cache. */
+enum {
+    CROWDI_PHYSICS_COL_STRENGTH,
+    CROWDI_PHYSICS_COL_WIND,
+    CROWDI_PHYSICS_COL_PHASE,
+    CROWDI_PHYSICS_COL_REMAIN,
+    CROWDI_PHYSICS_COL_STAGE,
+    CROWDI_PHYSICS_COL_STATE /* the first per-rig state column */
+};
+/* atan2(1, 0) as cv_atan2 gives it: the gravity angle a chain starts with (initialize()'s
+ * last gravity (0, 1)); tests/test_physics_engine.c holds the stage to the per-object float
+ * physics, which computes it. */
+#define CROWDI_PHYSICS_START_ANGLE 1.57079637f
+#define CROWDI_PHYSICS_MAX_SLOTS 64 /* crowd.h's CROWD_PHYSICS_MAX_INPUT_PARAMETERS */
+#define CROWDI_PHYSICS_MAX_PARTICLES 64 /* crowd.h's CROWD_PHYSICS_MAX_PARTICLES */
+
+typedef struct crowdi_physics_subrig_k {
+    uint32_t input_first, input_count, output_first, output_count, particle_first, particle_count;
+    uint32_t col;    /* particle 0's x column (relative to the controller's first) */
+    float threshold; /* 0.001 * Normalization.Position.Maximum */
+} crowdi_physics_subrig_k;
+
+typedef struct crowdi_physics_output_k {
+    uint32_t param, vertex, type, reflect;
+    uint32_t slot;  /* its parameter's input slot + 1 (a later sub-rig reads it), 0 for none */
+    uint32_t col;   /* previous, current at col + 1 (fps > 0); without fps the current only */
+    float scale, weight, pmin, pmax;
+} crowdi_physics_output_k;
+
+/* A rig's physics as the stage reads it. */
+typedef struct crowdi_physics_view {
+    uint32_t subrig_count, slot_count, output_count;
+    const crowdi_physics_subrig_k *subrigs;
+    const crowdi_physics_input_k *inputs;
+    const crowdi_physics_output_k *outputs;
+    const crowdi_physics_particle_k *particles; /* the sub-rigs' particles back to back */
+    const uint32_t *slot_param;                 /* [slot_count] the parameter of each input slot */
+    uint32_t icache_col;                        /* the first input cache column (fps > 0) */
+    float fps, step;                            /* step = 1/fps (fps > 0) */
+    float gravity_x, gravity_y, wind_x, wind_y, strength, gust, gust_period;
+    float *strength_col, *wind_col; /* setting columns, NULL while uniform */
+    float strength_value, wind_value;
+    size_t stride;
+    float *cols; /* column c at cols + c*stride */
+} crowdi_physics_view;
 
 #endif
 
@@ -170,3 +223,216 @@ static inline cv_f cvk_physics_apply(cv_f current, cv_f value, float scale, floa
 }
 
 #endif
+
+/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
+#if defined(CROWDI_STAGES) && !defined(CROWDI_PHYSICS_STAGE)
+#define CROWDI_PHYSICS_STAGE
+#include "common.h"
+
+/* updateOutputParameterValue with the strength: value * scale * strength clamped to
+ * [pmin, pmax], blended over the current value by weight (1 or more replaces). strength 1
+ * leaves the framework's numbers bit for bit. */
+static inline cv_f cvk_physics_apply_strength(cv_f current, cv_f value, const crowdi_physics_output_k *o, cv_f strength) {
+    cv_f v = cv_mul(cv_mul(value, cv_set1(o->scale)), strength);
+    v = cv_select(cv_lt(v, cv_set1(o->pmin)), cv_set1(o->pmin), cv_select(cv_gt(v, cv_set1(o->pmax)), cv_set1(o->pmax), v));
+    if (o->weight >= 1.0f) return v;
+    return cv_add(cv_mul(current, cv_set1(1.0f - o->weight)), cv_mul(v, cv_set1(o->weight)));
+}
+
+/* cvk_physics_swing on the columns at base (particle 0's x; stride st), for the lanes of m
+ * only: the others keep every value. */
+static inline void cvk_physics_swing_cols(cv_m m, cv_f tx, cv_f ty, cv_f angle, float *base, size_t st,
+                                          const crowdi_physics_particle_k *parts, uint32_t count, float dt, cv_f wind_x,
+                                          cv_f wind_y, float threshold) {
+    cv_f p0x = cv_loadu(base), p0y = cv_loadu(base + st), g_old = cv_loadu(base + 2 * st);
+    cv_f mx = cv_sub(tx, p0x), my = cv_sub(ty, p0y);
+    cv_f ax = tx;
+    cv_storeu(base, cv_select(m, tx, p0x));
+    cv_storeu(base + st, cv_select(m, ty, p0y));
+    cv_f rad = cv_mul(cv_div(angle, cv_set1(180.0f)), cv_set1(CROWDI_PHYSICS_PI));
+    cv_f gx, gy;
+    cv_sincos(rad, &gx, &gy);
+    cvk_physics_normalize(&gx, &gy);
+    cv_f g_angle = cv_atan2(gy, gx);
+    cv_f turn = cv_div(cvk_physics_angle_between(g_old, g_angle), cv_set1(CROWDI_PHYSICS_AIR_RESISTANCE));
+    cv_f ts, tc;
+    cv_sincos(turn, &ts, &tc);
+    float *pc = base + 3 * st;
+    for (uint32_t i = 1; i < count; i++, pc += 4 * st) {
+        const crowdi_physics_particle_k *p = &parts[i];
+        cv_f sx = cv_loadu(pc), sy = cv_loadu(pc + st);
+        cv_f fx = cv_add(cv_mul(gx, cv_set1(p->acceleration)), wind_x);
+        cv_f fy = cv_add(cv_mul(gy, cv_set1(p->acceleration)), wind_y);
+        float delay = p->delay * dt * 30.0f;
+        cv_f d = cv_set1(delay);
+        cv_f dx = cv_sub(sx, mx), dy = cv_sub(sy, my);
+        dx = cv_sub(cv_mul(tc, dx), cv_mul(dy, ts));
+        dy = cv_add(cv_mul(ts, dx), cv_mul(dy, tc));
+        cv_f vx = cv_loadu(pc + 2 * st), vy = cv_loadu(pc + 3 * st);
+        cv_f qx = cv_add(cv_add(dx, cv_mul(vx, d)), cv_mul(cv_mul(fx, d), d));
+        cv_f qy = cv_add(cv_add(dy, cv_mul(vy, d)), cv_mul(cv_mul(fy, d), d));
+        cvk_physics_normalize(&qx, &qy);
+        cv_f nx = cv_mul(qx, cv_set1(p->radius)), ny = cv_mul(qy, cv_set1(p->radius));
+        cv_f x = cv_add(ax, nx);
+        cv_m snap = cv_lt(cv_abs(x), cv_set1(threshold));
+        nx = cv_select(snap, cv_neg(ax), nx);
+        ax = cv_select(snap, cv_zero(), x);
+        mx = cv_add(mx, cv_sub(nx, sx));
+        my = cv_add(my, cv_sub(ny, sy));
+        cv_storeu(pc, cv_select(m, nx, sx));
+        cv_storeu(pc + st, cv_select(m, ny, sy));
+        if (delay != 0.0f) {
+            cv_storeu(pc + 2 * st, cv_select(m, cv_mul(cv_div(mx, d), cv_set1(p->mobility)), vx));
+            cv_storeu(pc + 3 * st, cv_select(m, cv_mul(cv_div(my, d), cv_set1(p->mobility)), vy));
+        }
+    }
+    cv_storeu(base + 2 * st, cv_select(m, g_angle, g_old));
+}
+
+/* One step of every sub-rig for the lanes of m (the others keep their state): inputs from the
+ * caches (one per input slot), the pendulum, the outputs' results (previous <- current <- new;
+ * into the cache of a parameter a later sub-rig reads, as the framework's parameter caches).
+ * direct (no fps: one step per tick, all lanes): an output keeps one column, its last result,
+ * and the written value (the previous step's, alpha 0) goes into out here, in output order as
+ * the framework's final loop (the step's inputs are the caches, so nothing it reads changes).
+ * Not inlined: the fixed-step and the direct path share one copy. */
+static __attribute__((noinline)) void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m m, cv_f *cache,
+                                                       float step, cv_f wind_x, cv_f wind_y, cv_f strength, cv_f parent,
+                                                       float *const *out, int direct) {
+    const size_t st = p->stride;
+    const cv_f one = cv_set1(1.0f), zero = cv_zero();
+    cv_f angle_of[CROWDI_PHYSICS_MAX_PARTICLES]; /* atan2 of a particle's offset, once per step */
+    for (uint32_t s = 0; s < p->subrig_count; s++) {
+        const crowdi_physics_subrig_k *sub = &p->subrigs[s];
+        cv_f tx = cv_zero(), ty = cv_zero(), angle = cv_zero();
+        for (uint32_t k = sub->input_first; k < sub->input_first + sub->input_count; k++) {
+            const crowdi_physics_input_k *in = &p->inputs[k];
+            cv_f v = cvk_physics_input(in, cache[in->slot]);
+            if (in->type == 0u) tx = cv_add(tx, v);
+            else if (in->type == 1u) ty = cv_add(ty, v);
+            else angle = cv_add(angle, v);
+        }
+        cvk_physics_rotate_translation(&tx, &ty, angle);
+        float *base = p->cols + (size_t)sub->col * st + i;
+        cvk_physics_swing_cols(m, tx, ty, angle, base, st, p->particles + sub->particle_first, sub->particle_count, step,
+                               wind_x, wind_y, sub->threshold);
+        uint64_t have = 0; /* which angle_of are computed (the same for every lane) */
+        for (uint32_t k = sub->output_first; k < sub->output_first + sub->output_count; k++) {
+            const crowdi_physics_output_k *o = &p->outputs[k];
+            const uint32_t v = o->vertex;
+            /* particle v's offset at base + (3 + 4(v - 1)) columns */
+            const float *pv = base + (size_t)(4 * v - 1) * st;
+            cv_f r;
+            if (o->type == 2u) {
+                for (uint32_t u = v >= 2 ? v - 1 : v; u <= v; u++)
+                    if (!(have >> u & 1)) {
+                        const float *pu = base + (size_t)(4 * u - 1) * st;
+                        angle_of[u] = cv_atan2(cv_loadu(pu + st), cv_loadu(pu));
+                        have |= 1ull << u;
+                    }
+                r = cvk_physics_angle_between(v >= 2 ? angle_of[v - 1] : parent, angle_of[v]);
+            } else {
+                r = o->type == 0u ? cv_loadu(pv) : cv_loadu(pv + st);
+            }
+            if (o->reflect) r = cv_neg(r);
+            float *cur = p->cols + (size_t)o->col * st + i;
+            if (direct) {
+                cv_f previous = cv_loadu(cur);
+                cv_storeu(cur, r);
+                cv_f blended = cv_add(cv_mul(previous, one), cv_mul(r, zero)); /* alpha 0, as the framework */
+                float *dst = out[o->param] + i;
+                cv_storeu(dst, cvk_physics_apply_strength(cv_loadu(dst), blended, o, strength));
+            } else {
+                float *prev = cur;
+                cur = prev + st;
+                cv_f c = cv_loadu(cur);
+                cv_storeu(prev, cv_select(m, c, cv_loadu(prev)));
+                cv_storeu(cur, cv_select(m, r, c));
+            }
+            if (o->slot) cache[o->slot - 1] = cvk_physics_apply_strength(cache[o->slot - 1], r, o, strength);
+        }
+    }
+}
+
+/* One block of CV_W rows at row i (dt > 0). out: the rig's output columns. */
+static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, float phase_step, cv_f parent,
+                                     float *const *out, size_t i) {
+    const size_t st = p->stride;
+    float *const cols = p->cols;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), two = cv_set1(2.0f);
+    cv_f strength = cv_mul(cv_set1(p->strength), cvk_col(p->strength_col, p->strength_value, i));
+    cv_f wind = cvk_col(p->wind_col, p->wind_value, i);
+    if (p->gust > 0.0f) { /* the gust: wind * (1 + gust*sin(2 pi phase)), the phase in [0, 1) */
+        float *phase_col = cols + CROWDI_PHYSICS_COL_PHASE * st + i;
+        cv_f phase = cv_add(cv_loadu(phase_col), cv_set1(phase_step));
+        phase = cv_sub(phase, cv_floor(phase));
+        cv_storeu(phase_col, phase);
+        cv_f g = cv_sin(cv_mul(phase, cv_set1(CROWDI_PHYSICS_TWO_PI)));
+        wind = cv_mul(wind, cv_add(one, cv_mul(cv_set1(p->gust), g)));
+    }
+    cv_f wind_x = cv_mul(cv_set1(p->wind_x), wind), wind_y = cv_mul(cv_set1(p->wind_y), wind);
+    cv_f cache[CROWDI_PHYSICS_MAX_SLOTS];
+    for (uint32_t s = 0; s < p->slot_count; s++) cache[s] = cv_loadu(out[p->slot_param[s]] + i);
+    float *stage_col = cols + CROWDI_PHYSICS_COL_STAGE * st + i;
+    cv_f stage = cv_loadu(stage_col);
+    if (p->fps > 0.0f) {
+        /* fixed steps of 1/fps, inputs interpolated from the input caches (the framework's
+         * `remain += dt; if remain > 5: remain = 0; while remain >= step`) */
+        float *remain_col = cols + CROWDI_PHYSICS_COL_REMAIN * st + i;
+        const cv_f step = cv_set1(p->step);
+        cv_f remain = cv_add(cv_loadu(remain_col), cv_set1(dt));
+        remain = cv_select(cv_gt(remain, cv_set1(CROWDI_PHYSICS_MAX_REMAIN)), zero, remain);
+        cv_m fresh = cv_eq(stage, zero);
+        cv_f value[CROWDI_PHYSICS_MAX_SLOTS], icache[CROWDI_PHYSICS_MAX_SLOTS];
+        for (uint32_t s = 0; s < p->slot_count; s++) {
+            value[s] = cache[s];
+            icache[s] = cv_select(fresh, value[s], cv_loadu(cols + (size_t)(p->icache_col + s) * st + i));
+        }
+        stage = cv_max(stage, one);
+        for (;;) {
+            cv_m m = cv_ge(remain, step);
+            if (!cv_any(m)) break;
+            cv_f w = cv_div(step, cv_select(m, remain, step));
+            for (uint32_t s = 0; s < p->slot_count; s++) {
+                cache[s] = cv_add(cv_mul(icache[s], cv_sub(one, w)), cv_mul(value[s], w));
+                icache[s] = cv_select(m, cache[s], icache[s]);
+            }
+            cvk_physics_step(p, i, m, cache, p->step, wind_x, wind_y, strength, parent, out, 0);
+            remain = cv_select(m, cv_sub(remain, step), remain);
+            stage = cv_select(m, two, stage);
+        }
+        for (uint32_t s = 0; s < p->slot_count; s++) cv_storeu(cols + (size_t)(p->icache_col + s) * st + i, icache[s]);
+        cv_storeu(remain_col, remain);
+        cv_storeu(stage_col, stage);
+        /* the written result: interpolated between the last two steps by alpha = remain / step,
+         * nothing before the first step */
+        cv_m stepped = cv_eq(stage, two);
+        cv_f alpha = cv_div(remain, step);
+        for (uint32_t k = 0; k < p->output_count; k++) {
+            const crowdi_physics_output_k *o = &p->outputs[k];
+            const float *prev = cols + (size_t)o->col * st + i;
+            cv_f blended = cv_add(cv_mul(cv_loadu(prev), cv_sub(one, alpha)), cv_mul(cv_loadu(prev + st), alpha));
+            float *dst = out[o->param] + i;
+            cv_f current = cv_loadu(dst);
+            cv_storeu(dst, cv_select(stepped, cvk_physics_apply_strength(current, blended, o, strength), current));
+        }
+    } else {
+        /* one step of dt per tick: the caches are the current values (the framework's weight
+         * step / remaining is 1), the remaining time stays 0, and the step writes the previous
+         * step's results (alpha = 0 / dt: one step of lag) */
+        cvk_physics_step(p, i, cv_mtrue(), cache, dt, wind_x, wind_y, strength, parent, out, 1);
+        cv_storeu(stage_col, two);
+    }
+}
+
+/* The stage over rows [i0, i1) (whole blocks). dt = 0 writes nothing and changes nothing (the
+ * framework's evaluate returns at once). */
+static inline void cvk_physics(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    const crowdi_physics_view *p = v->controller[CROWDI_CTL_PHYSICS];
+    if (!p || !(dt > 0.0f)) return;
+    const cv_f parent = cv_atan2(cv_set1(-p->gravity_y), cv_set1(-p->gravity_x));
+    const float phase_step = dt / p->gust_period;
+    for (size_t i = i0; i < i1; i += CV_W) cvk_physics_block(p, dt, phase_step, parent, v->out, i);
+}
+
+#endif /* CROWDI_STAGES */

@@ -342,15 +342,16 @@ static int parse_root(reader *r, const json_t *root, physics3 *p) {
     p->outputs = tool_calloc(no + 1, sizeof *p->outputs);
     p->particles = tool_calloc(np + 1, sizeof *p->particles);
     if (!p->subrigs || !p->inputs || !p->outputs || !p->particles) return TOOL_FAILED;
-    p->desc = (crowd_physics_desc){
-        .subrig_count = (uint32_t)json_array_size(settings),
-        .input_count = (uint32_t)ni,
-        .output_count = (uint32_t)no,
-        .particle_count = (uint32_t)np,
-        .fps = fps,
-        .gravity = {gravity[0], gravity[1]},
-        .wind = {wind[0], wind[1]},
-    };
+    /* the controller's settings at their defaults (the framework's Options): EffectiveForces is
+     * kept beside the desc, read and unused as the framework leaves it */
+    p->desc = crowd_physics_defaults();
+    p->desc.subrig_count = (uint32_t)json_array_size(settings);
+    p->desc.input_count = (uint32_t)ni;
+    p->desc.output_count = (uint32_t)no;
+    p->desc.particle_count = (uint32_t)np;
+    p->desc.fps = (float)fps;
+    p->effective_gravity[0] = gravity[0], p->effective_gravity[1] = gravity[1];
+    p->effective_wind[0] = wind[0], p->effective_wind[1] = wind[1];
     len = path_push(r, ".PhysicsSettings");
     st = read_settings(r, settings, p);
     path_pop(r, len);

@@ -1,4 +1,4 @@
-/* Live2D .physics3.json import into a crowd_physics_desc (engine/include/crowd_physics.h).
+/* Live2D .physics3.json import into a crowd_physics_desc (crowd.h).
  *
  * Read: Meta (Fps, EffectiveForces, and the counts, which must agree with the settings),
  * PhysicsSettings[*] (Input, Output, Vertices, Normalization). Refused, with the file, the JSON
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "crowd_physics.h"
+#include "crowd.h"
 
 /* A read file: desc points into storage owned by this value. */
 typedef struct physics3 {
@@ -24,6 +24,7 @@ typedef struct physics3 {
     crowd_physics_output *outputs;
     crowd_physics_particle *particles;
     char *ids; /* every id, NUL-terminated, back to back */
+    double effective_gravity[2], effective_wind[2]; /* Meta.EffectiveForces (0, 0 when absent) */
 } physics3;
 
 /* Reads path into *out (untouched on error; free with physics3_free). TOOL_OK, TOOL_BAD_INPUT

@@ -113,6 +113,9 @@ void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool lim
         .blink = blink ? &r->blink : NULL,
         .limbs = limbs ? &r->limbs : NULL,
         .face = r->has_face ? &r->face : NULL,
+        .physics = r->has_physics ? &r->physics : NULL,
+        .lipsync = r->has_lipsync ? &r->lipsync : NULL,
     };
+    r->lipsync.parameters = r->lipsync_parameters;
     r->face.mapping = r->face_mapping;
 }

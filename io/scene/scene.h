@@ -28,6 +28,11 @@ typedef struct scene_rig {
     bool has_face;            /* face tracking (crowd.h section 11): face, its mapping below */
     crowd_face_desc face;
     const crowd_face_mapping_desc *face_mapping;
+    bool has_physics;         /* Cubism physics (crowd.h section 12): the rig from a .physics3.json */
+    crowd_physics_desc physics;
+    bool has_lipsync;         /* lip sync (crowd.h section 13) */
+    crowd_lipsync_desc lipsync;
+    const char *const *lipsync_parameters;
     const char *model3; /* the resolved path of the .model3.json, or NULL */
     crowd_rig_desc rig_desc; /* points at the fields above */
 } scene_rig;
@@ -70,6 +75,15 @@ typedef struct scene_group {
     const face_track *face; /* NULL: no face track (owned by the scene); all instances play it in step */
     bool face_loop;
     scene_place place; /* set: from the scene's "place" */
+    /* lip sync from a WAV (its rig has lip sync): each instance's level is the RMS of the
+     * frame's block of the sound (crowd_lipsync_rms over [floor(t*rate), floor((t + dt)*rate)),
+     * t = the frame's start + its offset), instance j of the group offset by j*audio_stagger s;
+     * past the end the level is 0, or the sound loops */
+    const float *audio;  /* NULL: no sound (owned by the scene); frames * channels samples */
+    size_t audio_frames;
+    uint32_t audio_channels, audio_rate;
+    float audio_stagger;
+    bool audio_loop;
 } scene_group;
 
 typedef struct scene {

@@ -12,6 +12,8 @@
 #include "diag.h"
 #include "files.h"
 #include "model3.h"
+#include "physics3.h"
+#include "wav.h"
 #include "name_index.h"
 #include "scene.h"
 #include "json_type.h"
@@ -650,8 +652,140 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
     return TOOL_OK;
 }
 
+/* A float pair [x, y]. */
+static int get_vec2(jctx *c, const json_t *obj, const char *key, float *x, float *y) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return TOOL_OK;
+    size_t old = push_key(c, key);
+    int st = TOOL_OK;
+    float tmp[2];
+    if (!json_is_array(v) || json_array_size(v) != 2) st = fail(c, "expected an array of 2 numbers [x, y]");
+    for (size_t k = 0; k < 2 && st == TOOL_OK; k++) {
+        size_t o = push_index(c, k);
+        st = as_float(c, json_array_get(v, k), &tmp[k]);
+        pop(c, o);
+    }
+    if (st == TOOL_OK) *x = tmp[0], *y = tmp[1];
+    pop(c, old);
+    return st;
+}
+
+/* "physics": the rig of a .physics3.json ("file", relative to the scene; without it the rig's
+ * model3's FileReferences.Physics), with the controller's settings (crowd_physics_desc):
+ * "strength", "gravity" [x, y], "wind" [x, y], "wind_gust", "gust_period". The ids must be
+ * parameters of the rig. The file's arrays are copied into the scene. */
+static int read_physics(jctx *c, const json_t *jp, scene_rig *rig) {
+    static const char *const keys[] = {"file", "strength", "gravity", "wind", "wind_gust", "gust_period", NULL};
+    TRY(check_object(c, jp, keys));
+    const char *file = NULL;
+    TRY(get_string(c, jp, "file", &file));
+    char *path = NULL;
+    if (file) {
+        if (!(path = resolve(c, file))) return TOOL_FAILED;
+    } else if (rig->model3) {
+        char *ref = NULL;
+        int st = model3_file_reference(rig->model3, "Physics", &ref);
+        if (st != TOOL_OK) return st;
+        if (!ref) return fail(c, "no \"file\" and %s has no FileReferences.Physics", rig->model3);
+        path = scene_strdup(c->s, ref);
+        free(ref);
+        if (!path) return TOOL_FAILED;
+    } else {
+        return fail(c, "needs a \"file\" (a .physics3.json) or the rig's model3");
+    }
+    physics3 p3;
+    int st = physics3_read(path, &p3);
+    if (st != TOOL_OK) return st;
+    const crowd_physics_desc *d = &p3.desc;
+    crowd_physics_subrig *subrigs = scene_alloc(c->s, d->subrig_count, sizeof *subrigs);
+    crowd_physics_input *inputs = scene_alloc(c->s, d->input_count, sizeof *inputs);
+    crowd_physics_output *outputs = scene_alloc(c->s, d->output_count, sizeof *outputs);
+    crowd_physics_particle *particles = scene_alloc(c->s, d->particle_count, sizeof *particles);
+    if ((d->subrig_count && !subrigs) || (d->input_count && !inputs) || (d->output_count && !outputs) ||
+        (d->particle_count && !particles))
+        st = TOOL_FAILED;
+    for (uint32_t k = 0; st == TOOL_OK && k < d->input_count; k++) {
+        inputs[k] = d->inputs[k];
+        if (name_index_find(&c->param_ids, d->inputs[k].parameter) < 0)
+            st = fail(c, "%s: input \"%s\" is not a parameter of rig \"%s\"", path, d->inputs[k].parameter, rig->name);
+        else if (!(inputs[k].parameter = scene_strdup(c->s, d->inputs[k].parameter))) st = TOOL_FAILED;
+    }
+    for (uint32_t k = 0; st == TOOL_OK && k < d->output_count; k++) {
+        outputs[k] = d->outputs[k];
+        if (name_index_find(&c->param_ids, d->outputs[k].parameter) < 0)
+            st = fail(c, "%s: output \"%s\" is not a parameter of rig \"%s\"", path, d->outputs[k].parameter, rig->name);
+        else if (!(outputs[k].parameter = scene_strdup(c->s, d->outputs[k].parameter))) st = TOOL_FAILED;
+    }
+    if (st == TOOL_OK) {
+        if (d->subrig_count) memcpy(subrigs, d->subrigs, d->subrig_count * sizeof *subrigs);
+        if (d->particle_count) memcpy(particles, d->particles, d->particle_count * sizeof *particles);
+        rig->physics = *d;
+        rig->physics.subrigs = subrigs, rig->physics.inputs = inputs, rig->physics.outputs = outputs;
+        rig->physics.particles = particles;
+    }
+    physics3_free(&p3);
+    if (st != TOOL_OK) return st;
+    crowd_physics_desc *ph = &rig->physics;
+    TRY(get_float(c, jp, "strength", 0, false, 100, &ph->strength));
+    TRY(get_vec2(c, jp, "gravity", &ph->gravity_x, &ph->gravity_y));
+    TRY(get_vec2(c, jp, "wind", &ph->wind_x, &ph->wind_y));
+    TRY(get_float(c, jp, "wind_gust", 0, false, 1, &ph->wind_gust));
+    TRY(get_float(c, jp, "gust_period", 0, true, 3600, &ph->gust_period));
+    rig->has_physics = true;
+    return TOOL_OK;
+}
+
+/* "lipsync": "weight" (0.8) and "parameters" (ids), or, with the rig's model3, its LipSync
+ * group. */
+static int read_lipsync(jctx *c, const json_t *jl, scene_rig *rig) {
+    static const char *const keys[] = {"weight", "parameters", NULL};
+    TRY(check_object(c, jl, keys));
+    rig->lipsync = crowd_lipsync_defaults();
+    TRY(get_float(c, jl, "weight", 0, false, 1000, &rig->lipsync.weight));
+    const json_t *arr;
+    TRY(get_array(c, jl, "parameters", &arr));
+    if (arr && rig->model3) {
+        size_t o = push_key(c, "parameters");
+        int st = fail(c, "give lip sync parameters either here or through the rig's model3, not both");
+        pop(c, o);
+        return st;
+    }
+    if (rig->model3) {
+        bool found;
+        const char **ids;
+        uint32_t count;
+        TRY(model3_group(c->s, rig->model3, "LipSync", &found, &ids, &count));
+        if (!found) return fail(c, "lip sync is asked for but %s has no LipSync group", rig->model3);
+        for (uint32_t k = 0; k < count; k++)
+            if (name_index_find(&c->param_ids, ids[k]) < 0)
+                return fail(c, "%s: LipSync id \"%s\" is not a parameter of rig \"%s\"", rig->model3, ids[k], rig->name);
+        rig->lipsync_parameters = ids;
+        rig->lipsync.parameter_count = count;
+        rig->has_lipsync = true;
+        return TOOL_OK;
+    }
+    size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
+    if (n > CROWD_MAX_ENTRIES) return fail(c, "has %zu entries; at most %u", n, CROWD_MAX_ENTRIES);
+    const char **ids = scene_alloc(c->s, n, sizeof *ids);
+    if (!ids) return TOOL_FAILED;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *jp = json_array_get(arr, k);
+        size_t o1 = push_index(c, k);
+        if (!json_is_string(jp)) return fail(c, "expected a parameter id (a string), got %s", tool_json_type_name(jp));
+        TRY(check_param_id(c, rig, json_string_value(jp)));
+        if (!(ids[k] = scene_strdup(c->s, json_string_value(jp)))) return TOOL_FAILED;
+        pop(c, o1);
+    }
+    pop(c, o0);
+    rig->lipsync_parameters = ids;
+    rig->lipsync.parameter_count = (uint32_t)n;
+    rig->has_lipsync = true;
+    return TOOL_OK;
+}
+
 static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
-    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "face", "model3", NULL};
+    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "face", "physics",
+                                       "lipsync", "model3", NULL};
     TRY(check_object(c, jr, keys));
     const char *name = "hiyori", *model3 = NULL;
     TRY(get_string(c, jr, "name", &name));
@@ -699,6 +833,19 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
     if (face) {
         o = push_key(c, "face");
         TRY(read_face(c, face, rig));
+        pop(c, o);
+    }
+    const json_t *physics, *lipsync;
+    TRY(get_object(c, jr, "physics", &physics));
+    TRY(get_object(c, jr, "lipsync", &lipsync));
+    if (physics) {
+        o = push_key(c, "physics");
+        TRY(read_physics(c, physics, rig));
+        pop(c, o);
+    }
+    if (lipsync) {
+        o = push_key(c, "lipsync");
+        TRY(read_lipsync(c, lipsync, rig));
         pop(c, o);
     }
     scene_rig_link(rig, look != NULL, harmonic != NULL, blink != NULL, limbs != NULL);
@@ -832,8 +979,30 @@ static int read_place(jctx *c, const json_t *jp, scene_group *g) {
     return TOOL_OK;
 }
 
+/* a group's "audio": {"wav": file, "stagger": seconds between instances, "loop": false}: the
+ * instances' mouth levels (scene.h) */
+static int read_group_audio(jctx *c, const json_t *ja, scene_group *g) {
+    static const char *const keys[] = {"wav", "stagger", "loop", NULL};
+    TRY(check_object(c, ja, keys));
+    const char *name;
+    TRY(get_required_string(c, ja, "wav", &name));
+    TRY(get_float(c, ja, "stagger", 0, false, 3600, &g->audio_stagger));
+    TRY(get_bool(c, ja, "loop", &g->audio_loop));
+    char *path = resolve(c, name);
+    if (!path) return TOOL_FAILED;
+    wav_audio w;
+    int st = wav_read(path, &w);
+    if (st != TOOL_OK) return st;
+    float *samples = scene_alloc(c->s, w.frames * w.channels, sizeof *samples);
+    if (samples) memcpy(samples, w.samples, w.frames * w.channels * sizeof *samples);
+    g->audio = samples, g->audio_frames = w.frames, g->audio_channels = w.channels, g->audio_rate = w.rate;
+    wav_free(&w);
+    return samples ? TOOL_OK : TOOL_FAILED;
+}
+
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
-    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place", NULL};
+    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place",
+                                       "audio", NULL};
     TOOL_ENUM_NAMES(phases, harmonic_phase, crowd_harmonic_phase, 0, CROWD_HARMONIC_PHASE_COUNT);
     TOOL_ENUM_NAMES(starts, blink_start, crowd_blink_start, 0, CROWD_BLINK_START_COUNT);
     TRY(check_object(c, jg, keys));
@@ -883,6 +1052,14 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
         o = push_key(c, "face");
         if (!rig->rig_desc.face) return fail(c, "rig \"%s\" has no face tracking", rig->name);
         TRY(read_group_face(c, face, g));
+        pop(c, o);
+    }
+    const json_t *audio;
+    TRY(get_object(c, jg, "audio", &audio));
+    if (audio) {
+        o = push_key(c, "audio");
+        if (!rig->rig_desc.lipsync) return fail(c, "rig \"%s\" has no lip sync", rig->name);
+        TRY(read_group_audio(c, audio, g));
         pop(c, o);
     }
     return TOOL_OK;

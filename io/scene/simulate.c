@@ -44,8 +44,9 @@ static int write_bvh(const world *w, const sim_options *o) {
 }
 
 /* Where an instance's face comes from (vmc.h's vmc_face): its rig's blink controller, its
- * ParamMouthOpenY (lip sync, face tracking), its ParamEyeBallX/Y with a look controller or face
- * tracking (the gaze), and face tracking's scores. */
+ * ParamMouthOpenY or its first LipSync parameter (lip sync, face tracking; VMC's "A"), its
+ * ParamEyeBallX/Y with a look controller or face tracking (the gaze), and face tracking's
+ * scores. */
 typedef struct face_source {
     bool blink, scores;
     int mouth, gaze_x, gaze_y; /* parameter index, -1: none */
@@ -61,6 +62,8 @@ static face_source face_source_of(const world *w, uint32_t i) {
     const scene_rig *sr = &w->scene->rigs[w->rig_of[i]];
     face_source fs = {.blink = sr->rig_desc.blink != NULL, .scores = sr->has_face, .mouth = parameter_index(sr, "ParamMouthOpenY"),
                       .gaze_x = -1, .gaze_y = -1};
+    /* with lip sync, the mouth is its first LipSync parameter (Mao's is ParamA) */
+    if (sr->has_lipsync && sr->lipsync.parameter_count) fs.mouth = parameter_index(sr, sr->lipsync_parameters[0]);
     if (sr->rig_desc.look || sr->has_face)
         fs.gaze_x = parameter_index(sr, "ParamEyeBallX"), fs.gaze_y = parameter_index(sr, "ParamEyeBallY");
     if (fs.gaze_x < 0 || fs.gaze_y < 0) fs.gaze_x = fs.gaze_y = -1;

@@ -434,6 +434,32 @@ static void feed_face(world *w, uint32_t g, double tau) {
     }
 }
 
+/* The group's mouth levels for the frame [tau, tau + dt): each instance's block of the sound
+ * (scene.h), into the lipsync_level column (zero-copy: an RMS of the reader's samples is in
+ * [0, 1]). */
+static void feed_audio(world *w, uint32_t g, double tau, float dt) {
+    const scene_group *sg = &w->scene->groups[g];
+    float *level;
+    uint32_t count;
+    if (crowd_rig_column(w->engine, w->rigs[sg->rig].rig, CROWD_FIELD_LIPSYNC_LEVEL, 0, 0, &level, &count) != CROWD_OK)
+        return; /* scene_json only lets rigs with lip sync play a sound */
+    const double rate = sg->audio_rate, length = (double)sg->audio_frames;
+    uint64_t group_start = 0; /* the group's first instance in the scene's numbering (shards too) */
+    for (uint32_t h = 0; h < g; h++) group_start += w->scene->groups[h].count;
+    for (uint32_t i = w->group_first[g]; i < w->group_first[g + 1]; i++) {
+        double t = tau + (double)((uint64_t)w->first + i - group_start) * (double)sg->audio_stagger;
+        double a = floor(t * rate), b = floor((t + (double)dt) * rate);
+        if (sg->audio_loop && length > 0) {
+            double wraps = floor(a / length);
+            a -= wraps * length, b -= wraps * length;
+        }
+        if (b > length) b = length;
+        float v = 0;
+        if (a < b) v = crowd_lipsync_rms(sg->audio + (size_t)a * sg->audio_channels, (size_t)(b - a), sg->audio_channels);
+        level[w->row[i]] = v < 0 ? 0 : v > 1 ? 1 : v;
+    }
+}
+
 void world_prepare_frame(world *w, uint32_t k, float dt) {
     const scene *s = w->scene;
     double tau = (double)(k - 1) * (double)dt;
@@ -450,6 +476,7 @@ void world_prepare_frame(world *w, uint32_t k, float dt) {
         }
         if (sg->clip) feed_pose(w, g, tau);
         if (sg->face) feed_face(w, g, tau);
+        if (sg->audio) feed_audio(w, g, tau, dt);
     }
 }
 

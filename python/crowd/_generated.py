@@ -18,6 +18,11 @@ MAX_CHANNELS = 16
 LANDMARK_COUNT = 33
 FACE_SCORE_COUNT = 52
 FACE_STANDARD_MAPPING_COUNT = 20
+PHYSICS_MAX_SUBRIGS = 1024
+PHYSICS_MAX_INPUTS = 64
+PHYSICS_MAX_OUTPUTS = 64
+PHYSICS_MAX_PARTICLES = 64
+PHYSICS_MAX_INPUT_PARAMETERS = 64
 
 
 # CROWD_RESULT_LIST: each code's fixed text, as crowd_result_text() gives it
@@ -265,6 +270,16 @@ class FaceCurve(enum.IntEnum):
 FACE_CURVE_COUNT = 2
 
 
+class PhysicsType(enum.IntEnum):
+    """crowd_physics_type (CROWD_PHYSICS_*)."""
+    X = 0
+    Y = 1
+    ANGLE = 2
+
+
+PHYSICS_TYPE_COUNT = 3
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -272,9 +287,11 @@ class Controller(enum.IntEnum):
     BLINK = 2
     LIMBS = 3
     FACE = 4
+    PHYSICS = 5
+    LIPSYNC = 6
 
 
-CONTROLLER_COUNT = 5
+CONTROLLER_COUNT = 7
 
 
 class SettingType(enum.IntEnum):
@@ -335,12 +352,17 @@ class Field(enum.IntEnum):
     FACE_PRESENCE = 24
     FACE_WEIGHT = 25
     FACE_CONTROL = 26
+    PHYSICS_STRENGTH = 27
+    PHYSICS_WIND = 28
+    PHYSICS_WIND_PHASE = 29
+    PHYSICS_REMAIN = 30
+    LIPSYNC_LEVEL = 31
 
 
-FIELD_COUNT = 27
+FIELD_COUNT = 32
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -510,6 +532,93 @@ class FaceDesc(C.Structure):
     ]
 
 
+class PhysicsInput(C.Structure):
+    """crowd_physics_input."""
+    _fields_ = [
+        ("parameter", C.c_char_p),
+        ("weight", C.c_double),
+        ("type", C.c_int),
+        ("reflect", C.c_int),
+    ]
+
+
+class PhysicsOutput(C.Structure):
+    """crowd_physics_output."""
+    _fields_ = [
+        ("parameter", C.c_char_p),
+        ("vertex", C.c_uint32),
+        ("scale", C.c_double),
+        ("weight", C.c_double),
+        ("type", C.c_int),
+        ("reflect", C.c_int),
+    ]
+
+
+class PhysicsParticle(C.Structure):
+    """crowd_physics_particle."""
+    _fields_ = [
+        ("mobility", C.c_double),
+        ("delay", C.c_double),
+        ("acceleration", C.c_double),
+        ("radius", C.c_double),
+        ("position", C.c_double * 2),
+    ]
+
+
+class PhysicsRange(C.Structure):
+    """crowd_physics_range."""
+    _fields_ = [
+        ("minimum", C.c_double),
+        ("default_value", C.c_double),
+        ("maximum", C.c_double),
+    ]
+
+
+class PhysicsSubrig(C.Structure):
+    """crowd_physics_subrig."""
+    _fields_ = [
+        ("input_first", C.c_uint32),
+        ("input_count", C.c_uint32),
+        ("output_first", C.c_uint32),
+        ("output_count", C.c_uint32),
+        ("particle_first", C.c_uint32),
+        ("particle_count", C.c_uint32),
+        ("position", PhysicsRange),
+        ("angle", PhysicsRange),
+    ]
+
+
+class PhysicsDesc(C.Structure):
+    """crowd_physics_desc."""
+    _fields_ = [
+        ("subrig_count", C.c_uint32),
+        ("input_count", C.c_uint32),
+        ("output_count", C.c_uint32),
+        ("particle_count", C.c_uint32),
+        ("subrigs", C.POINTER(PhysicsSubrig)),
+        ("inputs", C.POINTER(PhysicsInput)),
+        ("outputs", C.POINTER(PhysicsOutput)),
+        ("particles", C.POINTER(PhysicsParticle)),
+        ("fps", C.c_float),
+        ("gravity_x", C.c_float),
+        ("gravity_y", C.c_float),
+        ("wind_x", C.c_float),
+        ("wind_y", C.c_float),
+        ("strength", C.c_float),
+        ("wind_gust", C.c_float),
+        ("gust_period", C.c_float),
+    ]
+
+
+class LipsyncDesc(C.Structure):
+    """crowd_lipsync_desc."""
+    _fields_ = [
+        ("parameters", C.POINTER(C.c_char_p)),
+        ("parameter_count", C.c_uint32),
+        ("weight", C.c_float),
+    ]
+
+
 class RigDesc(C.Structure):
     """crowd_rig_desc."""
     _fields_ = [
@@ -521,6 +630,8 @@ class RigDesc(C.Structure):
         ("blink", C.POINTER(BlinkDesc)),
         ("limbs", C.POINTER(LimbsDesc)),
         ("face", C.POINTER(FaceDesc)),
+        ("physics", C.POINTER(PhysicsDesc)),
+        ("lipsync", C.POINTER(LipsyncDesc)),
     ]
 
 
@@ -559,7 +670,7 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
 
 
 # name: (restype, argtypes)
@@ -609,6 +720,8 @@ SIGNATURES = {
     "crowd_face_source_name": (C.c_char_p, [C.c_int]),
     "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
+    "crowd_physics_defaults": (PhysicsDesc, []),
+    "crowd_lipsync_defaults": (LipsyncDesc, []),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -718,6 +831,8 @@ SETTINGS = {
     "blink": {"model": "crowd_blink_model", "blend": "crowd_blend", "mean": "float", "max_deviation": "float", "timescale": "float"},
     "limbs": {"frame": "crowd_pose_frame", "axis_fix": "crowd_axis_fix", "fallback": "crowd_limb_fallback", "visibility_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float", "outputs": "crowd_limb_outputs", "arm_image_bend": "float"},
     "face": {"blend": "crowd_blend", "presence_threshold": "float", "handoff_half_life": "float", "smoothed_sources": "uint64", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
+    "physics": {"fps": "float", "gravity_x": "float", "gravity_y": "float", "wind_x": "float", "wind_y": "float", "strength": "float", "wind_gust": "float", "gust_period": "float"},
+    "lipsync": {"weight": "float"},
 }
 
 
@@ -768,6 +883,8 @@ PARAMETERS = {
     "crowd_face_source_name": ('source', ),
     "crowd_face_source_parse": ('name', 'out', ),
     "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
+    "crowd_physics_defaults": (),
+    "crowd_lipsync_defaults": (),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),

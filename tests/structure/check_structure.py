@@ -40,7 +40,7 @@ LAYERS = [  # (rank, predicate on the path relative to the root), first match wi
     (5, lambda p: p.startswith("tools/")),
     (6, lambda p: p.startswith("python/") or p.startswith("web/")),
 ]
-PUBLIC = {"engine/include/crowd.h", "engine/include/crowd_physics.h", "io/include/crowd_io.h"}
+PUBLIC = {"engine/include/crowd.h", "io/include/crowd_io.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 

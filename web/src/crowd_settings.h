@@ -46,6 +46,15 @@ static const cw_setting cw_settings[] = {
     {"face", "min_cutoff", offsetof(crowd_face_desc, min_cutoff), CW_FLOAT},
     {"face", "beta", offsetof(crowd_face_desc, beta), CW_FLOAT},
     {"face", "d_cutoff", offsetof(crowd_face_desc, d_cutoff), CW_FLOAT},
+    {"physics", "fps", offsetof(crowd_physics_desc, fps), CW_FLOAT},
+    {"physics", "gravity_x", offsetof(crowd_physics_desc, gravity_x), CW_FLOAT},
+    {"physics", "gravity_y", offsetof(crowd_physics_desc, gravity_y), CW_FLOAT},
+    {"physics", "wind_x", offsetof(crowd_physics_desc, wind_x), CW_FLOAT},
+    {"physics", "wind_y", offsetof(crowd_physics_desc, wind_y), CW_FLOAT},
+    {"physics", "strength", offsetof(crowd_physics_desc, strength), CW_FLOAT},
+    {"physics", "wind_gust", offsetof(crowd_physics_desc, wind_gust), CW_FLOAT},
+    {"physics", "gust_period", offsetof(crowd_physics_desc, gust_period), CW_FLOAT},
+    {"lipsync", "weight", offsetof(crowd_lipsync_desc, weight), CW_FLOAT},
 };
 
 #endif
