@@ -21,9 +21,13 @@
     X(HARMONIC, harmonic)         \
     X(BLINK, blink)               \
     X(LIMBS, limbs)               \
-    X(FACE, face)
+    X(FACE, face)                 \
+    X(POSE, pose)                 \
+    X(EXPRESSION, expression)
 
 #define CROWDI_TICK_LIST(X) \
+    X(POSE, pose)           \
+    X(EXPRESSION, expression) \
     X(BLINK, blink)         \
     X(FACE, face)           \
     X(HARMONIC, harmonic)   \

@@ -26,6 +26,7 @@ typedef enum crowdi_rule {
     CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
+    CROWDI_RULE_EXPRESSION_SLOT, /* expression -1 or a library index; age -1 or >= 0; fade -2, -1 or [0, 1e6] */
     CROWDI_RULE_OUTPUT        /* written by the tick only */
 } crowdi_rule;
 
@@ -59,6 +60,11 @@ typedef enum crowdi_rule {
     X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
     X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
     X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                    \
+    X(PART_PARAMETER, "part_parameter", CROWDI_CTL_POSE, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)               \
+    X(PART_OPACITY, "part_opacity", CROWDI_CTL_POSE, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)                   \
+    X(POSE_RESET, "pose_reset", CROWDI_CTL_POSE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SWITCH, true)                        \
+    X(EXPRESSION_WEIGHT, "expression_weight", CROWDI_CTL_EXPRESSION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)    \
+    X(EXPRESSION_SLOT, "expression_slot", CROWDI_CTL_EXPRESSION, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_EXPRESSION_SLOT, true)
 
 #endif

@@ -18,6 +18,7 @@ MAX_CHANNELS = 16
 LANDMARK_COUNT = 33
 FACE_SCORE_COUNT = 52
 FACE_STANDARD_MAPPING_COUNT = 20
+EXPRESSION_SLOTS = 4
 
 
 # CROWD_RESULT_LIST: each code's fixed text, as crowd_result_text() gives it
@@ -265,6 +266,16 @@ class FaceCurve(enum.IntEnum):
 FACE_CURVE_COUNT = 2
 
 
+class ExpressionBlend(enum.IntEnum):
+    """crowd_expression_blend (CROWD_EXPRESSION_*)."""
+    ADD = 0
+    MULTIPLY = 1
+    OVERWRITE = 2
+
+
+EXPRESSION_BLEND_COUNT = 3
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -272,9 +283,11 @@ class Controller(enum.IntEnum):
     BLINK = 2
     LIMBS = 3
     FACE = 4
+    POSE = 5
+    EXPRESSION = 6
 
 
-CONTROLLER_COUNT = 5
+CONTROLLER_COUNT = 7
 
 
 class SettingType(enum.IntEnum):
@@ -335,12 +348,17 @@ class Field(enum.IntEnum):
     FACE_PRESENCE = 24
     FACE_WEIGHT = 25
     FACE_CONTROL = 26
+    PART_PARAMETER = 27
+    PART_OPACITY = 28
+    POSE_RESET = 29
+    EXPRESSION_WEIGHT = 30
+    EXPRESSION_SLOT = 31
 
 
-FIELD_COUNT = 27
+FIELD_COUNT = 32
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_expression_blend": ExpressionBlend, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -510,6 +528,61 @@ class FaceDesc(C.Structure):
     ]
 
 
+class ExpressionParameterDesc(C.Structure):
+    """crowd_expression_parameter_desc."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("value", C.c_float),
+        ("blend", C.c_int),
+    ]
+
+
+class ExpressionItemDesc(C.Structure):
+    """crowd_expression_item_desc."""
+    _fields_ = [
+        ("parameters", C.POINTER(ExpressionParameterDesc)),
+        ("parameter_count", C.c_uint32),
+        ("fade_in", C.c_float),
+        ("fade_out", C.c_float),
+    ]
+
+
+class ExpressionDesc(C.Structure):
+    """crowd_expression_desc."""
+    _fields_ = [
+        ("expressions", C.POINTER(ExpressionItemDesc)),
+        ("expression_count", C.c_uint32),
+        ("fade_in", C.c_float),
+        ("fade_out", C.c_float),
+    ]
+
+
+class PosePartDesc(C.Structure):
+    """crowd_pose_part_desc."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("links", C.POINTER(C.c_char_p)),
+        ("link_count", C.c_uint32),
+    ]
+
+
+class PoseGroupDesc(C.Structure):
+    """crowd_pose_group_desc."""
+    _fields_ = [
+        ("parts", C.POINTER(PosePartDesc)),
+        ("part_count", C.c_uint32),
+    ]
+
+
+class PoseDesc(C.Structure):
+    """crowd_pose_desc."""
+    _fields_ = [
+        ("groups", C.POINTER(PoseGroupDesc)),
+        ("group_count", C.c_uint32),
+        ("fade_in", C.c_float),
+    ]
+
+
 class RigDesc(C.Structure):
     """crowd_rig_desc."""
     _fields_ = [
@@ -521,6 +594,8 @@ class RigDesc(C.Structure):
         ("blink", C.POINTER(BlinkDesc)),
         ("limbs", C.POINTER(LimbsDesc)),
         ("face", C.POINTER(FaceDesc)),
+        ("pose", C.POINTER(PoseDesc)),
+        ("expression", C.POINTER(ExpressionDesc)),
     ]
 
 
@@ -559,7 +634,7 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
 
 
 # name: (restype, argtypes)
@@ -609,6 +684,10 @@ SIGNATURES = {
     "crowd_face_source_name": (C.c_char_p, [C.c_int]),
     "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
+    "crowd_expression_blend_name": (C.c_char_p, [C.c_int]),
+    "crowd_expression_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_expression_defaults": (ExpressionDesc, []),
+    "crowd_pose_defaults": (PoseDesc, []),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -657,6 +736,7 @@ SIGNATURES = {
     "crowd_snapshot_save": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
     "crowd_rig_settings_digest": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_uint64)]),
+    "crowd_expressions_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32]),
     "crowd_lipsync_rms": (C.c_float, [C.c_void_p, C.c_size_t, C.c_uint32]),
 }
 
@@ -669,6 +749,8 @@ SETTINGS = {
     "blink": {"model": "crowd_blink_model", "blend": "crowd_blend", "mean": "float", "max_deviation": "float", "timescale": "float"},
     "limbs": {"frame": "crowd_pose_frame", "axis_fix": "crowd_axis_fix", "fallback": "crowd_limb_fallback", "visibility_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float", "outputs": "crowd_limb_outputs", "arm_image_bend": "float"},
     "face": {"blend": "crowd_blend", "presence_threshold": "float", "handoff_half_life": "float", "smoothed_sources": "uint64", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
+    "pose": {"fade_in": "float"},
+    "expression": {"fade_in": "float", "fade_out": "float"},
 }
 
 
@@ -719,6 +801,10 @@ PARAMETERS = {
     "crowd_face_source_name": ('source', ),
     "crowd_face_source_parse": ('name', 'out', ),
     "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
+    "crowd_expression_blend_name": ('value', ),
+    "crowd_expression_blend_parse": ('name', 'out', ),
+    "crowd_expression_defaults": (),
+    "crowd_pose_defaults": (),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),
@@ -767,5 +853,6 @@ PARAMETERS = {
     "crowd_snapshot_save": ('engine', 'buffer', 'capacity', 'out_written', ),
     "crowd_snapshot_load": ('engine', 'data', 'size', ),
     "crowd_rig_settings_digest": ('engine', 'rig', 'out_digest', ),
+    "crowd_expressions_start": ('engine', 'handles', 'count', 'expression', ),
     "crowd_lipsync_rms": ('samples', 'frames', 'channels', ),
 }

@@ -55,10 +55,14 @@ export declare const FACE_SOURCE_COUNT: 55;
 export declare const FaceCurve: Readonly<{ linear: 0; smoothstep: 1 }>;
 export type FaceCurveName = keyof typeof FaceCurve;
 export declare const FACE_CURVE_COUNT: 2;
+/** crowd_expression_blend */
+export declare const ExpressionBlend: Readonly<{ add: 0; multiply: 1; overwrite: 2 }>;
+export type ExpressionBlendName = keyof typeof ExpressionBlend;
+export declare const EXPRESSION_BLEND_COUNT: 3;
 /** crowd_controller */
-export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4 }>;
+export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; pose: 5; expression: 6 }>;
 export type ControllerName = keyof typeof Controller;
-export declare const CONTROLLER_COUNT: 5;
+export declare const CONTROLLER_COUNT: 7;
 /** crowd_setting_type */
 export declare const SettingType: Readonly<{ float: 0; enum: 1; bool: 2; bits64: 3 }>;
 export type SettingTypeName = keyof typeof SettingType;
@@ -72,9 +76,9 @@ export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
 export type HarmonicPhaseName = keyof typeof HarmonicPhase;
 export declare const HARMONIC_PHASE_COUNT: 2;
 /** crowd_field */
-export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26 }>;
+export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; part_parameter: 27; part_opacity: 28; pose_reset: 29; expression_weight: 30; expression_slot: 31 }>;
 export type FieldName = keyof typeof Field;
-export declare const FIELD_COUNT: 27;
+export declare const FIELD_COUNT: 32;
 export declare const VERSION_MAJOR: 0;
 export declare const VERSION_MINOR: 1;
 export declare const VERSION_PATCH: 0;
@@ -85,6 +89,7 @@ export declare const MAX_CHANNELS: 16;
 export declare const LANDMARK_COUNT: 33;
 export declare const FACE_SCORE_COUNT: 52;
 export declare const FACE_STANDARD_MAPPING_COUNT: 20;
+export declare const EXPRESSION_SLOTS: 4;
 /** crowd_look_desc's settings (crowd.h has their rules and defaults). */
 export interface LookSettings {
   damping?: number;
@@ -129,5 +134,14 @@ export interface FaceSettings {
   min_cutoff?: number;
   beta?: number;
   d_cutoff?: number;
+}
+/** crowd_pose_desc's settings (crowd.h has their rules and defaults). */
+export interface PoseSettings {
+  fade_in?: number;
+}
+/** crowd_expression_desc's settings (crowd.h has their rules and defaults). */
+export interface ExpressionSettings {
+  fade_in?: number;
+  fade_out?: number;
 }
 export declare const SETTINGS: Readonly<Record<string, Readonly<Record<string, string | Readonly<Record<string, number>>>>>>;

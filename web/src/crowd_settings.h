@@ -46,6 +46,9 @@ static const cw_setting cw_settings[] = {
     {"face", "min_cutoff", offsetof(crowd_face_desc, min_cutoff), CW_FLOAT},
     {"face", "beta", offsetof(crowd_face_desc, beta), CW_FLOAT},
     {"face", "d_cutoff", offsetof(crowd_face_desc, d_cutoff), CW_FLOAT},
+    {"pose", "fade_in", offsetof(crowd_pose_desc, fade_in), CW_FLOAT},
+    {"expression", "fade_in", offsetof(crowd_expression_desc, fade_in), CW_FLOAT},
+    {"expression", "fade_out", offsetof(crowd_expression_desc, fade_out), CW_FLOAT},
 };
 
 #endif
