@@ -347,6 +347,62 @@ static void test_settings_round_trip(void **state) {
     crowd_engine_destroy(f);
 }
 
+/* The documented edges: links copy their part and reset their pseudo-parameter to 1; a fifth
+ * start drops the oldest slot; an instance that never started an expression keeps its base
+ * (even outside [min, max]); once the newest has faded in, it alone is left, in slot 0. */
+static void test_edges(void **state) {
+    (void)state;
+    crowd_engine *e = crowd_test_engine(4);
+    crowd_rig rig = make_rig(e);
+    crowd_instance h[2];
+    crowd_add_desc ad = crowd_add_defaults(rig, 2);
+    OK(e, crowd_instances_add(e, &ad, h));
+    const float wide = 2.5f, off = 0.0f, on = 1.0f;
+    OK(e, crowd_set(e, h[0], CROWD_FIELD_BASE, 3, &wide)); /* ParamMouthForm is [-1, 1] */
+    OK(e, crowd_set(e, h[1], CROWD_FIELD_BASE, 3, &wide));
+    OK(e, crowd_set(e, h[0], CROWD_FIELD_PART_PARAMETER, 5, &off)); /* LinkA1: the reset sets 1 */
+    OK(e, crowd_tick(e, 0.1f));
+    float v, link;
+    OK(e, crowd_get(e, h[0], CROWD_FIELD_PART_PARAMETER, 5, &v));
+    if (v != 1.0f) FAILF("the first tick left link LinkA1's pseudo-parameter at %g", (double)v);
+    OK(e, crowd_get(e, h[0], CROWD_FIELD_OUTPUT, 3, &v));
+    if (v != wide) FAILF("no expression playing, yet the base 2.5 came out as %g", (double)v);
+    /* switch group 0 to PartB: PartA fades out, its links LinkA1, LinkA2 (5, 6) follow it */
+    OK(e, crowd_set(e, h[0], CROWD_FIELD_PART_PARAMETER, 0, &off));
+    OK(e, crowd_set(e, h[0], CROWD_FIELD_PART_PARAMETER, 1, &on));
+    for (int k = 0; k < 4; k++) {
+        OK(e, crowd_tick(e, 0.05f));
+        float part;
+        OK(e, crowd_get(e, h[0], CROWD_FIELD_PART_OPACITY, 0, &part));
+        for (uint32_t l = 5; l <= 6; l++) {
+            OK(e, crowd_get(e, h[0], CROWD_FIELD_PART_OPACITY, l, &link));
+            if (fbits(link) != fbits(part)) FAILF("tick %d: link %u has %g, its part %g", k, l, (double)link, (double)part);
+        }
+        OK(e, crowd_get(e, h[0], CROWD_FIELD_PART_OPACITY, 7, &link)); /* LinkC follows PartC, shown */
+        if (link != 1.0f) FAILF("LinkC: %g", (double)link);
+    }
+    /* five starts without a tick: slots hold 1, 2, 3, 0, the oldest (0) dropped */
+    for (uint32_t x = 0; x < 5; x++) OK(e, crowd_expressions_start(e, &h[0], 1, x % 4));
+    const float want[4] = {1, 2, 3, 0};
+    for (uint32_t s = 0; s < CROWD_EXPRESSION_SLOTS; s++) {
+        float slot[3];
+        OK(e, crowd_get(e, h[0], CROWD_FIELD_EXPRESSION_SLOT, s, slot));
+        const float fade = s + 1 < CROWD_EXPRESSION_SLOTS ? -2.0f : -1.0f;
+        if (slot[0] != want[s] || slot[1] != -1.0f || slot[2] != fade)
+            FAILF("slot %u: %g %g %g", s, (double)slot[0], (double)slot[1], (double)slot[2]);
+    }
+    /* the newest (smile, 0.4 s fade-in) reaches weight 1: the older slots empty, it moves to 0 */
+    for (int k = 0; k < 60; k++) OK(e, crowd_tick(e, 0.01f));
+    for (uint32_t s = 0; s < CROWD_EXPRESSION_SLOTS; s++) {
+        float slot[3];
+        OK(e, crowd_get(e, h[0], CROWD_FIELD_EXPRESSION_SLOT, s, slot));
+        if (slot[0] != (s == 0 ? 0.0f : -1.0f)) FAILF("after the fade-in, slot %u holds %g", s, (double)slot[0]);
+    }
+    OK(e, crowd_get(e, h[1], CROWD_FIELD_OUTPUT, 3, &v));
+    if (v != wide) FAILF("the other instance's base 2.5 came out as %g", (double)v);
+    crowd_engine_destroy(e);
+}
+
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
@@ -354,6 +410,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_snapshot_mid_fade),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_settings_round_trip),
+        cmocka_unit_test(test_edges),
     };
     return CROWD_TEST_GROUP("cubism_determinism", tests);
 }

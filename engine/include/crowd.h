@@ -1007,8 +1007,10 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11),
- *    harmonic (600) and look (700) blend into out in that order. The numbers are each
+ * 8. The tick. For every instance: out = base, then pose (200, part opacities, section 12),
+ *    expression (300, section 12), blink (400), face (500, section 11), harmonic (600) and
+ *    look (700) blend into out in that order (a motion controller, order 100, runs before the
+ *    pose: it writes parameters and the pose's part parameters). The numbers are each
  *    controller's order, as Cubism's update order numbers: a controller with a smaller number
  *    writes its parameters first, and a later one blends onto what it wrote. They leave room
  *    between them for controllers to come. Limbs (section 9) write bones, not parameters, and
