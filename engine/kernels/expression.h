@@ -18,13 +18,13 @@ enum { CROWDI_EXPRESSION_WEIGHT = 0, CROWDI_EXPRESSION_NCOLS = 1 + 3 * CROWDI_EX
 #define CROWDI_EXPRESSION_FADE_REQUESTED (-2.0f)
 
 /* The library as a table: `used` distinct parameters (param[u], in the order the desc first
- * names them) and count + 1 rows (the last a neutral one empty slots read) of 4 floats per
+ * names them) and a row per expression (and a spare neutral one) of 4 floats per
  * parameter: add (0 if not Add), multiply (1 if not Multiply), overwrite value and overwrite
  * flag (1 or 0). Fades per row, resolved against the desc's. */
 typedef struct crowdi_expression_view {
     uint32_t count, used;
     const uint32_t *param; /* [used] */
-    const float *fade_in, *fade_out; /* [count + 1] */
+    const float *fade_in, *fade_out; /* [count] (and the spare) */
     const float *table;    /* [(count + 1) * used * 4] */
     float *col[CROWDI_EXPRESSION_NCOLS];
     float value[CROWDI_EXPRESSION_NCOLS]; /* a column's value while it is uniform (col NULL) */
@@ -43,38 +43,54 @@ static inline cv_f cvk_ease_sine(cv_f x) {
     return cv_select(cv_le(x, zero), zero, cv_select(cv_ge(x, one), one, e));
 }
 
-/* table[offset[lane] + k] for each lane: a per-lane row of the library (no gather in cv.h;
- * the same loads on every width). */
-static inline cv_f cvk_expression_gather(const float *table, const uint32_t *offset, uint32_t k) {
-    float lanes[CV_W];
-    for (int l = 0; l < CV_W; l++) lanes[l] = table[offset[l] + k];
-    return cv_loadu(lanes);
+/* The distinct library rows the filled lanes of one slot play (at most CV_W; usually one: a
+ * crowd starts its expressions in bulk), each with the mask of its lanes. Per parameter the
+ * stage then broadcasts each row's values into its lanes: no per-lane loads, and the same
+ * selects on every width. */
+typedef struct cvk_expression_rows {
+    uint32_t count;
+    uint32_t row[CV_W];
+    cv_m lanes[CV_W];
+} cvk_expression_rows;
+
+static inline void cvk_expression_distinct(cvk_expression_rows *d, cv_f e, cv_m filled) {
+    uint32_t lane_row[CV_W], on[CV_W];
+    cv_istoreu(lane_row, cv_f2i_trunc(cv_select(filled, e, cv_zero())));
+    cv_istoreu(on, cv_iselect(filled, cv_iset1(1), cv_iset1(0)));
+    d->count = 0;
+    for (int l = 0; l < CV_W; l++) {
+        if (!on[l]) continue;
+        uint32_t k = 0;
+        while (k < d->count && d->row[k] != lane_row[l]) k++;
+        if (k == d->count) d->row[d->count++] = lane_row[l];
+    }
+    const cv_i rows = cv_f2i_trunc(cv_select(filled, e, cv_set1(-1.0f)));
+    for (uint32_t k = 0; k < d->count; k++) d->lanes[k] = cv_ieq(rows, cv_iset1(d->row[k]));
 }
 
 static inline void cvk_expression(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
     const crowdi_expression_view *x = v->controller[CROWDI_CTL_EXPRESSION];
     if (!x) return;
     float *const *c = x->col;
-    const cv_f zero = cv_zero(), one = cv_set1(1.0f), vdt = cv_set1(dt), neutral = cv_set1((float)x->count);
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f), vdt = cv_set1(dt), library = cv_set1((float)x->count);
     const uint32_t U = x->used;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_m filled[CROWDI_EXPRESSION_SLOTS];
         cv_f w[CROWDI_EXPRESSION_SLOTS];
-        uint32_t row[CROWDI_EXPRESSION_SLOTS][CV_W]; /* each lane's table offset per slot */
+        cvk_expression_rows rows[CROWDI_EXPRESSION_SLOTS];
         cv_f total = zero, filled_count = zero;
         cv_f newest_w = zero, newest_e = cv_set1(-1.0f), newest_age = cv_set1(-1.0f), newest_fade = cv_set1(-1.0f);
         for (int s = 0; s < CROWDI_EXPRESSION_SLOTS; s++) {
             float *ce = c[CROWDI_EXPRESSION_SLOT(s)], *ca = c[CROWDI_EXPRESSION_SLOT(s) + 1];
             float *cf = c[CROWDI_EXPRESSION_SLOT(s) + 2];
             cv_f e = cv_loadu(ce + i), age = cv_loadu(ca + i), fade = cv_loadu(cf + i);
-            cv_m on = cv_mand(cv_ge(e, zero), cv_lt(e, neutral)); /* a library index (the field rule) */
-            cv_f r = cv_select(on, e, neutral);
-            cv_istoreu(row[s], cv_imul(cv_f2i_trunc(r), cv_iset1(4 * U)));
-            uint32_t fr[CV_W];
-            cv_istoreu(fr, cv_f2i_trunc(r));
-            float fi_l[CV_W], fo_l[CV_W];
-            for (int l = 0; l < CV_W; l++) fi_l[l] = x->fade_in[fr[l]], fo_l[l] = x->fade_out[fr[l]];
-            cv_f fi = cv_loadu(fi_l), fo = cv_loadu(fo_l);
+            cv_m on = cv_mand(cv_ge(e, zero), cv_lt(e, library)); /* a library index (the field rule) */
+            cvk_expression_distinct(&rows[s], e, on);
+            cv_f fi = zero, fo = zero;
+            for (uint32_t k = 0; k < rows[s].count; k++) {
+                fi = cv_select(rows[s].lanes[k], cv_set1(x->fade_in[rows[s].row[k]]), fi);
+                fo = cv_select(rows[s].lanes[k], cv_set1(x->fade_out[rows[s].row[k]]), fo);
+            }
             cv_f new_age = cv_select(cv_lt(age, zero), zero, cv_add(age, vdt));
             cv_f fin = cv_select(cv_eq(fi, zero), one, cvk_ease_sine(cv_div(new_age, cv_select(cv_eq(fi, zero), one, fi))));
             cv_m fading = cv_ge(fade, zero);
@@ -109,12 +125,15 @@ static inline void cvk_expression(const crowdi_rig_view *v, float dt, size_t i0,
                 cv_f add = zero, mul = one, over = cur;
                 cv_m seen = cv_mfalse();
                 for (int s = 0; s < CROWDI_EXPRESSION_SLOTS; s++) {
-                    if (!cv_any(filled[s])) continue; /* a whole block without this slot: nothing to blend */
-                    cv_f a = cvk_expression_gather(x->table, row[s], 4 * u);
-                    cv_f m = cvk_expression_gather(x->table, row[s], 4 * u + 1);
-                    cv_f o = cvk_expression_gather(x->table, row[s], 4 * u + 2);
-                    cv_m is_over = cv_gt(cvk_expression_gather(x->table, row[s], 4 * u + 3), zero);
-                    o = cv_select(is_over, o, cur);
+                    if (rows[s].count == 0) continue; /* a whole block without this slot: nothing to blend */
+                    cv_f a = zero, m = one, o = cur;
+                    for (uint32_t k = 0; k < rows[s].count; k++) {
+                        const float *t = &x->table[4 * ((size_t)rows[s].row[k] * U + u)];
+                        const cv_m lanes = rows[s].lanes[k];
+                        a = cv_select(lanes, cv_set1(t[0]), a);
+                        m = cv_select(lanes, cv_set1(t[1]), m);
+                        o = cv_select(t[3] > 0 ? lanes : cv_mfalse(), cv_set1(t[2]), o); /* Overwrite, else c */
+                    }
                     cv_m first = cv_mandnot(filled[s], seen), later = cv_mand(filled[s], seen);
                     cv_f ws = w[s], rest = cv_sub(one, ws);
                     add = cv_select(first, a, cv_select(later, cv_add(cv_mul(add, rest), cv_mul(a, ws)), add));
