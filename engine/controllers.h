@@ -23,9 +23,13 @@
     X(LIMBS, limbs)               \
     X(FACE, face)                 \
     X(PHYSICS, physics)           \
-    X(LIPSYNC, lipsync)
+    X(LIPSYNC, lipsync)           \
+    X(POSE, pose)                 \
+    X(EXPRESSION, expression)
 
 #define CROWDI_TICK_LIST(X) \
+    X(POSE, pose)           \
+    X(EXPRESSION, expression) \
     X(BLINK, blink)         \
     X(FACE, face)           \
     X(LIPSYNC, lipsync)     \

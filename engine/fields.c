@@ -1,6 +1,7 @@
 /* Fields: per-instance values by crowd_field, their checks from the field table (fields.h),
  * and the rig's columns and outputs. */
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -74,7 +75,8 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
                            const char **want) {
     *lo = -FLT_MAX, *hi = FLT_MAX, *want = "finite";
     switch (field_info[f].rule) {
-    case CROWDI_RULE_SWITCH: case CROWDI_RULE_MANUAL: case CROWDI_RULE_BLINK_PHASE: return false;
+    case CROWDI_RULE_SWITCH: case CROWDI_RULE_MANUAL: case CROWDI_RULE_BLINK_PHASE: case CROWDI_RULE_EXPRESSION_SLOT:
+        return false;
     case CROWDI_RULE_SECONDS: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
     case CROWDI_RULE_FRACTION: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
     case CROWDI_RULE_WEIGHT: *lo = 0, *hi = 1, *want = "in [0, 1]"; break;
@@ -110,6 +112,17 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
         ok = v == 0.0f || v == 1.0f, want = "0 or 1";
     } else if (rule == CROWDI_RULE_MANUAL) {
         ok = v == -1.0f || (v >= 0 && v <= 1), want = "in [0, 1], or -1 for automatic";
+    } else if (rule == CROWDI_RULE_EXPRESSION_SLOT) {
+        if (comp == 0) {
+            const uint32_t n = crowdi_expression_count(r);
+            ok = v == -1.0f || (v >= 0 && v < (float)n && v == floorf(v));
+            want = "-1 (empty) or an expression of the rig's library";
+        } else if (comp == 1) {
+            ok = v == -1.0f || v >= 0, want = "-1 (starts at the next tick) or an age >= 0";
+        } else {
+            ok = v == -1.0f || v == -2.0f || (v >= 0 && v <= CROWDI_MAX_SECONDS);
+            want = "-1 (no fade-out), -2 (requested) or seconds left in [0, 1e6]";
+        }
     } else { /* blink phase */
         const bool timed = CROWDI_PART(r, BLINK, crowdi_blink_view)->model == CROWDI_BLINK_TIMED;
         ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && timed);

@@ -208,6 +208,15 @@ static const crowdi_controller *const crowdi_controllers[CROWDI_CONTROLLER_COUNT
 #undef CROWDI_X_ENTRY
 };
 
+/* The expression controller's library size (engine/expression.c), for the field rules. */
+uint32_t crowdi_expression_count(const crowdi_rig *r);
+/* The pose part (crowd.h's numbering: groups' parts, then links) whose id is `id`, or -1
+ * (engine/pose.c): where a motion's PartOpacity curve of that id writes (the PARAMETER
+ * column of kernels/pose.h). The desc form serves a controller's build, before the rig has
+ * its pose part. */
+int32_t crowdi_pose_part_find(const crowdi_rig *r, const char *id);
+int32_t crowdi_pose_desc_part_find(const crowd_pose_desc *pose, const char *id);
+
 /* snapshot loading: every row of the rig obeys crowd_instances_set's rules */
 crowd_result crowdi_check_rows(const crowd_engine *engine, const char *fn, const crowdi_rig *rig);
 

@@ -12,7 +12,8 @@
 #define SNAP_VERSION 5u
 #define SNAP_OLDEST 2u /* version 2: the limbs settings had no outputs; 2 and 3: no arm_image_bend,
                           and tracked limbs rigs are refused (crowd.h, section 10); before 5: no
-                          physics or lip sync */
+                          physics, lip sync, pose or expression controllers */
+#define SNAP_V4_CONTROLLERS 5u /* look, harmonic, blink, limbs, face */
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
 /* The payload checksum: FNV-1a 64 over little-endian 64-bit words in four interleaved lanes
@@ -178,7 +179,8 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, crowdi_reader *
         params[p] = (crowd_parameter_desc){ids[p], mn, mx, def, rep == 1};
     }
     uint32_t has = crowdi_r_u32(rd);
-    LOAD_CHECK(!rd->bad && has < (1u << CROWDI_CONTROLLER_COUNT), "rigs[%u]: controller flags are corrupt", k);
+    LOAD_CHECK(!rd->bad && has < (1u << (version < 5 ? SNAP_V4_CONTROLLERS : CROWDI_CONTROLLER_COUNT)),
+               "rigs[%u]: controller flags are corrupt", k);
     crowd_rig_desc desc = {.name = name, .parameters = params, .parameter_count = P};
     const crowdi_loading ld = {k, P, (const char *const *)ids, version};
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)

@@ -16,6 +16,8 @@ typedef struct one_rig {
     crowd_face_desc face;
     crowd_physics_desc physics;
     crowd_lipsync_desc lipsync;
+    crowd_pose_desc pose;
+    crowd_expression_desc expression;
     crowd_rig_desc rig;
 } one_rig;
 
@@ -29,6 +31,8 @@ static void *one_rig_make(one_rig *o, crowd_controller ctl) {
     o->face.mapping = NULL, o->face.mapping_count = 0; /* no parameters to map onto */
     o->physics = crowd_physics_defaults(); /* no sub-rigs: the settings alone */
     o->lipsync = crowd_lipsync_defaults();
+    o->pose = crowd_pose_defaults();
+    o->expression = crowd_expression_defaults();
     o->rig = crowd_rig_defaults();
     switch (ctl) {
     case CROWD_CONTROLLER_LOOK: o->rig.look = &o->look; return &o->look;
@@ -37,6 +41,8 @@ static void *one_rig_make(one_rig *o, crowd_controller ctl) {
     case CROWD_CONTROLLER_LIMBS: o->rig.limbs = &o->limbs; return &o->limbs;
     case CROWD_CONTROLLER_PHYSICS: o->rig.physics = &o->physics; return &o->physics;
     case CROWD_CONTROLLER_LIPSYNC: o->rig.lipsync = &o->lipsync; return &o->lipsync;
+    case CROWD_CONTROLLER_POSE: o->rig.pose = &o->pose; return &o->pose;
+    case CROWD_CONTROLLER_EXPRESSION: o->rig.expression = &o->expression; return &o->expression;
     default: o->rig.face = &o->face; return &o->face;
     }
 }

@@ -740,6 +740,68 @@ typedef struct crowd_lipsync_desc {
 } crowd_lipsync_desc;
 /* weight 0.8, no parameters. */
 CROWD_API crowd_lipsync_desc crowd_lipsync_defaults(void);
+/* Live2D expressions (Cubism exp3, order 300; section 14 has the tick's rules). A rig holds a
+ * library of expressions, stored once for all its instances; each instance plays one of them
+ * and cross-fades into the next as the Cubism Framework's R5 expression manager does. */
+typedef enum crowd_expression_blend {
+    CROWD_EXPRESSION_ADD = 0,   /* exp3 "Add" (also when Blend is absent) */
+    CROWD_EXPRESSION_MULTIPLY,  /* exp3 "Multiply" */
+    CROWD_EXPRESSION_OVERWRITE, /* exp3 "Overwrite" */
+    CROWD_EXPRESSION_BLEND_COUNT
+} crowd_expression_blend;
+/* "add", "multiply", "overwrite"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_expression_blend_name(crowd_expression_blend value);
+CROWD_API crowd_result crowd_expression_blend_parse(const char *name, crowd_expression_blend *out);
+
+/* One exp3 Parameters entry. An id that names no parameter of the rig is ignored, as the
+ * framework ignores it (it lands in the not-exist map nothing reads); when an expression
+ * names a parameter twice, the first entry counts (the framework's search stops there). */
+typedef struct crowd_expression_parameter_desc {
+    const char *id;               /* non-NULL */
+    float value;                  /* within +-1e18 */
+    crowd_expression_blend blend;
+} crowd_expression_parameter_desc;
+
+/* One exp3 file. */
+typedef struct crowd_expression_item_desc {
+    const crowd_expression_parameter_desc *parameters;
+    uint32_t parameter_count;     /* at most CROWD_MAX_ENTRIES */
+    float fade_in, fade_out;      /* FadeInTime/FadeOutTime, s, in [0, 1e6] (0: no fade); a negative
+                                     value takes the desc's (the framework's 1 when exp3 has none) */
+} crowd_expression_item_desc;
+
+#define CROWD_EXPRESSION_SLOTS 4 /* expressions one instance plays (fades) at once: section 14 */
+typedef struct crowd_expression_desc {
+    const crowd_expression_item_desc *expressions; /* the library: expression k is index k */
+    uint32_t expression_count;    /* at most CROWD_MAX_ENTRIES, and expression_count times the
+                                     number of distinct parameters they name at most 2^22 */
+    float fade_in, fade_out;      /* s, in [0, 1e6]: for items whose own are negative. Default 1, 1 */
+} crowd_expression_desc;
+/* fade_in 1, fade_out 1, no expressions. */
+CROWD_API crowd_expression_desc crowd_expression_defaults(void);
+
+/* Live2D pose (Cubism pose3, order 200; section 14). Groups of parts of which one shows at a
+ * time; each part may carry links, parts whose opacity copies its own. The pose's parts,
+ * numbered for the fields CROWD_FIELD_PART_PARAMETER and CROWD_FIELD_PART_OPACITY: every
+ * group's parts in order (group 0's first), then every part's links in the same order. Ids
+ * (parts and links) are unique within the pose. */
+typedef struct crowd_pose_part_desc {
+    const char *id;               /* the part's id, non-empty */
+    const char *const *links;     /* the pose3 Link ids */
+    uint32_t link_count;
+} crowd_pose_part_desc;
+typedef struct crowd_pose_group_desc {
+    const crowd_pose_part_desc *parts;
+    uint32_t part_count;          /* at least 1 */
+} crowd_pose_group_desc;
+typedef struct crowd_pose_desc {
+    const crowd_pose_group_desc *groups;
+    uint32_t group_count;         /* the parts and links of all groups: at most CROWD_MAX_ENTRIES */
+    float fade_in;                /* pose3 FadeInTime, s, in (0, 1e6]. Default 0.5 (the framework's
+                                     when the file has none or <= 0) */
+} crowd_pose_desc;
+/* fade_in 0.5, no groups. */
+CROWD_API crowd_pose_desc crowd_pose_defaults(void);
 
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
@@ -752,6 +814,8 @@ typedef struct crowd_rig_desc {
     const crowd_face_desc *face;         /* NULL: no face tracking (section 11) */
     const crowd_physics_desc *physics;   /* NULL: no physics (section 12) */
     const crowd_lipsync_desc *lipsync;   /* NULL: no lip sync (section 13) */
+    const crowd_pose_desc *pose;         /* NULL: no Live2D pose (section 14) */
+    const crowd_expression_desc *expression; /* NULL: no Live2D expressions (section 14) */
 } crowd_rig_desc;
 /* No name, no parameters, no controllers: the same as a zero-initialised desc. */
 CROWD_API crowd_rig_desc crowd_rig_defaults(void);
@@ -796,11 +860,12 @@ CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, 
  * bind_*) are not settings here: the controller's desc documents them. */
 typedef enum crowd_controller {
     CROWD_CONTROLLER_LOOK = 0, CROWD_CONTROLLER_HARMONIC, CROWD_CONTROLLER_BLINK, CROWD_CONTROLLER_LIMBS,
-    CROWD_CONTROLLER_FACE, CROWD_CONTROLLER_PHYSICS, CROWD_CONTROLLER_LIPSYNC,
+    CROWD_CONTROLLER_FACE, CROWD_CONTROLLER_PHYSICS, CROWD_CONTROLLER_LIPSYNC, CROWD_CONTROLLER_POSE,
+    CROWD_CONTROLLER_EXPRESSION,
     CROWD_CONTROLLER_COUNT
 } crowd_controller;
-/* "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync" (crowd_rig_desc's
- * member), or NULL. */
+/* "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync", "pose",
+ * "expression" (crowd_rig_desc's member), or NULL. */
 CROWD_API const char *crowd_controller_name(crowd_controller controller);
 /* The controller whose name is `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API crowd_result crowd_controller_parse(const char *name, crowd_controller *out);
@@ -966,6 +1031,20 @@ typedef enum crowd_field {
                                       (0 at first; always 0 without fps) */
     CROWD_FIELD_LIPSYNC_LEVEL,     /* [1] in [0, 1]: the mouth level the host writes each tick
                                       (default 0) */
+    /* Live2D pose and expressions (section 14) */
+    CROWD_FIELD_PART_PARAMETER,    /* [1] the pseudo-parameter of pose part `index`, finite: the
+                                      first part of a group above 0.001 shows. What motions'
+                                      PartOpacity curves write (section 14) */
+    CROWD_FIELD_PART_OPACITY,      /* [1] state: the opacity of pose part `index`, finite (the
+                                      pose's output) */
+    CROWD_FIELD_POSE_RESET,        /* [1] state, 0 or 1: 1 until the instance's first tick, which
+                                      resets the pose as the framework's first update does */
+    CROWD_FIELD_EXPRESSION_WEIGHT, /* [1] in [0, 1] (default 1) */
+    CROWD_FIELD_EXPRESSION_SLOT,   /* [3] state of queue slot `index` (< CROWD_EXPRESSION_SLOTS):
+                                      expression (-1: empty, else an index into the library),
+                                      age (s since its fade-in began; -1: starts at the next
+                                      tick), fade (s left of its fade-out; -1: none; -2: begins
+                                      after the next tick) */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -1042,13 +1121,15 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11), lip
- *    sync (500, after face; section 13), harmonic (600), look (700) and physics (800, section
- *    12) blend into out in that order. The numbers are each controller's order, as Cubism's
- *    update order numbers: a controller with a smaller number writes its parameters first, and
- *    a later one blends onto what it wrote (physics reads the angles look and face wrote). They
- *    leave room between them for controllers to come. Limbs (section 9) write bones, not
- *    parameters, and run after all of them.
+ * 8. The tick. For every instance: out = base, then pose (200, part opacities, section 14),
+ *    expression (300, section 14), blink (400), face (500, section 11), lip sync (500, after
+ *    face; section 13), harmonic (600), look (700) and physics (800, section 12) blend into
+ *    out in that order (a motion controller, order 100, runs before the pose: it writes
+ *    parameters and the pose's part parameters). The numbers are each controller's order, as
+ *    Cubism's update order numbers: a controller with a smaller number writes its parameters
+ *    first, and a later one blends onto what it wrote (physics reads the angles look and face
+ *    wrote). They leave room between them for controllers to come. Limbs (section 9) write
+ *    bones, not parameters, and run after all of them.
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
  * (threads > 1) it wakes the workers and returns when all slices are done. Errors:
@@ -1184,9 +1265,9 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
  *     side state means the same and continues under revision 2's rules); a snapshot with a
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
- *     message naming the rig and the format version. Version 5 adds the physics and lip sync
- *     controllers (their settings, the physics rig as given, their columns); versions 2 to 4
- *     hold neither and load as before.
+ *     message naming the rig and the format version. Version 5 adds the physics, lip sync,
+ *     pose and expression controllers (sections 12 to 14: their settings, rigs, libraries
+ *     and columns); versions 2 to 4 hold none of them and load as before.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).
@@ -1305,6 +1386,64 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     (crowd_lipsync_desc). The level is a setting column: while every instance holds 0 the
  *     tick reads no column.
  * ---------------------------------------------------------------------------------------- */
+ * 14. Live2D pose (order 200) and expressions (order 300), as the Cubism Framework (5-r.4)
+ *     plays them (its CubismPose and R5 CubismExpressionMotionManager; checked against the
+ *     real framework's golden traces: tests/test_cubism_engine.c). The tick order is Cubism's:
+ *     motion 100, pose 200, expression 300, blink 400, face 500, harmonic 600, look 700, then
+ *     limbs. Every formula below is float32, unfused, branch-free across instances and the same
+ *     bits on every target, split and thread count; the state is part of the snapshot.
+ *
+ *     Pose. Per instance and pose part k: a pseudo-parameter (CROWD_FIELD_PART_PARAMETER, an
+ *     input: a motion's PartOpacity curve of part id X writes the pseudo-parameter of the
+ *     pose part whose id is X, as the framework's curves write the not-exist parameter of
+ *     that id; a host may write it too) and an opacity (CROWD_FIELD_PART_OPACITY, the output).
+ *     An instance's first tick resets (CROWD_FIELD_POSE_RESET 1 -> 0): each part's
+ *     pseudo-parameter and opacity become 1 for the first part of its group and 0 for the
+ *     others, every link's pseudo-parameter 1. Then, each tick, per group:
+ *       the visible part is the group's first whose pseudo-parameter is > 0.001;
+ *         new = min(its opacity + dt/fade_in, 1);
+ *       none: the framework's fallback, pose part 0 (of group 0 only) with new = 1, so in
+ *         every other group all parts fade to 0;
+ *       every other part of the group: a = new < 0.5 ? (new*(0.5 - 1))/0.5 + 1
+ *                                                  : ((1 - new)*0.5)/(1 - 0.5);
+ *         if (1 - a)*(1 - new) > 0.15: a = 1 - 0.15/(1 - new)   (the back-opacity cap);
+ *         opacity = opacity > a ? a : opacity;
+ *     then every link takes its part's opacity. Before an instance's first tick the opacities
+ *     and pseudo-parameters hold the reset values.
+ *
+ *     Expressions. Starting an expression (crowd_expressions_start) asks every expression the
+ *     instance plays to fade out and puts the new one in the next free slot of its queue
+ *     (CROWD_EXPRESSION_SLOTS; when all are taken the oldest is dropped first: the framework's
+ *     queue has no bound, four cover any change faster than the fade-in). Each tick, with
+ *     ease(x) = 0.5 - 0.5*cos(pi*x) (0 for x <= 0, 1 for x >= 1) and, per filled slot in
+ *     queue order (oldest first), its expression's fade times fi, fo:
+ *       age = age < 0 ? 0 : age + dt;          fin = fi == 0 ? 1 : ease(age/fi)
+ *       fade >= 0: fade = max(fade - dt, 0);   fout = fo == 0 || fade < 0 ? 1 : ease(fade/fo)
+ *       w = fin*fout;  then a requested fade-out (-2) begins: fade = fo
+ *       total = total + fin
+ *     Per parameter the library names, with c its value when the stage begins (the output of
+ *     the stages before) and the slot's a (its Add value, else 0), m (Multiply, else 1) and
+ *     o (Overwrite value, else c): the first filled slot sets add = a, mul = m, over = o;
+ *     each later one blends add = add*(1 - w) + a*w, mul = mul*(1 - w) + m*w and
+ *     over = c*(1 - w) + o*w (the framework re-seeds its overwrite with c at every entry, so
+ *     an older Overwrite stops at once when a newer expression starts). With
+ *     W = min(total, 1)*CROWD_FIELD_EXPRESSION_WEIGHT and t = C((over + add)*mul) (section
+ *     1's clamp or wrap), out = W == 1 ? t : c + (t - c)*W. Then, when more than one slot is
+ *     filled and the newest one's w >= 1, the newest moves to slot 0 and the others empty.
+ *     An instance with no filled slot is left alone. Differences from the framework, none
+ *     visible in its traces: it computes in double; it touches only parameters of
+ *     expressions played so far (the engine, every parameter of the library once one plays:
+ *     t = c there, so only a base outside [min, max] comes out clamped); its weight blend is
+ *     c*(1 - W) + t*W (the same value, here exact when t = c). An expression never ends by
+ *     itself; to return to neutral, start one with no parameters. The expression playing is
+ *     the last filled slot's.
+ * ---------------------------------------------------------------------------------------- */
+/* Starts library expression `expression` on each instance (as above; it begins at the next
+ * tick). All handles are checked before any changes. Errors: CROWD_ERR_NULL (engine, handles
+ * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a handle's rig has no
+ * expression controller), CROWD_ERR_RANGE (expression beyond a handle's rig's library). */
+CROWD_API crowd_result crowd_expressions_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                               uint32_t expression);
 
 /* ------------------------------------------------------------------------------------------
  * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism

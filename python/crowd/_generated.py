@@ -23,6 +23,7 @@ PHYSICS_MAX_INPUTS = 64
 PHYSICS_MAX_OUTPUTS = 64
 PHYSICS_MAX_PARTICLES = 64
 PHYSICS_MAX_INPUT_PARAMETERS = 64
+EXPRESSION_SLOTS = 4
 
 
 # CROWD_RESULT_LIST: each code's fixed text, as crowd_result_text() gives it
@@ -280,6 +281,16 @@ class PhysicsType(enum.IntEnum):
 PHYSICS_TYPE_COUNT = 3
 
 
+class ExpressionBlend(enum.IntEnum):
+    """crowd_expression_blend (CROWD_EXPRESSION_*)."""
+    ADD = 0
+    MULTIPLY = 1
+    OVERWRITE = 2
+
+
+EXPRESSION_BLEND_COUNT = 3
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -289,9 +300,11 @@ class Controller(enum.IntEnum):
     FACE = 4
     PHYSICS = 5
     LIPSYNC = 6
+    POSE = 7
+    EXPRESSION = 8
 
 
-CONTROLLER_COUNT = 7
+CONTROLLER_COUNT = 9
 
 
 class SettingType(enum.IntEnum):
@@ -357,12 +370,17 @@ class Field(enum.IntEnum):
     PHYSICS_WIND_PHASE = 29
     PHYSICS_REMAIN = 30
     LIPSYNC_LEVEL = 31
+    PART_PARAMETER = 32
+    PART_OPACITY = 33
+    POSE_RESET = 34
+    EXPRESSION_WEIGHT = 35
+    EXPRESSION_SLOT = 36
 
 
-FIELD_COUNT = 32
+FIELD_COUNT = 37
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -619,6 +637,61 @@ class LipsyncDesc(C.Structure):
     ]
 
 
+class ExpressionParameterDesc(C.Structure):
+    """crowd_expression_parameter_desc."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("value", C.c_float),
+        ("blend", C.c_int),
+    ]
+
+
+class ExpressionItemDesc(C.Structure):
+    """crowd_expression_item_desc."""
+    _fields_ = [
+        ("parameters", C.POINTER(ExpressionParameterDesc)),
+        ("parameter_count", C.c_uint32),
+        ("fade_in", C.c_float),
+        ("fade_out", C.c_float),
+    ]
+
+
+class ExpressionDesc(C.Structure):
+    """crowd_expression_desc."""
+    _fields_ = [
+        ("expressions", C.POINTER(ExpressionItemDesc)),
+        ("expression_count", C.c_uint32),
+        ("fade_in", C.c_float),
+        ("fade_out", C.c_float),
+    ]
+
+
+class PosePartDesc(C.Structure):
+    """crowd_pose_part_desc."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("links", C.POINTER(C.c_char_p)),
+        ("link_count", C.c_uint32),
+    ]
+
+
+class PoseGroupDesc(C.Structure):
+    """crowd_pose_group_desc."""
+    _fields_ = [
+        ("parts", C.POINTER(PosePartDesc)),
+        ("part_count", C.c_uint32),
+    ]
+
+
+class PoseDesc(C.Structure):
+    """crowd_pose_desc."""
+    _fields_ = [
+        ("groups", C.POINTER(PoseGroupDesc)),
+        ("group_count", C.c_uint32),
+        ("fade_in", C.c_float),
+    ]
+
+
 class RigDesc(C.Structure):
     """crowd_rig_desc."""
     _fields_ = [
@@ -632,6 +705,8 @@ class RigDesc(C.Structure):
         ("face", C.POINTER(FaceDesc)),
         ("physics", C.POINTER(PhysicsDesc)),
         ("lipsync", C.POINTER(LipsyncDesc)),
+        ("pose", C.POINTER(PoseDesc)),
+        ("expression", C.POINTER(ExpressionDesc)),
     ]
 
 
@@ -670,7 +745,7 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
 
 
 # name: (restype, argtypes)
@@ -722,6 +797,10 @@ SIGNATURES = {
     "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
     "crowd_physics_defaults": (PhysicsDesc, []),
     "crowd_lipsync_defaults": (LipsyncDesc, []),
+    "crowd_expression_blend_name": (C.c_char_p, [C.c_int]),
+    "crowd_expression_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_expression_defaults": (ExpressionDesc, []),
+    "crowd_pose_defaults": (PoseDesc, []),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -770,6 +849,7 @@ SIGNATURES = {
     "crowd_snapshot_save": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
     "crowd_rig_settings_digest": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_uint64)]),
+    "crowd_expressions_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32]),
     "crowd_lipsync_rms": (C.c_float, [C.c_void_p, C.c_size_t, C.c_uint32]),
 }
 
@@ -833,6 +913,8 @@ SETTINGS = {
     "face": {"blend": "crowd_blend", "presence_threshold": "float", "handoff_half_life": "float", "smoothed_sources": "uint64", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
     "physics": {"fps": "float", "gravity_x": "float", "gravity_y": "float", "wind_x": "float", "wind_y": "float", "strength": "float", "wind_gust": "float", "gust_period": "float"},
     "lipsync": {"weight": "float"},
+    "pose": {"fade_in": "float"},
+    "expression": {"fade_in": "float", "fade_out": "float"},
 }
 
 
@@ -885,6 +967,10 @@ PARAMETERS = {
     "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
     "crowd_physics_defaults": (),
     "crowd_lipsync_defaults": (),
+    "crowd_expression_blend_name": ('value', ),
+    "crowd_expression_blend_parse": ('name', 'out', ),
+    "crowd_expression_defaults": (),
+    "crowd_pose_defaults": (),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),
@@ -933,5 +1019,6 @@ PARAMETERS = {
     "crowd_snapshot_save": ('engine', 'buffer', 'capacity', 'out_written', ),
     "crowd_snapshot_load": ('engine', 'data', 'size', ),
     "crowd_rig_settings_digest": ('engine', 'rig', 'out_digest', ),
+    "crowd_expressions_start": ('engine', 'handles', 'count', 'expression', ),
     "crowd_lipsync_rms": ('samples', 'frames', 'channels', ),
 }

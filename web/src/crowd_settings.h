@@ -55,6 +55,9 @@ static const cw_setting cw_settings[] = {
     {"physics", "wind_gust", offsetof(crowd_physics_desc, wind_gust), CW_FLOAT},
     {"physics", "gust_period", offsetof(crowd_physics_desc, gust_period), CW_FLOAT},
     {"lipsync", "weight", offsetof(crowd_lipsync_desc, weight), CW_FLOAT},
+    {"pose", "fade_in", offsetof(crowd_pose_desc, fade_in), CW_FLOAT},
+    {"expression", "fade_in", offsetof(crowd_expression_desc, fade_in), CW_FLOAT},
+    {"expression", "fade_out", offsetof(crowd_expression_desc, fade_out), CW_FLOAT},
 };
 
 #endif
