@@ -26,6 +26,8 @@ typedef enum crowdi_rule {
     CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
+    CROWDI_RULE_LOD_INTERVAL, /* 1, 2, 4 or 8 */
+    CROWDI_RULE_LOD_ELAPSED,  /* [0, 16] */
     CROWDI_RULE_OUTPUT        /* written by the tick only */
 } crowdi_rule;
 
@@ -59,6 +61,8 @@ typedef enum crowdi_rule {
     X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
     X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
     X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                    \
+    X(LOD_INTERVAL, "lod_interval", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_INTERVAL, true)              \
+    X(LOD_ELAPSED, "lod_elapsed", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_ELAPSED, true)
 
 #endif

@@ -265,6 +265,17 @@ class FaceCurve(enum.IntEnum):
 FACE_CURVE_COUNT = 2
 
 
+class LodInterval(enum.IntEnum):
+    """crowd_lod_interval (CROWD_LOD_*)."""
+    INTERVAL_1 = 0
+    INTERVAL_2 = 1
+    INTERVAL_4 = 2
+    INTERVAL_8 = 3
+
+
+LOD_INTERVAL_COUNT = 4
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -335,12 +346,14 @@ class Field(enum.IntEnum):
     FACE_PRESENCE = 24
     FACE_WEIGHT = 25
     FACE_CONTROL = 26
+    LOD_INTERVAL = 27
+    LOD_ELAPSED = 28
 
 
-FIELD_COUNT = 27
+FIELD_COUNT = 29
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -521,6 +534,8 @@ class RigDesc(C.Structure):
         ("blink", C.POINTER(BlinkDesc)),
         ("limbs", C.POINTER(LimbsDesc)),
         ("face", C.POINTER(FaceDesc)),
+        ("lod_interval", C.c_int),
+        ("lod_every_tick", C.c_uint64),
     ]
 
 
@@ -609,6 +624,8 @@ SIGNATURES = {
     "crowd_face_source_name": (C.c_char_p, [C.c_int]),
     "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
+    "crowd_lod_interval_name": (C.c_char_p, [C.c_int]),
+    "crowd_lod_interval_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -719,6 +736,8 @@ PARAMETERS = {
     "crowd_face_source_name": ('source', ),
     "crowd_face_source_parse": ('name', 'out', ),
     "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
+    "crowd_lod_interval_name": ('value', ),
+    "crowd_lod_interval_parse": ('name', 'out', ),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),
