@@ -192,7 +192,7 @@ enum { RATE_N = 64 };
 
 /* Two engines with the world's rigs and the same inputs: `slow` at interval k, `ref` at 1
  * ticked row by row with the elapsed time on the slow instance's update ticks, by the
- * documented schedule (phase (id >> 4) & 7, counter + 1 a tick, update when counter % k == 0). */
+ * documented schedule (the phase of the id, counter + 1 a tick, update when counter % k == 0). */
 static void rate_case(float k, bool dyadic) {
     world slow, ref;
     world_init(&slow, crowd_test_engine(5), RATE_N, 4242);
@@ -207,7 +207,7 @@ static void rate_case(float k, bool dyadic) {
             uint32_t row;
             OK(ref.e, crowd_instance_info(ref.e, ref.h[r][i], &id, NULL, &row));
             if (row != i) FAILF("rows follow the order of adding");
-            counter[r][i] = (uint32_t)(id >> 4) & 7u;
+            counter[r][i] = crowdi_lod_phase(id);
         }
     const uint32_t mask = (uint32_t)k - 1;
     uint32_t updates = 0;

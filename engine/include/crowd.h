@@ -982,7 +982,7 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *    update tick, the instance is ticked once with that elapsed time (the float sum of the
  *    ticks' dt in order: for k = 2, or a dt such as 1/64 whose multiples are exact, it is
  *    exactly k*dt) and the elapsed time returns to 0. Instances of one interval are staggered
- *    by instance id (16 consecutive ids share a phase, so runs of rows update together), so
+ *    by instance id (64 consecutive ids share a phase, so runs of rows update together), so
  *    every tick updates about 1/k of them. Changing the interval at any time neither skips nor
  *    repeats time: the elapsed time is kept, and the next update tick under the new interval
  *    comes within k ticks. Paused instances gain no time (section 5). Interval 1 is the
