@@ -225,8 +225,9 @@ static const crowdi_controller *const crowdi_controllers[CROWDI_CONTROLLER_COUNT
  * new row's counter starts at, snapshots of the settings (version 5 on), and the tick */
 crowd_result crowdi_lod_validate(crowd_engine *engine, const crowd_rig_desc *desc);
 void crowdi_lod_build(crowdi_rig *r, const crowd_rig_desc *desc);
-/* 64 consecutive ids share a phase: runs of rows update together, through the widest kernels */
-static inline uint32_t crowdi_lod_phase(uint64_t id) { return (uint32_t)(id >> 6) & 7u; }
+/* 512 consecutive ids share a phase: runs of rows update together, through the widest kernels,
+ * and each column is read in runs of 2 KiB the prefetchers follow */
+static inline uint32_t crowdi_lod_phase(uint64_t id) { return (uint32_t)(id >> 9) & 7u; }
 void crowdi_lod_write(crowdi_writer *w, const crowdi_rig *r);
 void crowdi_lod_read(crowdi_reader *rd, crowd_rig_desc *desc);
 /* Rows [first, first + count) of the rig through level of detail; false (nothing done) when

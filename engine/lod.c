@@ -57,7 +57,7 @@ static void run_rows(const crowd_engine *e, const crowdi_rig *r, const float *dt
 
 /* Rows are classified in batches (a tag per row on the stack), then each run of rows with one
  * tag goes through the kernels at once. */
-enum { LOD_BATCH = 512 };
+enum { LOD_BATCH = 1024 };
 #define LOD_WAITS 0xffffffffu /* the tag of a row that is not updated this tick (a NaN: never a dt) */
 
 bool crowdi_lod_tick(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {

@@ -65,11 +65,22 @@ typedef struct lod_world {
     rng lod;
 } lod_world;
 
+/* An engine whose next instance ids start at `first_id` (a rig of that many bare instances
+ * first): the worlds' ids then span several phases (crowdi_lod_phase: 512 ids a phase). */
+static crowd_engine *padded(crowd_engine *e, uint32_t first_id) {
+    crowd_rig_desc bare = crowd_rig_defaults();
+    crowd_rig pad;
+    OK(e, crowd_rig_create(e, &bare, &pad));
+    crowd_add_desc add = crowd_add_defaults(pad, first_id);
+    OK(e, crowd_instances_add(e, &add, NULL));
+    return e;
+}
+
 static crowd_engine *engine_with(crowd_simd simd, uint32_t threads) {
     crowd_engine_desc desc = {.seed = 33, .simd = simd, .threads = threads};
     crowd_engine *e = NULL;
     OK(NULL, crowd_engine_create(&desc, &e));
-    return e;
+    return padded(e, 3500);
 }
 
 static void lod_init(lod_world *l, crowd_engine *e) {
@@ -195,8 +206,8 @@ enum { RATE_N = 64 };
  * documented schedule (the phase of the id, counter + 1 a tick, update when counter % k == 0). */
 static void rate_case(float k, bool dyadic) {
     world slow, ref;
-    world_init(&slow, crowd_test_engine(5), RATE_N, 4242);
-    world_init(&ref, crowd_test_engine(5), RATE_N, 4242);
+    world_init(&slow, padded(crowd_test_engine(5), 480), RATE_N, 4242); /* ids 480..607: phases 0 and 1 */
+    world_init(&ref, padded(crowd_test_engine(5), 480), RATE_N, 4242);
     uint32_t counter[2][RATE_N];
     float elapsed[2][RATE_N] = {{0}};
     uint32_t since[2][RATE_N] = {{0}}; /* ticks since the last update */
