@@ -140,7 +140,7 @@ static crowd_result validate_rig(crowd_engine *engine, const crowd_rig_desc *des
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if (crowdi_controllers[c]->present(desc) && (res = crowdi_controllers[c]->validate(engine, desc, ids)) != CROWD_OK)
             return res;
-    return CROWD_OK;
+    return crowdi_lod_validate(engine, desc);
 }
 
 static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
@@ -158,6 +158,7 @@ static crowd_result build_rig(crowd_engine *engine, const crowd_rig_desc *desc, 
         r->param_default[p] = pd->default_value;
         if (!(r->param_ids[p] = crowdi_strdup(engine, pd->id))) return CROWD_ERR_OUT_OF_MEMORY;
     }
+    crowdi_lod_build(r, desc);
     crowd_result res;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) {
         if (!(r->has[c] = crowdi_controllers[c]->present(desc))) continue;

@@ -29,6 +29,8 @@ const char *crowd_field_name(crowd_field f) { return (unsigned)f < CROWD_FIELD_C
 static float *field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
     if (f == CROWD_FIELD_BASE) return r->columns[r->col_base + index];
     if (f == CROWD_FIELD_OUTPUT) return r->columns[r->col_out + index];
+    if (f == CROWD_FIELD_LOD_INTERVAL) return r->columns[r->col_lod_interval];
+    if (f == CROWD_FIELD_LOD_ELAPSED) return r->columns[r->col_lod_elapsed];
     const int ctl = field_info[f].controller;
     return crowdi_controllers[ctl]->field_column(r, f, index, comp);
 }
@@ -76,7 +78,9 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
     *lo = -FLT_MAX, *hi = FLT_MAX, *want = "finite";
     switch (field_info[f].rule) {
     case CROWDI_RULE_SWITCH: case CROWDI_RULE_MANUAL: case CROWDI_RULE_BLINK_PHASE: case CROWDI_RULE_EXPRESSION_SLOT:
+    case CROWDI_RULE_LOD_INTERVAL:
         return false;
+    case CROWDI_RULE_LOD_ELAPSED: *lo = 0, *hi = 16, *want = "in [0, 16] s"; break;
     case CROWDI_RULE_SECONDS: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
     case CROWDI_RULE_FRACTION: *lo = -CROWDI_MAX_FRACTION, *hi = CROWDI_MAX_FRACTION, *want = "within +-1000"; break;
     case CROWDI_RULE_WEIGHT: *lo = 0, *hi = 1, *want = "in [0, 1]"; break;
@@ -110,6 +114,8 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
         ok = v >= lo && v <= hi;
     } else if (rule == CROWDI_RULE_SWITCH) {
         ok = v == 0.0f || v == 1.0f, want = "0 or 1";
+    } else if (rule == CROWDI_RULE_LOD_INTERVAL) {
+        ok = v == 1.0f || v == 2.0f || v == 4.0f || v == 8.0f, want = "1, 2, 4 or 8 (ticks)";
     } else if (rule == CROWDI_RULE_MANUAL) {
         ok = v == -1.0f || (v >= 0 && v <= 1), want = "in [0, 1], or -1 for automatic";
     } else if (rule == CROWDI_RULE_EXPRESSION_SLOT) {

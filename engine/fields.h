@@ -28,6 +28,8 @@ typedef enum crowdi_rule {
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
     CROWDI_RULE_MULTIPLIER,   /* [0, 100] */
     CROWDI_RULE_EXPRESSION_SLOT, /* expression -1 or a library index; age -1 or >= 0; fade -2, -1 or [0, 1e6] */
+    CROWDI_RULE_LOD_INTERVAL, /* 1, 2, 4 or 8 */
+    CROWDI_RULE_LOD_ELAPSED,  /* [0, 16] */
     CROWDI_RULE_OUTPUT        /* written by the tick only */
 } crowdi_rule;
 
@@ -67,11 +69,12 @@ typedef enum crowdi_rule {
     X(PHYSICS_WIND_PHASE, "physics_wind_phase", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)      \
     X(PHYSICS_REMAIN, "physics_remain", CROWDI_CTL_PHYSICS, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)             \
     X(LIPSYNC_LEVEL, "lipsync_level", CROWDI_CTL_LIPSYNC, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                    \
     X(PART_PARAMETER, "part_parameter", CROWDI_CTL_POSE, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)               \
     X(PART_OPACITY, "part_opacity", CROWDI_CTL_POSE, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)                   \
     X(POSE_RESET, "pose_reset", CROWDI_CTL_POSE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SWITCH, true)                        \
     X(EXPRESSION_WEIGHT, "expression_weight", CROWDI_CTL_EXPRESSION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)    \
-    X(EXPRESSION_SLOT, "expression_slot", CROWDI_CTL_EXPRESSION, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_EXPRESSION_SLOT, true)
+    X(EXPRESSION_SLOT, "expression_slot", CROWDI_CTL_EXPRESSION, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_EXPRESSION_SLOT, true) \
+    X(LOD_INTERVAL, "lod_interval", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_INTERVAL, true)              \
+    X(LOD_ELAPSED, "lod_elapsed", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_ELAPSED, true)
 
 #endif

@@ -79,6 +79,7 @@ static void init_row(const crowd_engine *e, crowdi_rig *r, uint32_t row, uint64_
                      const crowd_add_desc *d) {
     r->view.rkey[row] = crowdi_instance_key(e->seed, id);
     r->view.draws[row] = 0;
+    ((uint32_t *)(void *)r->columns[r->col_lod_counter])[row] = crowdi_lod_phase(id);
     static const int order[CROWDI_CONTROLLER_COUNT] = CROWDI_TICK_ORDER;
     for (int k = 0; k < CROWDI_CONTROLLER_COUNT; k++) {
         const crowdi_controller *c = crowdi_controllers[order[k]];

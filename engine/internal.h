@@ -26,6 +26,12 @@
 #define CROWDI_MAX_VALUE 1e18f     /* parameter min and max */
 #define CROWDI_MAX_SECONDS 1e6f    /* blink mean, deviation and timescale, look damping */
 
+/* A rig's level of detail settings as crowd_rig_create took them (the settings table in lod.c). */
+typedef struct crowdi_lod {
+    uint32_t interval;      /* crowd_lod_interval */
+    uint64_t every_tick;    /* bit crowd_controller: runs every tick */
+} crowdi_lod;
+
 /* A rig: its settings (uniform across instances) and its table of columns. */
 typedef struct crowdi_rig {
     char *name;
@@ -55,6 +61,10 @@ typedef struct crowdi_rig {
     bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
     uint32_t col_base, col_out, col_rkey, col_draws, col_host_draws;
+    /* level of detail (crowd.h 8a, lod.c): the rig's settings and its three columns, after
+     * every controller's: interval (float 1, 2, 4, 8), elapsed seconds, phase counter (uint32) */
+    crowdi_lod lod;
+    uint32_t col_lod_interval, col_lod_elapsed, col_lod_counter;
 
     float **base_ptrs, **out_ptrs; /* arrays the view points at */
     crowdi_rig_view view;
@@ -190,6 +200,9 @@ typedef struct crowdi_controller {
     /* its settings table (settings.h), in snapshot order */
     const struct crowdi_setting *setting_rows;
     uint32_t setting_count;
+    /* it blends into no parameter (limbs): level of detail may run it apart from the
+     * parameter controllers, which blend in one order into one out (crowd.h 8a) */
+    bool leaves_parameters;
 } crowdi_controller;
 
 /* A controller's part of rig r, as its module's struct type (NULL when r lacks it). */
@@ -216,6 +229,19 @@ uint32_t crowdi_expression_count(const crowdi_rig *r);
  * its pose part. */
 int32_t crowdi_pose_part_find(const crowdi_rig *r, const char *id);
 int32_t crowdi_pose_desc_part_find(const crowd_pose_desc *pose, const char *id);
+
+/* level of detail (lod.c): crowd_rig_create's checks and build of desc->lod_*, the phase a
+ * new row's counter starts at, snapshots of the settings (version 5 on), and the tick */
+crowd_result crowdi_lod_validate(crowd_engine *engine, const crowd_rig_desc *desc);
+void crowdi_lod_build(crowdi_rig *r, const crowd_rig_desc *desc);
+/* 512 consecutive ids share a phase: runs of rows update together, through the widest kernels,
+ * and each column is read in runs of 2 KiB the prefetchers follow */
+static inline uint32_t crowdi_lod_phase(uint64_t id) { return (uint32_t)(id >> 9) & 7u; }
+void crowdi_lod_write(crowdi_writer *w, const crowdi_rig *r);
+void crowdi_lod_read(crowdi_reader *rd, crowd_rig_desc *desc);
+/* Rows [first, first + count) of the rig through level of detail; false (nothing done) when
+ * every row is at interval 1 with no elapsed time, where the plain tick is the same. */
+bool crowdi_lod_tick(const crowd_engine *engine, const crowdi_rig *r, float dt, uint32_t first, uint32_t count);
 
 /* snapshot loading: every row of the rig obeys crowd_instances_set's rules */
 crowd_result crowdi_check_rows(const crowd_engine *engine, const char *fn, const crowdi_rig *rig);

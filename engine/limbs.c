@@ -601,6 +601,7 @@ const crowdi_controller crowdi_controller_limbs = {
     .field_stored = limbs_field_stored,
     .setting_rows = limbs_settings_table,
     .setting_count = LIMBS_SETTINGS,
+    .leaves_parameters = true,
 };
 
 crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_BONE_COUNT],

@@ -69,7 +69,9 @@ static void describe_bounds(const crowd_setting *s, char *buf, size_t n) {
 
 crowd_result crowdi_settings_check(crowd_engine *engine, int ctl, const crowdi_setting *rows, uint32_t count,
                                    const void *desc) {
-    const char *who = crowd_controller_name((crowd_controller)ctl);
+    /* "desc->blink->mean" for a controller's rows, "desc->lod_interval" for the rig's own (ctl -1) */
+    char who[40] = "";
+    if (ctl >= 0) snprintf(who, sizeof who, "%s->", crowd_controller_name((crowd_controller)ctl));
     for (uint32_t k = 0; k < count; k++) {
         const crowd_setting *s = &rows[k].info;
         if (s->type == CROWD_SETTING_ENUM) {
@@ -77,13 +79,13 @@ crowd_result crowdi_settings_check(crowd_engine *engine, int ctl, const crowdi_s
             char names[160] = "";
             for (int n = 0; n <= (int)s->max; n++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", n ? ", " : "", s->value_names[n]);
-            CROWDI_RIG_CHECK(v >= 0 && v <= (int)s->max, CROWD_ERR_BAD_ENUM, "desc->%s->%s (%d) is not one of %s", who,
+            CROWDI_RIG_CHECK(v >= 0 && v <= (int)s->max, CROWD_ERR_BAD_ENUM, "desc->%s%s (%d) is not one of %s", who,
                              s->name, v, names);
         } else if (s->type == CROWD_SETTING_BITS64) {
             uint64_t u;
             memcpy(&u, (const char *)desc + s->offset, sizeof u);
             CROWDI_RIG_CHECK(s->max >= 63 || u >> ((int)s->max + 1) == 0, CROWD_ERR_RANGE,
-                             "desc->%s->%s (0x%llx) has bits at or above %d", who, s->name, (unsigned long long)u,
+                             "desc->%s%s (0x%llx) has bits at or above %d", who, s->name, (unsigned long long)u,
                              (int)s->max + 1);
         } else if (s->type == CROWD_SETTING_FLOAT) {
             for (uint32_t c = 0; c < s->count; c++) {
@@ -91,12 +93,12 @@ crowd_result crowdi_settings_check(crowd_engine *engine, int ctl, const crowdi_s
                 char at[16] = "", bounds[64];
                 if (s->count > 1) snprintf(at, sizeof at, "[%u]", c);
                 const bool infinite_ok = s->max == INFINITY && !s->max_open; /* only NaN is not a value */
-                CROWDI_RIG_CHECK(infinite_ok ? v == v : crowdi_finite(v), CROWD_ERR_NOT_FINITE, "desc->%s->%s%s is not finite",
+                CROWDI_RIG_CHECK(infinite_ok ? v == v : crowdi_finite(v), CROWD_ERR_NOT_FINITE, "desc->%s%s%s is not finite",
                                  who, s->name, at);
                 const bool above = s->min_open ? v > s->min : v >= s->min;
                 const bool below = s->max_open ? v < s->max : v <= s->max;
                 describe_bounds(s, bounds, sizeof bounds);
-                CROWDI_RIG_CHECK(above && below, CROWD_ERR_RANGE, "desc->%s->%s%s (%g) must be %s%s%s", who, s->name, at,
+                CROWDI_RIG_CHECK(above && below, CROWD_ERR_RANGE, "desc->%s%s%s (%g) must be %s%s%s", who, s->name, at,
                                  (double)v, bounds, s->unit[0] ? " " : "", s->unit);
             }
         }

@@ -12,8 +12,11 @@
 #define SNAP_VERSION 5u
 #define SNAP_OLDEST 2u /* version 2: the limbs settings had no outputs; 2 and 3: no arm_image_bend,
                           and tracked limbs rigs are refused (crowd.h, section 10); before 5: no
-                          physics, lip sync, pose or expression controllers */
+                          physics, lip sync, pose or expression controllers, no level of detail
+                          (its settings and 3 columns) */
 #define SNAP_V4_CONTROLLERS 5u /* look, harmonic, blink, limbs, face */
+#define SNAP_LOD 5u
+#define LOD_COLUMNS 3u
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */
 
 /* The payload checksum: FNV-1a 64 over little-endian 64-bit words in four interleaved lanes
@@ -61,6 +64,7 @@ static void write_rig_settings(crowdi_writer *w, const crowdi_rig *r) {
     crowdi_w_u32(w, has);
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if (r->has[c]) crowdi_controllers[c]->write(w, r);
+    crowdi_lod_write(w, r);
 }
 
 static void write_rig(crowdi_writer *w, const crowdi_rig *r) {
@@ -185,6 +189,7 @@ static crowd_result read_rig(crowd_engine *e, crowd_engine *tmp, crowdi_reader *
     const crowdi_loading ld = {k, P, (const char *const *)ids, version};
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if ((has >> c & 1) && (res = crowdi_controllers[c]->read(e, tmp, rd, &ld, &desc, &scratch[c])) != CROWD_OK) goto done;
+    if (version >= SNAP_LOD) crowdi_lod_read(rd, &desc);
     LOAD_CHECK(!rd->bad && name, "rigs[%u] is truncated", k);
     crowd_rig rig;
     res = crowd_rig_create(tmp, &desc, &rig);
@@ -208,13 +213,15 @@ static int compare_u64(const void *a, const void *b) {
 static bool finite_bits(uint32_t u) { return (u & 0x7f800000u) != 0x7f800000u; }
 
 /* Reads a rig's rows and checks every value is one the tick may meet. */
-static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, uint32_t k) {
+static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, uint32_t k, uint32_t version) {
     crowd_result res = CROWD_OK;
     crowdi_rig *r = tmp->rigs[k];
     uint32_t count = crowdi_r_u32(rd);
     uint32_t active = crowdi_r_u32(rd);
     uint32_t columns = crowdi_r_u32(rd);
-    LOAD_CHECK(!rd->bad && columns == r->column_count, "rigs[%u]: %u columns, the rig has %u", k, columns, r->column_count);
+    /* before level of detail the rows lack its columns, the rig's last: they keep their start */
+    const uint32_t want = r->column_count - (version < SNAP_LOD ? LOD_COLUMNS : 0);
+    LOAD_CHECK(!rd->bad && columns == want, "rigs[%u]: %u columns, the rig has %u", k, columns, want);
     LOAD_CHECK(count <= CROWDI_MAX_ROWS && active <= count, "rigs[%u]: row counts (%u running of %u) are corrupt", k, active, count);
     LOAD_CHECK((size_t)count * (4 * (size_t)columns + 8) <= rd->n - rd->off, "rigs[%u]: %u rows do not fit in the blob", k, count);
     if (count) {
@@ -222,6 +229,8 @@ static crowd_result read_rows(crowd_engine *e, crowd_engine *tmp, crowdi_reader 
         if (res != CROWD_OK) LOAD_FAIL(res, "rigs[%u]: cannot hold %u rows", k, count);
     }
     for (uint32_t c = 0; c < columns; c++) crowdi_r_words(rd, r->columns[c], count);
+    for (uint32_t c = columns; c < r->column_count; c++) /* the counter's phase: after the slots */
+        for (uint32_t row = 0; row < count; row++) ((uint32_t *)(void *)r->columns[c])[row] = r->init_bits[c];
     for (uint32_t row = 0; row < count; row++) r->handles[row].id = crowdi_r_u64(rd);
     LOAD_CHECK(!rd->bad, "rigs[%u] rows are truncated", k);
     r->count = count;
@@ -278,7 +287,7 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
     LOAD_CHECK(rigs <= CROWDI_MAX_RIGS && rigs <= rd.n - rd.off, "rig count %u is corrupt", rigs);
     for (uint32_t k = 0; k < rigs; k++) {
         if ((res = read_rig(e, tmp, &rd, k, version)) != CROWD_OK) goto done;
-        if ((res = read_rows(e, tmp, &rd, k)) != CROWD_OK) goto done;
+        if ((res = read_rows(e, tmp, &rd, k, version)) != CROWD_OK) goto done;
     }
     uint32_t slots = crowdi_r_u32(&rd);
     uint32_t free_slot = crowdi_r_u32(&rd);
@@ -348,6 +357,13 @@ crowd_result crowd_snapshot_load(crowd_engine *e, const void *data, size_t size)
         free_count++;
     }
     LOAD_CHECK(free_count + live + retired == slots, "the free slot list misses slots");
+    if (version < SNAP_LOD) /* each row's phase counter from its instance id, as when it was added */
+        for (uint32_t k = 0; k < rigs; k++) {
+            crowdi_rig *r = tmp->rigs[k];
+            uint32_t *counter = (uint32_t *)(void *)r->columns[r->col_lod_counter];
+            for (uint32_t row = 0; row < r->count; row++)
+                counter[row] = crowdi_lod_phase(tmp->slots[(uint32_t)r->handles[row].id].id);
+        }
 
     /* all checked: swap the state in, and let tmp free the old one */
 #define SWAP(field) do { __typeof__(e->field) t_ = e->field; e->field = tmp->field; tmp->field = t_; } while (0)

@@ -34,6 +34,10 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
     r->col_out = n, n += P;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if (r->has[c]) r->col[c] = n, n += crowdi_controllers[c]->layout(r, n);
+    /* last, so that a snapshot before level of detail (version 4) holds the columns before them */
+    r->col_lod_interval = n++;
+    r->col_lod_elapsed = n++;
+    r->col_lod_counter = n++;
     r->column_count = n;
 
     r->init_bits = crowdi_alloc(engine, sizeof *r->init_bits * n);
@@ -50,6 +54,13 @@ crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *r) {
         r->init_bits[r->col_out + p] = crowdi_bits(r->param_default[p]);
         r->uniform[r->col_base + p] = true; /* base values: set by callers, only read by the tick */
     }
+    static const float lod_intervals[CROWD_LOD_INTERVAL_COUNT] = {1.0f, 2.0f, 4.0f, 8.0f};
+    r->init_bits[r->col_lod_interval] = crowdi_bits(lod_intervals[r->lod.interval]);
+    /* While every row holds interval 1 and elapsed 0 (both columns uniform) the tick is the
+     * plain one and reads neither (lod.c); the elapsed column, which the tick writes, can only
+     * leave 0 once the interval column varies (or by a caller's write, which marks it). */
+    r->uniform[r->col_lod_interval] = true;
+    r->uniform[r->col_lod_elapsed] = true;
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)
         if (r->has[c]) {
             crowdi_controllers[c]->init_bits(r, r->init_bits);

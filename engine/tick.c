@@ -11,6 +11,7 @@ static crowd_result check_dt(const crowd_engine *e, const char *fn, float dt) {
 
 /* Whole blocks on the engine's target, the rest through the width-1 build of the same code. */
 static void tick_rows(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {
+    if (crowdi_lod_tick(e, r, dt, first, count)) return; /* some instance updates less often (lod.c) */
     uint32_t bulk = count - count % e->kernels->width;
     if (bulk) e->kernels->tick(&r->view, dt, first, bulk);
     if (count > bulk) e->tail_kernels->tick(&r->view, dt, first + bulk, count - bulk);

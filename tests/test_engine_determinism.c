@@ -40,6 +40,7 @@ static const struct { crowd_field f; uint32_t w; } setting_fields[] = {
     {CROWD_FIELD_LOOK_TARGET, 3}, {CROWD_FIELD_LOOK_ACTIVE, 1}, {CROWD_FIELD_LOOK_CENTER, 3},
     {CROWD_FIELD_LOOK_DAMPING, 1}, {CROWD_FIELD_LOOK_WEIGHT, 1}, {CROWD_FIELD_HARMONIC_WEIGHT, 1},
     {CROWD_FIELD_BLINK_MANUAL, 1}, {CROWD_FIELD_BLINK_WEIGHT, 1},
+    {CROWD_FIELD_LOD_INTERVAL, 1}, {CROWD_FIELD_LOD_ELAPSED, 1}, /* the tick then takes the level of detail path */
 };
 enum { SETTING_FIELDS = sizeof setting_fields / sizeof setting_fields[0], UNI_N = 45 };
 
@@ -88,8 +89,9 @@ static void test_uniform_settings(void **state) {
     world a, b; /* a: settings as the rig left them; b: the same values, every column handed out */
     uni_world(&a, crowd_test_simd);
     uni_world(&b, crowd_test_simd);
-    const uint32_t settings = WORLD_P + 12; /* base values, then target 3, active, centre 3, damping,
-                                               weight, harmonic weight, blink manual and weight */
+    const uint32_t settings = WORLD_P + 14; /* base values, then target 3, active, centre 3, damping,
+                                               weight, harmonic weight, blink manual and weight, and
+                                               level of detail's interval and elapsed time */
     for (int k = 0; k < 2; k++) {
         if (uniform_columns(a.e, a.rig[k]) != settings)
             FAILF("rig %d: %u columns read as one value at the start, want %u", k, uniform_columns(a.e, a.rig[k]), settings);

@@ -705,8 +705,10 @@ static void test_v2_snapshot(void **state) {
     crowd_engine_destroy(s);
     free(old.p);
 
-    /* version 3 of an untracked rig: a version 4 snapshot less arm_image_bend (the float after
-     * d_cutoff, which the rig sets to a value found once in the blob) */
+    /* version 3 of an untracked rig: a version 5 snapshot less arm_image_bend (the float after
+     * d_cutoff, which the rig sets to a value found once in the blob) and less level of detail
+     * (version 5: its settings, the 12 bytes after arm_image_bend, and its 3 columns, the rig's
+     * last) */
     crowd_engine *a = crowd_test_engine(9);
     crowd_limbs_desc plain = crowd_limbs_defaults();
     plain.frame = CROWD_FRAME_ENGINE;
@@ -730,16 +732,22 @@ static void test_v2_snapshot(void **state) {
             for (size_t k = 32; k + 8 <= v4.n; k++)
                 if (memcmp(v4.p + k, &mark, 4) == 0 && memcmp(v4.p + k + 4, &fifteen, 4) == 0) at = k + 4, hits++;
             if (hits != 1) FAILF("d_cutoff then arm_image_bend 15 occur %zu times in the snapshot", hits);
-            unsigned char *old3 = malloc(v4.n - 4);
+            const size_t rows_at = at + 4 + 12; /* u32 rows, u32 running, u32 columns, the columns */
+            const uint32_t rows = rd32(v4.p + rows_at), columns = rd32(v4.p + rows_at + 8);
+            const size_t lod_at = rows_at + 12 + (size_t)(columns - 3) * rows * 4, lod_bytes = (size_t)3 * rows * 4;
+            const size_t n3 = v4.n - 4 - 12 - lod_bytes;
+            unsigned char *old3 = malloc(n3);
             assert_non_null(old3);
             memcpy(old3, v4.p, at);
-            memcpy(old3 + at, v4.p + at + 4, v4.n - at - 4);
+            memcpy(old3 + at, v4.p + at + 4 + 12, lod_at - (at + 4 + 12));
+            memcpy(old3 + at + (lod_at - (at + 16)), v4.p + lod_at + lod_bytes, v4.n - lod_at - lod_bytes);
+            wr32(old3 + at + (rows_at - (at + 16)) + 8, columns - 3);
             wr32(old3 + 8, 3);
-            const uint64_t payload = v4.n - 4 - 32;
+            const uint64_t payload = n3 - 32;
             for (int k = 0; k < 8; k++) old3[16 + k] = (unsigned char)(payload >> (8 * k));
-            reseal(old3, v4.n - 4);
+            reseal(old3, n3);
             l = crowd_test_engine(0);
-            OK(l, crowd_snapshot_load(l, old3, v4.n - 4));
+            OK(l, crowd_snapshot_load(l, old3, n3));
             /* the tick reads arm_image_bend as its sine (the limbs' view) */
             const float sin15 = (float)sin(15.0 * (3.14159265358979323846 / 180.0)),
                         loaded = CROWDI_PART(crowdi_rig_get(l, crowdi_rig_handle(l, 0)), LIMBS, const crowdi_limbs_view)

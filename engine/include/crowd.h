@@ -740,6 +740,7 @@ typedef struct crowd_lipsync_desc {
 } crowd_lipsync_desc;
 /* weight 0.8, no parameters. */
 CROWD_API crowd_lipsync_desc crowd_lipsync_defaults(void);
+
 /* Live2D expressions (Cubism exp3, order 300; section 14 has the tick's rules). A rig holds a
  * library of expressions, stored once for all its instances; each instance plays one of them
  * and cross-fades into the next as the Cubism Framework's R5 expression manager does. */
@@ -803,6 +804,19 @@ typedef struct crowd_pose_desc {
 /* fade_in 0.5, no groups. */
 CROWD_API crowd_pose_desc crowd_pose_defaults(void);
 
+/* An instance's update interval (level of detail, section 8a): it is updated on one tick of
+ * every 1, 2, 4 or 8. CROWD_FIELD_LOD_INTERVAL holds it as the number of ticks. */
+typedef enum crowd_lod_interval {
+    CROWD_LOD_INTERVAL_1 = 0, /* every tick (the default) */
+    CROWD_LOD_INTERVAL_2,
+    CROWD_LOD_INTERVAL_4,
+    CROWD_LOD_INTERVAL_8,
+    CROWD_LOD_INTERVAL_COUNT
+} crowd_lod_interval;
+/* "1", "2", "4", "8"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_lod_interval_name(crowd_lod_interval value);
+CROWD_API crowd_result crowd_lod_interval_parse(const char *name, crowd_lod_interval *out);
+
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
     const crowd_parameter_desc *parameters;
@@ -816,6 +830,13 @@ typedef struct crowd_rig_desc {
     const crowd_lipsync_desc *lipsync;   /* NULL: no lip sync (section 13) */
     const crowd_pose_desc *pose;         /* NULL: no Live2D pose (section 14) */
     const crowd_expression_desc *expression; /* NULL: no Live2D expressions (section 14) */
+    /* Level of detail (section 8a): the update interval a new instance starts with (the
+     * default, 0, is every tick), and the controllers that run every tick whatever an
+     * instance's interval (bit crowd_controller; default none: every controller follows the
+     * interval). The controllers that blend into parameters run in one order on one out
+     * (section 8): the rig's are all in lod_every_tick or none is. */
+    crowd_lod_interval lod_interval;
+    uint64_t lod_every_tick;
 } crowd_rig_desc;
 /* No name, no parameters, no controllers: the same as a zero-initialised desc. */
 CROWD_API crowd_rig_desc crowd_rig_defaults(void);
@@ -1045,6 +1066,11 @@ typedef enum crowd_field {
                                       age (s since its fade-in began; -1: starts at the next
                                       tick), fade (s left of its fade-out; -1: none; -2: begins
                                       after the next tick) */
+    /* level of detail (section 8a) */
+    CROWD_FIELD_LOD_INTERVAL,      /* [1] update interval in ticks: 1, 2, 4 or 8 (default: the
+                                      rig's lod_interval); writable at any time */
+    CROWD_FIELD_LOD_ELAPSED,       /* [1] state: seconds ticked since the instance's last update,
+                                      in [0, 16] (0 after an update) */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -1146,6 +1172,48 @@ CROWD_API crowd_result crowd_tick(crowd_engine *engine, float dt);
  * CROWD_ERR_HANDLE (rig). */
 CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_rig rig, uint32_t first,
                               uint32_t count);
+
+/* ------------------------------------------------------------------------------------------
+ * 8a. Level of detail. Each instance has an update interval k of 1, 2, 4 or 8 ticks
+ *    (CROWD_FIELD_LOD_INTERVAL; a new instance takes its rig's lod_interval). Each tick adds dt
+ *    to the instance's elapsed time (CROWD_FIELD_LOD_ELAPSED); on one tick of every k, its
+ *    update tick, the instance is ticked once with that elapsed time (the float sum of the
+ *    ticks' dt in order: for k = 2, or a dt such as 1/64 whose multiples are exact, it is
+ *    exactly k*dt) and the elapsed time returns to 0. Instances of one interval are staggered
+ *    by instance id (512 consecutive ids share a phase, so runs of rows update together), so
+ *    in a crowd of some thousands every tick updates about 1/k of them. Speed: runs of rows of
+ *    one interval and phase go through the widest kernels and rows between updates cost 20
+ *    bytes (interval, elapsed time and counter); rows of different intervals interleaved row
+ *    by row update one at a time at width 1, slower than updating them all (keep instances of
+ *    one distance band together, e.g. added in one batch). Changing the interval at any time
+ *    neither skips nor repeats time: the elapsed time is kept, and the next update tick under
+ *    the new interval comes within k ticks. Paused instances gain no time (section 5).
+ *    Interval 1 is the plain tick: a rig whose instances all stay at 1 ticks exactly as
+ *    without level of detail and reads none of these columns.
+ *
+ *    Outputs: an instance's outputs (CROWD_FIELD_OUTPUT, the bones) and every state of a
+ *    controller that follows the interval change only on its update ticks; between them they
+ *    hold. Controllers in the rig's lod_every_tick run every tick with the tick's dt (e.g.
+ *    blink and look every tick, limbs every 4th: lod_every_tick = the blink and look bits, the
+ *    other parameter controllers with them, since parameters blend in one order). A renderer
+ *    that wants motion between update ticks keeps each instance's previous and current
+ *    update (e.g. copies the outputs on the ticks where LOD_ELAPSED reads 0 after the tick) and
+ *    interpolates: at tick j of k after an update, lerp (or nlerp / slerp for the bone
+ *    quaternions) by j/k, one update behind; or extrapolates forward at the same rate.
+ *
+ *    Rate: by construction an instance at interval k after k*n ticks of dt holds bit for bit
+ *    what the same instance holds after n ticks of the elapsed time (the controllers in
+ *    lod_every_tick aside: they see every tick's dt). How near that is to k*n
+ *    ticks of dt at interval 1 is each controller's: harmonic's phase, blink's clocks, look's
+ *    SmoothDamp (Unity's, made for variable frame rates), face's filter and the limbs' trust
+ *    eases and filters (half-lives in seconds) follow seconds, up to the coarser step. Not
+ *    rate-independent: the stable side's blend u (SPEC 5.1), applied once per update, so
+ *    between bend_min and bend_full the side reaches the bend plane k times slower in seconds
+ *    at interval k; and phase changes (a blink's close, open, idle; a bone's trust) are seen
+ *    once per update, so an event shorter than an update is seen coarsely.
+ *    Deterministic: the same bytes on every SIMD target, split, thread count and after a
+ *    snapshot (interval, elapsed time and the phase counter are part of it), taken on any tick.
+ * ---------------------------------------------------------------------------------------- */
 
 /* ------------------------------------------------------------------------------------------
  * 9. Limbs. For a rig with limbs, each tick (after the parameter controllers) solves 15 bones
@@ -1267,7 +1335,9 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
  *     message naming the rig and the format version. Version 5 adds the physics, lip sync,
  *     pose and expression controllers (sections 12 to 14: their settings, rigs, libraries
- *     and columns); versions 2 to 4 hold none of them and load as before.
+ *     and columns), and appends each rig's lod_interval (u32) and lod_every_tick (u64) to its
+ *     settings and three columns to its rows (interval, elapsed time, phase counter; section
+ *     8a); versions 2 to 4 hold none of these and load with every instance at interval 1.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).

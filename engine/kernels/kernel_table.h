@@ -8,6 +8,9 @@
 
 #include "../controllers.h"
 
+/* tick_some's bit for the stage that starts every output at its base */
+#define CROWDI_STAGE_BASE (1u << CROWDI_CONTROLLER_COUNT)
+
 /* Blend modes as the kernels see them (crowd_blend minus the DEFAULT choice). */
 enum { CROWDI_BLEND_OVERRIDE = 1, CROWDI_BLEND_ADDITIVE = 2, CROWDI_BLEND_MULTIPLY = 3 };
 
@@ -36,6 +39,9 @@ typedef struct crowdi_kernels {
     uint32_t width;
     /* Rows [first, first + count) of one rig; count is a multiple of width. */
     void (*tick)(const crowdi_rig_view *view, float dt, uint32_t first, uint32_t count);
+    /* The same with only the stages in `stages` (bit CROWDI_CTL_<NAME> for a controller,
+     * CROWDI_STAGE_BASE for out = base), controller c's stage with dt[c] (level of detail). */
+    void (*tick_some)(const crowdi_rig_view *view, const float *dt, uint32_t stages, uint32_t first, uint32_t count);
     void (*sin_array)(const float *in, float *out, size_t n);
     void (*cos_array)(const float *in, float *out, size_t n);
 } crowdi_kernels;

@@ -21,6 +21,7 @@ const crowdi_kernels CROWDI_TABLE = {
     .name = CV_TARGET_NAME,
     .width = CV_W,
     .tick = cvk_tick,
+    .tick_some = cvk_tick_some,
     .sin_array = cvk_sin_array,
     .cos_array = cvk_cos_array,
 };

@@ -46,4 +46,20 @@ static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, 
     }
 }
 
+/* The same pass with only the stages in `stages` (kernel_table.h), controller c's with dt[c]:
+ * level of detail's update ticks (every stage, those that follow the interval with the
+ * elapsed time) and its other ticks (only the rig's every-tick stages, or none). */
+static inline void cvk_tick_some(const crowdi_rig_view *v, const float *dt, uint32_t stages, uint32_t first,
+                                 uint32_t count) {
+    const size_t end = (size_t)first + count;
+    for (size_t i0 = first; i0 < end; i0 += CVK_CHUNK) {
+        const size_t i1 = end - i0 < CVK_CHUNK ? end : i0 + CVK_CHUNK;
+        if (stages & CROWDI_STAGE_BASE) cvk_base(v, 0.0f, i0, i1);
+#define CVK_STAGE_SOME(NAME, name) \
+    if (stages >> CROWDI_CTL_##NAME & 1u) cvk_##name(v, dt[CROWDI_CTL_##NAME], i0, i1);
+        CROWDI_TICK_LIST(CVK_STAGE_SOME)
+#undef CVK_STAGE_SOME
+    }
+}
+
 #endif

@@ -291,6 +291,17 @@ class ExpressionBlend(enum.IntEnum):
 EXPRESSION_BLEND_COUNT = 3
 
 
+class LodInterval(enum.IntEnum):
+    """crowd_lod_interval (CROWD_LOD_*)."""
+    INTERVAL_1 = 0
+    INTERVAL_2 = 1
+    INTERVAL_4 = 2
+    INTERVAL_8 = 3
+
+
+LOD_INTERVAL_COUNT = 4
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -375,12 +386,14 @@ class Field(enum.IntEnum):
     POSE_RESET = 34
     EXPRESSION_WEIGHT = 35
     EXPRESSION_SLOT = 36
+    LOD_INTERVAL = 37
+    LOD_ELAPSED = 38
 
 
-FIELD_COUNT = 37
+FIELD_COUNT = 39
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -707,6 +720,8 @@ class RigDesc(C.Structure):
         ("lipsync", C.POINTER(LipsyncDesc)),
         ("pose", C.POINTER(PoseDesc)),
         ("expression", C.POINTER(ExpressionDesc)),
+        ("lod_interval", C.c_int),
+        ("lod_every_tick", C.c_uint64),
     ]
 
 
@@ -801,6 +816,8 @@ SIGNATURES = {
     "crowd_expression_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_expression_defaults": (ExpressionDesc, []),
     "crowd_pose_defaults": (PoseDesc, []),
+    "crowd_lod_interval_name": (C.c_char_p, [C.c_int]),
+    "crowd_lod_interval_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -971,6 +988,8 @@ PARAMETERS = {
     "crowd_expression_blend_parse": ('name', 'out', ),
     "crowd_expression_defaults": (),
     "crowd_pose_defaults": (),
+    "crowd_lod_interval_name": ('value', ),
+    "crowd_lod_interval_parse": ('name', 'out', ),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),

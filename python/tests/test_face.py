@@ -24,8 +24,8 @@ def y_rotation_matrix(degrees, scale=1.0):
 
 def test_every_field_and_face_source_of_the_header_is_an_enum_member():
     names = [f.name.lower() for f in crowd.Field]
-    first = names.index("face_scores")  # the face fields in order (later controllers' follow them)
-    assert names[first:first + 5] == ["face_scores", "face_rotation", "face_presence", "face_weight", "face_control"]
+    at = names.index("face_scores")  # fields of later sections follow the face's
+    assert names[at:at + 5] == ["face_scores", "face_rotation", "face_presence", "face_weight", "face_control"]
     for f in crowd.Field:
         assert crowd.field_name(f) == f.name.lower()
     assert len(crowd.FaceSource) == crowd.FACE_SOURCE_COUNT == crowd.FACE_SCORE_COUNT + 3

@@ -63,6 +63,10 @@ export declare const PHYSICS_TYPE_COUNT: 3;
 export declare const ExpressionBlend: Readonly<{ add: 0; multiply: 1; overwrite: 2 }>;
 export type ExpressionBlendName = keyof typeof ExpressionBlend;
 export declare const EXPRESSION_BLEND_COUNT: 3;
+/** crowd_lod_interval */
+export declare const LodInterval: Readonly<{ interval_1: 0; interval_2: 1; interval_4: 2; interval_8: 3 }>;
+export type LodIntervalName = keyof typeof LodInterval;
+export declare const LOD_INTERVAL_COUNT: 4;
 /** crowd_controller */
 export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; physics: 5; lipsync: 6; pose: 7; expression: 8 }>;
 export type ControllerName = keyof typeof Controller;
@@ -80,9 +84,9 @@ export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
 export type HarmonicPhaseName = keyof typeof HarmonicPhase;
 export declare const HARMONIC_PHASE_COUNT: 2;
 /** crowd_field */
-export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36 }>;
+export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36; lod_interval: 37; lod_elapsed: 38 }>;
 export type FieldName = keyof typeof Field;
-export declare const FIELD_COUNT: 37;
+export declare const FIELD_COUNT: 39;
 export declare const VERSION_MAJOR: 0;
 export declare const VERSION_MINOR: 1;
 export declare const VERSION_PATCH: 0;
