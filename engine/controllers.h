@@ -21,14 +21,16 @@
     X(HARMONIC, harmonic)         \
     X(BLINK, blink)               \
     X(LIMBS, limbs)               \
-    X(FACE, face)
+    X(FACE, face)                 \
+    X(FINGERS, fingers)
 
 #define CROWDI_TICK_LIST(X) \
     X(BLINK, blink)         \
     X(FACE, face)           \
     X(HARMONIC, harmonic)   \
     X(LOOK, look)           \
-    X(LIMBS, limbs)
+    X(LIMBS, limbs)         \
+    X(FINGERS, fingers)
 
 enum {
 #define CROWDI_X_ENUM(NAME, name) CROWDI_CTL_##NAME,

@@ -7,8 +7,10 @@
 #define CROWDI_FIELDS_H
 
 /* Which indices a field has: none (index ignored), one per parameter, per entry of its
- * controller (crowdi_controller.entry_count: the harmonic entries) or per bone. */
-enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_ENTRY, CROWDI_INDEX_BONE };
+ * controller (crowdi_controller.entry_count: the harmonic entries), per bone, per hand or per
+ * finger bone (both hands'). */
+enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_ENTRY, CROWDI_INDEX_BONE, CROWDI_INDEX_HAND,
+       CROWDI_INDEX_FINGER_BONE };
 
 /* Value rules (fields.c words and checks them; every rule includes "finite"). */
 typedef enum crowdi_rule {
@@ -25,6 +27,7 @@ typedef enum crowdi_rule {
     CROWDI_RULE_MANUAL,       /* [0, 1] or -1 */
     CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
+    CROWDI_RULE_HAND,         /* 63 coordinates within +-1e9, then a presence in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
     CROWDI_RULE_OUTPUT        /* written by the tick only */
 } crowdi_rule;
@@ -59,6 +62,9 @@ typedef enum crowdi_rule {
     X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
     X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
     X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
+    X(HAND_LANDMARKS, "hand_landmarks", CROWDI_CTL_FINGERS, CROWD_HAND_FLOATS, CROWDI_INDEX_HAND, CROWDI_RULE_HAND, true)  \
+    X(FINGER_WORLD, "finger_world", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)             \
+    X(FINGER_LOCAL, "finger_local", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)
 
 #endif
