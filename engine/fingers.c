@@ -11,7 +11,7 @@
 #include "settings.h"
 
 _Static_assert(CROWDI_HAND_LMS == CROWD_HAND_LANDMARK_COUNT && CROWDI_HAND_FLOATS == CROWD_HAND_FLOATS &&
-                   CROWDI_HAND_BONES == CROWD_HAND_BONES && CROWDI_FINGER_BONES == CROWD_FINGER_BONE_COUNT,
+                   CROWDI_HAND_BONES == CROWD_HAND_BONE_COUNT && CROWDI_FINGER_BONES == CROWD_FINGER_BONE_COUNT,
                "crowd.h and kernels/fingers.h agree on the hand");
 
 /* the fingers' part of a rig */
@@ -45,13 +45,13 @@ static const crowdi_setting fingers_settings_table[] = {
 #undef FINGERS_FLOAT
 #define FINGERS_SETTINGS (uint32_t)(sizeof fingers_settings_table / sizeof fingers_settings_table[0])
 
-static const char *const hand_bone_names[CROWD_HAND_BONES] = {
+static const char *const hand_bone_names[CROWD_HAND_BONE_COUNT] = {
     "hand", "thumb_metacarpal", "thumb_proximal", "thumb_distal", "index_proximal", "index_intermediate",
     "index_distal", "middle_proximal", "middle_intermediate", "middle_distal", "ring_proximal", "ring_intermediate",
     "ring_distal", "little_proximal", "little_intermediate", "little_distal"};
 
 const char *crowd_hand_bone_name(crowd_hand_bone bone) {
-    return (unsigned)bone < CROWD_HAND_BONES ? hand_bone_names[bone] : NULL;
+    return (unsigned)bone < CROWD_HAND_BONE_COUNT ? hand_bone_names[bone] : NULL;
 }
 
 crowd_hand crowd_hand_from_handedness(bool label_right, bool mirrored) {

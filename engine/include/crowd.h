@@ -560,7 +560,7 @@ CROWD_API crowd_result crowd_hand_parse(const char *name, crowd_hand *out);
 
 /* The bones a fingers rig solves per hand: the hand itself (refined from the palm), then the 15
  * VRM 1.0 finger bones. The index of CROWD_FIELD_FINGER_WORLD / _LOCAL is hand *
- * CROWD_HAND_BONES + bone: the left hand's 16 bones, then the right hand's. */
+ * CROWD_HAND_BONE_COUNT + bone: the left hand's 16 bones, then the right hand's. */
 typedef enum crowd_hand_bone {
     CROWD_HAND_BONE_HAND = 0,
     CROWD_HAND_BONE_THUMB_METACARPAL, CROWD_HAND_BONE_THUMB_PROXIMAL, CROWD_HAND_BONE_THUMB_DISTAL,
@@ -568,9 +568,9 @@ typedef enum crowd_hand_bone {
     CROWD_HAND_BONE_MIDDLE_PROXIMAL, CROWD_HAND_BONE_MIDDLE_INTERMEDIATE, CROWD_HAND_BONE_MIDDLE_DISTAL,
     CROWD_HAND_BONE_RING_PROXIMAL, CROWD_HAND_BONE_RING_INTERMEDIATE, CROWD_HAND_BONE_RING_DISTAL,
     CROWD_HAND_BONE_LITTLE_PROXIMAL, CROWD_HAND_BONE_LITTLE_INTERMEDIATE, CROWD_HAND_BONE_LITTLE_DISTAL,
-    CROWD_HAND_BONES
+    CROWD_HAND_BONE_COUNT
 } crowd_hand_bone;
-#define CROWD_FINGER_BONE_COUNT (CROWD_HAND_COUNT * CROWD_HAND_BONES) /* 32: both hands */
+#define CROWD_FINGER_BONE_COUNT (CROWD_HAND_COUNT * CROWD_HAND_BONE_COUNT) /* 32: both hands */
 
 typedef struct crowd_fingers_desc {
     crowd_pose_frame frame;  /* the landmarks' frame: mediapipe_world (the Hand Landmarker's

@@ -23,8 +23,9 @@ def y_rotation_matrix(degrees, scale=1.0):
 
 
 def test_every_field_and_face_source_of_the_header_is_an_enum_member():
-    assert [f.name.lower() for f in crowd.Field][-5:] == ["face_scores", "face_rotation", "face_presence",
-                                                          "face_weight", "face_control"]
+    names = [f.name.lower() for f in crowd.Field]
+    first = names.index("face_scores")
+    assert names[first:first + 5] == ["face_scores", "face_rotation", "face_presence", "face_weight", "face_control"]
     for f in crowd.Field:
         assert crowd.field_name(f) == f.name.lower()
     assert len(crowd.FaceSource) == crowd.FACE_SOURCE_COUNT == crowd.FACE_SCORE_COUNT + 3
