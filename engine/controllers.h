@@ -25,7 +25,8 @@
     X(PHYSICS, physics)           \
     X(LIPSYNC, lipsync)           \
     X(POSE, pose)                 \
-    X(EXPRESSION, expression)
+    X(EXPRESSION, expression) \
+    X(FINGERS, fingers)
 
 #define CROWDI_TICK_LIST(X) \
     X(POSE, pose)           \
@@ -36,7 +37,8 @@
     X(HARMONIC, harmonic)   \
     X(LOOK, look)           \
     X(PHYSICS, physics)     \
-    X(LIMBS, limbs)
+    X(LIMBS, limbs)         \
+    X(FINGERS, fingers)
 
 enum {
 #define CROWDI_X_ENUM(NAME, name) CROWDI_CTL_##NAME,

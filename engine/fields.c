@@ -65,6 +65,13 @@ static crowd_result check_field(const crowd_engine *e, const char *fn, const cro
     case CROWDI_INDEX_BONE:
         CROWDI_CHECK(e, index < CROWD_BONE_COUNT, CROWD_ERR_RANGE, "%s: index (%u) is not a crowd_bone", fn, index);
         break;
+    case CROWDI_INDEX_HAND:
+        CROWDI_CHECK(e, index < CROWD_HAND_COUNT, CROWD_ERR_RANGE, "%s: index (%u) is not a crowd_hand", fn, index);
+        break;
+    case CROWDI_INDEX_FINGER_BONE:
+        CROWDI_CHECK(e, index < CROWD_FINGER_BONE_COUNT, CROWD_ERR_RANGE,
+                     "%s: index (%u) is not a finger bone (hand * 16 + crowd_hand_bone, below 32)", fn, index);
+        break;
     default: break;
     }
     return CROWD_OK;
@@ -90,6 +97,10 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
         break;
     case CROWDI_RULE_POSE:
         if (comp % 4 == 3) *lo = 0, *hi = 1, *want = "a visibility in [0, 1]";
+        else *lo = -CROWDI_MAX_LANDMARK, *hi = CROWDI_MAX_LANDMARK, *want = "a coordinate within +-1e9";
+        break;
+    case CROWDI_RULE_HAND:
+        if (comp == 3 * CROWD_HAND_LANDMARK_COUNT) *lo = 0, *hi = 1, *want = "a presence in [0, 1]";
         else *lo = -CROWDI_MAX_LANDMARK, *hi = CROWDI_MAX_LANDMARK, *want = "a coordinate within +-1e9";
         break;
     case CROWDI_RULE_COORD: *lo = -CROWDI_MAX_COORD, *hi = CROWDI_MAX_COORD, *want = "within +-1e15 (SmoothDamp squares distances)"; break;
@@ -136,7 +147,8 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
     }
     CROWDI_CHECK(e, ok, CROWD_ERR_RANGE, "%s: values[%u] (%s of instance %u%s) is %g, must be %s", fn,
                  i * field_info[f].width + comp, name, i,
-                 rule != CROWDI_RULE_POSE ? "" : comp % 4 == 3 ? ", a landmark's visibility" : ", a landmark coordinate",
+                 rule == CROWDI_RULE_HAND ? (comp == 3 * CROWD_HAND_LANDMARK_COUNT ? ", the hand's presence" : ", a hand landmark coordinate")
+                 : rule != CROWDI_RULE_POSE ? "" : comp % 4 == 3 ? ", a landmark's visibility" : ", a landmark coordinate",
                  (double)v, want);
     return CROWD_OK;
 }
@@ -156,6 +168,8 @@ static uint32_t index_count(const crowdi_rig *r, crowd_field f) {
     case CROWDI_INDEX_PARAMETER: return r->param_count;
     case CROWDI_INDEX_ENTRY: return crowdi_controllers[field_info[f].controller]->entry_count(r);
     case CROWDI_INDEX_BONE: return CROWD_BONE_COUNT;
+    case CROWDI_INDEX_HAND: return CROWD_HAND_COUNT;
+    case CROWDI_INDEX_FINGER_BONE: return CROWD_FINGER_BONE_COUNT;
     default: return 1;
     }
 }

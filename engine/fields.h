@@ -7,8 +7,10 @@
 #define CROWDI_FIELDS_H
 
 /* Which indices a field has: none (index ignored), one per parameter, per entry of its
- * controller (crowdi_controller.entry_count: the harmonic entries) or per bone. */
-enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_ENTRY, CROWDI_INDEX_BONE };
+ * controller (crowdi_controller.entry_count: the harmonic entries), per bone, per hand or per
+ * finger bone (both hands'). */
+enum { CROWDI_INDEX_NONE, CROWDI_INDEX_PARAMETER, CROWDI_INDEX_ENTRY, CROWDI_INDEX_BONE, CROWDI_INDEX_HAND,
+       CROWDI_INDEX_FINGER_BONE };
 
 /* Value rules (fields.c words and checks them; every rule includes "finite"). */
 typedef enum crowdi_rule {
@@ -25,6 +27,7 @@ typedef enum crowdi_rule {
     CROWDI_RULE_MANUAL,       /* [0, 1] or -1 */
     CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
+    CROWDI_RULE_HAND,         /* 63 coordinates within +-1e9, then a presence in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
     CROWDI_RULE_MULTIPLIER,   /* [0, 100] */
     CROWDI_RULE_EXPRESSION_SLOT, /* expression -1 or a library index; age -1 or >= 0; fade -2, -1 or [0, 1e6] */
@@ -75,6 +78,9 @@ typedef enum crowdi_rule {
     X(EXPRESSION_WEIGHT, "expression_weight", CROWDI_CTL_EXPRESSION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)    \
     X(EXPRESSION_SLOT, "expression_slot", CROWDI_CTL_EXPRESSION, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_EXPRESSION_SLOT, true) \
     X(LOD_INTERVAL, "lod_interval", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_INTERVAL, true)              \
-    X(LOD_ELAPSED, "lod_elapsed", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_ELAPSED, true)
+    X(LOD_ELAPSED, "lod_elapsed", CROWDI_CTL_NONE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_LOD_ELAPSED, true) \
+    X(HAND_LANDMARKS, "hand_landmarks", CROWDI_CTL_FINGERS, CROWD_HAND_FLOATS, CROWDI_INDEX_HAND, CROWDI_RULE_HAND, true)  \
+    X(FINGER_WORLD, "finger_world", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)             \
+    X(FINGER_LOCAL, "finger_local", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)
 
 #endif

@@ -18,6 +18,7 @@
     X(limb_fallback, crowd_limb_fallback, CROWD_FALLBACK_COUNT, "stable", "root", "previous")                   \
     X(limb, crowd_limb, CROWD_LIMB_COUNT, "left_arm", "right_arm", "left_leg", "right_leg")                     \
     X(limb_outputs, crowd_limb_outputs, CROWD_LIMB_OUTPUTS_COUNT, "both", "world", "local")                     \
+    X(hand, crowd_hand, CROWD_HAND_COUNT, "left", "right")                                                      \
     X(face_curve, crowd_face_curve, CROWD_FACE_CURVE_COUNT, "linear", "smoothstep")                             \
     X(blink_start, crowd_blink_start, CROWD_BLINK_START_COUNT, "random", "cubism")                              \
     X(harmonic_phase, crowd_harmonic_phase, CROWD_HARMONIC_PHASE_COUNT, "zero", "random")                       \

@@ -101,12 +101,13 @@
  *   1. Conventions: handles, results, defaults, ownership, threads
  *   2. Results and errors
  *   3. Engine: create, destroy, SIMD target
- *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs, face)
+ *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs, face, fingers)
  *   5. Instances: add, remove, pause, ids
  *   6. Per-instance inputs and state (single and bulk)
  *   7. Outputs: zero-copy columns and copies
  *   8. The tick, and the order controllers write parameters in
  *   9. Limbs: bone rotations from 33 pose landmarks
+ *   9a. Fingers: 30 finger bones (and the hands) from MediaPipe hand landmarks
  *  10. Snapshots: the whole state as bytes
  *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
  *  12. Physics: Cubism physics3 pendulums (order 800)
@@ -550,6 +551,69 @@ typedef struct crowd_limbs_desc {
  * smoothing off with 0.1 / 40 / 1, outputs both, arm_image_bend 15 degrees. */
 CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
 
+/* Fingers from hand landmarks: section 9a describes the solve, section 6 has its fields
+ * (CROWD_FIELD_HAND_LANDMARKS, CROWD_FIELD_FINGER_WORLD, CROWD_FIELD_FINGER_LOCAL). */
+#define CROWD_HAND_LANDMARK_COUNT 21 /* MediaPipe's hand landmarks per hand */
+/* per hand in CROWD_FIELD_HAND_LANDMARKS: 21 landmarks x, y, z, then the presence score */
+#define CROWD_HAND_FLOATS (3 * CROWD_HAND_LANDMARK_COUNT + 1)
+/* The subject's hands (the index of CROWD_FIELD_HAND_LANDMARKS). */
+typedef enum crowd_hand { CROWD_HAND_LEFT = 0, CROWD_HAND_RIGHT, CROWD_HAND_COUNT } crowd_hand;
+/* "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_hand_name(crowd_hand value);
+CROWD_API crowd_result crowd_hand_parse(const char *name, crowd_hand *out);
+
+/* The bones a fingers rig solves per hand: the hand itself (refined from the palm), then the 15
+ * VRM 1.0 finger bones. The index of CROWD_FIELD_FINGER_WORLD / _LOCAL is hand *
+ * CROWD_HAND_BONE_COUNT + bone: the left hand's 16 bones, then the right hand's. */
+typedef enum crowd_hand_bone {
+    CROWD_HAND_BONE_HAND = 0,
+    CROWD_HAND_BONE_THUMB_METACARPAL, CROWD_HAND_BONE_THUMB_PROXIMAL, CROWD_HAND_BONE_THUMB_DISTAL,
+    CROWD_HAND_BONE_INDEX_PROXIMAL, CROWD_HAND_BONE_INDEX_INTERMEDIATE, CROWD_HAND_BONE_INDEX_DISTAL,
+    CROWD_HAND_BONE_MIDDLE_PROXIMAL, CROWD_HAND_BONE_MIDDLE_INTERMEDIATE, CROWD_HAND_BONE_MIDDLE_DISTAL,
+    CROWD_HAND_BONE_RING_PROXIMAL, CROWD_HAND_BONE_RING_INTERMEDIATE, CROWD_HAND_BONE_RING_DISTAL,
+    CROWD_HAND_BONE_LITTLE_PROXIMAL, CROWD_HAND_BONE_LITTLE_INTERMEDIATE, CROWD_HAND_BONE_LITTLE_DISTAL,
+    CROWD_HAND_BONE_COUNT
+} crowd_hand_bone;
+#define CROWD_FINGER_BONE_COUNT (CROWD_HAND_COUNT * CROWD_HAND_BONE_COUNT) /* 32: both hands */
+
+typedef struct crowd_fingers_desc {
+    crowd_pose_frame frame;  /* the landmarks' frame: mediapipe_world (the Hand Landmarker's
+                                world landmarks: metres, origin at the hand's centre, +y down:
+                                y is negated on input) or engine. Image landmarks with relative
+                                z work too, written as (x * width/height, y, z * width/height):
+                                only directions matter. Default mediapipe_world */
+    bool mirrored;           /* the landmarks come from a mirrored (selfie) image: x is negated on
+                                input, after frame. Which hand is which is the host's: see
+                                crowd_hand_from_handedness. Default false */
+    crowd_axis_fix axis_fix; /* as the limbs': y_along_bone turns every finger bone by
+                                AngleAxis(90 deg, +x) (local +y on the bone), the hand by
+                                identity, as the limbs' hand; z_along_bone identity everywhere;
+                                custom custom_fix; calibrated from bind_landmarks and
+                                bind_rotations. Default y_along_bone */
+    const crowd_quat *custom_fix;     /* [CROWD_FINGER_BONE_COUNT], unit, for CUSTOM */
+    const float *bind_landmarks;      /* [2 * CROWD_HAND_FLOATS] both hands as in the field (the
+                                         presence ignored), in `frame`, for CALIBRATED */
+    const crowd_quat *bind_rotations; /* [CROWD_FINGER_BONE_COUNT] unit world rotations, for
+                                         CALIBRATED: fix = inverse(solve of the bind landmarks
+                                         without fix) * bind rotation */
+    float presence_threshold;    /* in [0, 1]. Default 0.5. A hand is trusted on a tick when its
+                                    presence score is >= this (0: always) */
+    float hold_half_life;        /* s, in (0, 3600]: a lost hand's shown rotations ease halfway
+                                    to the rest pose in this time. Default 0.3 */
+    float reacquire_half_life;   /* s, in (0, 3600]: a hand seen again eases in (as the limbs'
+                                    bones, section 9). Default 0.4 */
+    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90: a thumb bent less
+                                    than bend_min keeps its reference roll, one bent more than
+                                    bend_full follows its bend plane (section 9a). Default 10, 45 */
+    bool smoothing;              /* One Euro on every landmark coordinate of a tracked hand (the
+                                    filter restarts when a hand is seen again). Default off */
+    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6].
+                                    Default 0.1, 40, 1 (as the limbs') */
+} crowd_fingers_desc;
+/* frame mediapipe_world, not mirrored, y_along_bone, presence threshold 0.5, hold half-life
+ * 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
+CROWD_API crowd_fingers_desc crowd_fingers_defaults(void);
+
 /* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
  * blend-shape scores and the head rotation — mapped onto parameters, order 500. */
 #define CROWD_FACE_SCORE_COUNT 52 /* blend shapes, in MediaPipe's order */
@@ -830,6 +894,7 @@ typedef struct crowd_rig_desc {
     const crowd_lipsync_desc *lipsync;   /* NULL: no lip sync (section 13) */
     const crowd_pose_desc *pose;         /* NULL: no Live2D pose (section 14) */
     const crowd_expression_desc *expression; /* NULL: no Live2D expressions (section 14) */
+    const crowd_fingers_desc *fingers;   /* NULL: no fingers (section 9a) */
     /* Level of detail (section 8a): the update interval a new instance starts with (the
      * default, 0, is every tick), and the controllers that run every tick whatever an
      * instance's interval (bit crowd_controller; default none: every controller follows the
@@ -882,11 +947,11 @@ CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, 
 typedef enum crowd_controller {
     CROWD_CONTROLLER_LOOK = 0, CROWD_CONTROLLER_HARMONIC, CROWD_CONTROLLER_BLINK, CROWD_CONTROLLER_LIMBS,
     CROWD_CONTROLLER_FACE, CROWD_CONTROLLER_PHYSICS, CROWD_CONTROLLER_LIPSYNC, CROWD_CONTROLLER_POSE,
-    CROWD_CONTROLLER_EXPRESSION,
+    CROWD_CONTROLLER_EXPRESSION, CROWD_CONTROLLER_FINGERS,
     CROWD_CONTROLLER_COUNT
 } crowd_controller;
 /* "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync", "pose",
- * "expression" (crowd_rig_desc's member), or NULL. */
+ * "expression", "fingers" (crowd_rig_desc's member), or NULL. */
 CROWD_API const char *crowd_controller_name(crowd_controller controller);
 /* The controller whose name is `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API crowd_result crowd_controller_parse(const char *name, crowd_controller *out);
@@ -1071,6 +1136,13 @@ typedef enum crowd_field {
                                       rig's lod_interval); writable at any time */
     CROWD_FIELD_LOD_ELAPSED,       /* [1] state: seconds ticked since the instance's last update,
                                       in [0, 16] (0 after an update) */
+    /* fingers (section 9a) */
+    CROWD_FIELD_HAND_LANDMARKS,    /* [64] per hand (index crowd_hand): 21 landmarks x, y, z in
+                                      the rig's frame, each within +-1e9, then the presence
+                                      score in [0, 1] (default all 0: no hand) */
+    CROWD_FIELD_FINGER_WORLD,      /* [4] world rotation of bone `index` (hand * 16 +
+                                      crowd_hand_bone), w >= 0 */
+    CROWD_FIELD_FINGER_LOCAL,      /* [4] rotation of that bone relative to its parent */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -1307,6 +1379,86 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
                                  crowd_quat local[CROWD_BONE_COUNT]);
 
 /* ------------------------------------------------------------------------------------------
+ * 9a. Fingers. For a rig with fingers, each tick (after the limbs) solves per hand the hand
+ *    bone and the 15 VRM 1.0 finger bones from MediaPipe's 21 hand landmarks (0 wrist; 1-4
+ *    thumb CMC, MCP, IP, tip; 5-8 index MCP, PIP, DIP, tip; 9-12 middle; 13-16 ring; 17-20
+ *    little) in CROWD_FIELD_HAND_LANDMARKS, and writes world and local rotations to
+ *    CROWD_FIELD_FINGER_WORLD and CROWD_FIELD_FINGER_LOCAL (index hand * 16 + crowd_hand_bone).
+ *    Names for files: crowd_hand_bone_name().
+ *
+ *    Which hand. MediaPipe labels each hand "Left" or "Right"; its golden results label the
+ *    hand whose landmarks, as given, have that hand's shape. Seen by a camera that does not
+ *    mirror, that is the subject's own hand; a mirrored (selfie) image shows a right hand
+ *    with a left hand's shape:
+ *
+ *        camera (not mirrored)            selfie view (mirrored)
+ *        +------------------+             +------------------+
+ *        |  R  (o_o)  L     |             |  L  (o_o)  R     |   the subject's hands
+ *        | "Right"  "Left"  |             | "Left"  "Right"  |   MediaPipe's labels
+ *        +------------------+             +------------------+
+ *        mirrored = false                 mirrored = true: x negated on input, so the
+ *        slot = the label                 shapes are the subject's again; slot = the
+ *                                         other label
+ *    crowd_hand_from_handedness() gives the slot. The limbs' pose landmarks from the same
+ *    camera share the frame: the body's right hand is CROWD_HAND_RIGHT.
+ *
+ *    Bones, from the landmarks p (after frame and mirroring), dir(a, b) = normalised(p_b - p_a)
+ *    (zero when |p_b - p_a| <= 1e-5), and the palm's side axis a = p17 - p5 (index to little):
+ *    - hand: as the limbs' hand (section 9): f = dir(0, midpoint of 5 and 17),
+ *      LookRotation(f, cross(f, a)) * fix;
+ *    - index, middle, ring, little (MCP m = 5, 9, 13, 17): proximal dir(m, m+1), intermediate
+ *      dir(m+1, m+2), distal dir(m+2, m+3), each LookRotation(d, cross(d, a)) * fix: a finger
+ *      bends about the palm's side axis, so its roll never follows the bend plane (which depth
+ *      noise turns when a finger is nearly straight, and which a finger bent backward by noise
+ *      would reverse): straight, bent or bent backward, its roll is the palm's;
+ *    - thumb: metacarpal dir(1, 2), proximal dir(2, 3), distal dir(3, 4), each
+ *      LookRotation(d, cross(d, side)) * fix with the thumb's own side axis: reference
+ *      ref = normalised(cross(f, a)) (the axis a thumb flexes about lying in the palm's
+ *      plane); bend side c = cross(dir(1, 2), dir(3, 4)), b = |c|; a thumb bent backward
+ *      (dot(c, ref) < 0) counts as straight; u = clamp((b - sin(bend_min)) / (sin(bend_full) -
+ *      sin(bend_min)), 0, 1), 0 when straight; side = ref when u = 0, else normalised(c*(u/b)
+ *      + ref*(1 - u)). So a nearly straight thumb keeps its reference roll and a bent one
+ *      follows its bend plane, continuously.
+ *    The hand's parent is the limbs' lower arm (its output world rotation) when the rig has
+ *    limbs, else the identity; each finger's first bone hangs from the hand, the others from
+ *    the bone before. Local = inverse(parent world) * world. Bone directions are exact on
+ *    every trusted, eased-in tick.
+ *
+ *    Tracking, as the limbs' (section 9) with one trust per hand: a hand is trusted when its
+ *    presence is >= presence_threshold; it keeps a progress r and each of its bones its previous
+ *    local rotation; k_in, k_out, the ease-in by a = 1 - 0.5^min(x, 64) and the hold
+ *    nlerp(rest local, previous local, k_out) are section 9's, solved from the hand outward
+ *    against each parent's output. The rest local rotation of a lost hand bone is the limbs'
+ *    hand's this tick (relative to the lower arm) when the rig has limbs, so a lost hand eases
+ *    to the body's; else, and for the fingers, the rest pose: calibrated rigs their bind
+ *    rotations, the others the solve of the relaxed rest hand (crowd_rest_hand_landmarks). With
+ *    smoothing, One Euro runs on each coordinate of a trusted hand; an untrusted hand's filter
+ *    restarts, so a hand seen again starts from its first landmarks. A new instance shows the
+ *    rest pose.
+ *
+ *    Branch-free across lanes, bit-identical on every target, split and thread count, and part
+ *    of the snapshot.
+ * ---------------------------------------------------------------------------------------- */
+/* "hand", "thumb_metacarpal", ... "little_distal" (VRM 1.0's names in snake case without the
+ * side); NULL out of range. */
+CROWD_API const char *crowd_hand_bone_name(crowd_hand_bone bone);
+CROWD_API crowd_result crowd_hand_bone_parse(const char *name, crowd_hand_bone *out);
+/* The slot of a hand MediaPipe labels "Right" (label_right true) or "Left", for input mirrored
+ * or not (crowd_fingers_desc.mirrored; the picture above). */
+CROWD_API crowd_hand crowd_hand_from_handedness(bool label_right, bool mirrored);
+/* The relaxed rest hand of `hand`: 21 landmarks (x, y, z) and presence 1 (CROWD_HAND_FLOATS) in
+ * `frame`, metres, wrist at the origin; in the engine frame the left hand hangs at the
+ * subject's left side as in crowd_rest_landmarks: fingers down (-y), palm toward the body
+ * (-x), thumb forward (-z), every finger joint bent about 15 degrees, the thumb along the
+ * index. The right hand mirrors x. An unknown frame gives the engine frame. */
+CROWD_API void crowd_rest_hand_landmarks(crowd_pose_frame frame, crowd_hand hand, float out[CROWD_HAND_FLOATS]);
+/* A fingers rig's rest rotations per bone (index as the fields'): world and local (either may
+ * be NULL), the hand's parent taken as the limbs' rest lower arm (identity without limbs).
+ * Errors: CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (no fingers). */
+CROWD_API crowd_result crowd_rig_rest_hands(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_FINGER_BONE_COUNT],
+                                            crowd_quat local[CROWD_FINGER_BONE_COUNT]);
+
+/* ------------------------------------------------------------------------------------------
  * 10. Snapshots. The whole engine state — rigs with their settings, instances with their ids,
  *     handles and pause state, every controller state, random counters and pose filter state —
  *     as bytes the caller stores or sends. Loading a snapshot into an engine (fresh or not)
@@ -1334,10 +1486,12 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     side state means the same and continues under revision 2's rules); a snapshot with a
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
  *     message naming the rig and the format version. Version 5 adds the physics, lip sync,
- *     pose and expression controllers (sections 12 to 14: their settings, rigs, libraries
- *     and columns), and appends each rig's lod_interval (u32) and lod_every_tick (u64) to its
- *     settings and three columns to its rows (interval, elapsed time, phase counter; section
- *     8a); versions 2 to 4 hold none of these and load with every instance at interval 1.
+ *     pose, expression and fingers controllers (sections 12 to 14 and 9a: their settings,
+ *     rigs, libraries and columns; fingers: custom_fix or bind_landmarks and
+ *     bind_rotations), and appends each rig's lod_interval (u32) and lod_every_tick (u64)
+ *     to its settings and three columns to its rows (interval, elapsed time, phase counter;
+ *     section 8a); versions 2 to 4 hold none of these (one that claims such a rig is
+ *     refused) and load with every instance at interval 1.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).

@@ -55,7 +55,8 @@ __all__ = [
     "Bone", "BlinkStart", "HarmonicPhase", "Field",
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
     "rest_landmarks", "parameter_defaults", "look_parameter_defaults", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
-    "limbs_defaults", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+    "limbs_defaults", "Fingers", "Hand", "HandBone", "fingers_defaults", "hand_bone_name", "hand_from_handedness",
+    "rest_hand_landmarks", "HAND_LANDMARK_COUNT", "HAND_BONE_COUNT", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
@@ -68,7 +69,8 @@ lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
 from ._generated import (MAX_RIGS, MAX_PARAMETERS, MAX_ENTRIES, MAX_CHANNELS, LANDMARK_COUNT,  # noqa: E402
                          BONE_COUNT, FACE_SCORE_COUNT, FACE_SOURCE_COUNT, FACE_STANDARD_MAPPING_COUNT,
                          Result, Simd, Blend, Axis, Direction, BlinkModel, PoseFrame, AxisFix, LimbFallback,
-                         LimbOutputs, Limb, Bone, FaceSource, FaceCurve, BlinkStart, HarmonicPhase, Field)
+                         LimbOutputs, Limb, Bone, FaceSource, FaceCurve, BlinkStart, HarmonicPhase, Field,
+                         Hand, HandBone, HAND_LANDMARK_COUNT, HAND_BONE_COUNT)
 from . import _generated  # noqa: E402
 
 Fallback = LimbFallback  # crowd_limb_fallback, by the name this package has always used
@@ -334,6 +336,26 @@ def rest_landmarks(frame: EnumLike = "mediapipe_world") -> np.ndarray:
     return out
 
 
+def hand_bone_name(bone: EnumLike) -> Optional[str]:
+    """crowd_hand_bone_name: "hand", "thumb_metacarpal", ... "little_distal"."""
+    s = lib.crowd_hand_bone_name(_enum_value(HandBone, bone))
+    return s.decode() if s else None
+
+
+def hand_from_handedness(label: str, mirrored: bool = False) -> Hand:
+    """crowd_hand_from_handedness: the slot of a hand MediaPipe labels "Left" or "Right"."""
+    if label not in ("Left", "Right"):
+        raise ValueError(f"handedness label {label!r}: expected 'Left' or 'Right'")
+    return Hand(lib.crowd_hand_from_handedness(label == "Right", bool(mirrored)))
+
+
+def rest_hand_landmarks(frame: EnumLike = "mediapipe_world", hand: EnumLike = "left") -> np.ndarray:
+    """The relaxed rest hand (64,): 21 landmarks x, y, z in `frame`, then presence 1."""
+    out = np.empty(3 * HAND_LANDMARK_COUNT + 1, np.float32)
+    lib.crowd_rest_hand_landmarks(_enum_value(PoseFrame, frame), _enum_value(Hand, hand), out.ctypes.data)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Descs: dataclasses mirroring crowd.h's, with the C library's own defaults
 # ---------------------------------------------------------------------------------------------
@@ -343,6 +365,7 @@ _HARM = lib.crowd_harmonic_defaults()
 _BLINK = lib.crowd_blink_defaults()
 _LIMBS = lib.crowd_limbs_defaults()
 _FACE = lib.crowd_face_defaults()
+_FINGERS = lib.crowd_fingers_defaults()
 _FACE_MAP = lib.crowd_face_mapping_defaults(0, b"")
 _FACE_SOURCE_BY_MEDIAPIPE = {lib.crowd_face_source_name(int(s)).decode(): int(s) for s in FaceSource}
 
@@ -429,6 +452,27 @@ class Limbs:
 
 
 @_dc.dataclass
+class Fingers:
+    """crowd_fingers_desc (defaults: crowd_fingers_defaults()). custom_fix, bind_rotations: (32, 4)
+    quaternions x, y, z, w (the left hand's 16 bones, then the right's); bind_landmarks: (2, 64)."""
+    frame: EnumLike = PoseFrame(_FINGERS.frame)
+    mirrored: bool = bool(_FINGERS.mirrored)
+    axis_fix: EnumLike = AxisFix(_FINGERS.axis_fix)
+    custom_fix: Optional[Floats] = None
+    bind_landmarks: Optional[Floats] = None
+    bind_rotations: Optional[Floats] = None
+    presence_threshold: float = _FINGERS.presence_threshold
+    hold_half_life: float = _FINGERS.hold_half_life
+    reacquire_half_life: float = _FINGERS.reacquire_half_life
+    bend_min: float = _FINGERS.bend_min
+    bend_full: float = _FINGERS.bend_full
+    smoothing: bool = bool(_FINGERS.smoothing)
+    min_cutoff: float = _FINGERS.min_cutoff
+    beta: float = _FINGERS.beta
+    d_cutoff: float = _FINGERS.d_cutoff
+
+
+@_dc.dataclass
 class FaceMapping:
     """crowd_face_mapping_desc: source -> parameter `id`, value offset + gain*curve(source).
     source: a FaceSource, its name ("jaw_open", "head_yaw") or MediaPipe's ("jawOpen")."""
@@ -471,6 +515,7 @@ class RigDesc:
     blink: Optional[Blink] = None
     limbs: Optional[Limbs] = None
     face: Optional[Face] = None
+    fingers: Optional[Fingers] = None
 
 
 def parameter_defaults(id: str) -> Parameter:
@@ -508,6 +553,10 @@ def limbs_defaults() -> Limbs:
 
 def face_defaults() -> Face:
     return Face()
+
+
+def fingers_defaults() -> Fingers:
+    return Fingers()
 
 
 def face_mapping_defaults(source: EnumLike, id: str) -> FaceMapping:
@@ -631,6 +680,24 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
         ls.fallback_sign = (_ffi.f32 * 4)(*signs)
         keep.append(ls)
         rd.limbs = _C.pointer(ls)
+    if desc.fingers is not None:
+        fg = _coerce(Fingers, desc.fingers)
+        gs = _settings(lib.crowd_fingers_defaults(), "fingers", fg)
+        gs.custom_fix = gs.bind_rotations = None
+        gs.bind_landmarks = None
+        bones = 2 * HAND_BONE_COUNT
+        if fg.custom_fix is not None:
+            gs.custom_fix = _quat_array(fg.custom_fix, bones, "fingers.custom_fix", keep)
+        if fg.bind_landmarks is not None:
+            a = np.ascontiguousarray(fg.bind_landmarks, dtype=np.float32).reshape(-1)
+            if a.size != 2 * (3 * HAND_LANDMARK_COUNT + 1):
+                raise ValueError(f"fingers.bind_landmarks: expected 2 x 64 floats, got {a.size}")
+            keep.append(a)
+            gs.bind_landmarks = _C.cast(a.ctypes.data, _ffi.FP)
+        if fg.bind_rotations is not None:
+            gs.bind_rotations = _quat_array(fg.bind_rotations, bones, "fingers.bind_rotations", keep)
+        keep.append(gs)
+        rd.fingers = _C.pointer(gs)
     if desc.face is not None:
         fc = _coerce(Face, desc.face)
         entries = [_coerce(FaceMapping, m) for m in fc.mapping]

@@ -16,6 +16,7 @@ MAX_PARAMETERS = 65536
 MAX_ENTRIES = 65536
 MAX_CHANNELS = 16
 LANDMARK_COUNT = 33
+HAND_LANDMARK_COUNT = 21
 FACE_SCORE_COUNT = 52
 FACE_STANDARD_MAPPING_COUNT = 20
 PHYSICS_MAX_SUBRIGS = 1024
@@ -200,6 +201,38 @@ class LimbOutputs(enum.IntEnum):
 LIMB_OUTPUTS_COUNT = 3
 
 
+class Hand(enum.IntEnum):
+    """crowd_hand (CROWD_HAND_*)."""
+    LEFT = 0
+    RIGHT = 1
+
+
+HAND_COUNT = 2
+
+
+class HandBone(enum.IntEnum):
+    """crowd_hand_bone (CROWD_HAND_BONE_*)."""
+    HAND = 0
+    THUMB_METACARPAL = 1
+    THUMB_PROXIMAL = 2
+    THUMB_DISTAL = 3
+    INDEX_PROXIMAL = 4
+    INDEX_INTERMEDIATE = 5
+    INDEX_DISTAL = 6
+    MIDDLE_PROXIMAL = 7
+    MIDDLE_INTERMEDIATE = 8
+    MIDDLE_DISTAL = 9
+    RING_PROXIMAL = 10
+    RING_INTERMEDIATE = 11
+    RING_DISTAL = 12
+    LITTLE_PROXIMAL = 13
+    LITTLE_INTERMEDIATE = 14
+    LITTLE_DISTAL = 15
+
+
+HAND_BONE_COUNT = 16
+
+
 class FaceSource(enum.IntEnum):
     """crowd_face_source (CROWD_FACE_*)."""
     NEUTRAL = 0
@@ -313,9 +346,10 @@ class Controller(enum.IntEnum):
     LIPSYNC = 6
     POSE = 7
     EXPRESSION = 8
+    FINGERS = 9
 
 
-CONTROLLER_COUNT = 9
+CONTROLLER_COUNT = 10
 
 
 class SettingType(enum.IntEnum):
@@ -388,12 +422,15 @@ class Field(enum.IntEnum):
     EXPRESSION_SLOT = 36
     LOD_INTERVAL = 37
     LOD_ELAPSED = 38
+    HAND_LANDMARKS = 39
+    FINGER_WORLD = 40
+    FINGER_LOCAL = 41
 
 
-FIELD_COUNT = 39
+FIELD_COUNT = 42
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_hand": Hand, "crowd_hand_bone": HandBone, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -534,6 +571,27 @@ class LimbsDesc(C.Structure):
         ("d_cutoff", C.c_float),
         ("outputs", C.c_int),
         ("arm_image_bend", C.c_float),
+    ]
+
+
+class FingersDesc(C.Structure):
+    """crowd_fingers_desc."""
+    _fields_ = [
+        ("frame", C.c_int),
+        ("mirrored", C.c_bool),
+        ("axis_fix", C.c_int),
+        ("custom_fix", C.POINTER(Quat)),
+        ("bind_landmarks", C.POINTER(C.c_float)),
+        ("bind_rotations", C.POINTER(Quat)),
+        ("presence_threshold", C.c_float),
+        ("hold_half_life", C.c_float),
+        ("reacquire_half_life", C.c_float),
+        ("bend_min", C.c_float),
+        ("bend_full", C.c_float),
+        ("smoothing", C.c_bool),
+        ("min_cutoff", C.c_float),
+        ("beta", C.c_float),
+        ("d_cutoff", C.c_float),
     ]
 
 
@@ -720,6 +778,7 @@ class RigDesc(C.Structure):
         ("lipsync", C.POINTER(LipsyncDesc)),
         ("pose", C.POINTER(PoseDesc)),
         ("expression", C.POINTER(ExpressionDesc)),
+        ("fingers", C.POINTER(FingersDesc)),
         ("lod_interval", C.c_int),
         ("lod_every_tick", C.c_uint64),
     ]
@@ -760,7 +819,7 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_fingers_desc": FingersDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
 
 
 # name: (restype, argtypes)
@@ -802,6 +861,9 @@ SIGNATURES = {
     "crowd_limb_outputs_name": (C.c_char_p, [C.c_int]),
     "crowd_limb_outputs_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_limbs_defaults": (LimbsDesc, []),
+    "crowd_hand_name": (C.c_char_p, [C.c_int]),
+    "crowd_hand_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_fingers_defaults": (FingersDesc, []),
     "crowd_face_curve_name": (C.c_char_p, [C.c_int]),
     "crowd_face_curve_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_face_mapping_defaults": (FaceMappingDesc, [C.c_int, C.c_char_p]),
@@ -862,6 +924,11 @@ SIGNATURES = {
     "crowd_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_rest_landmarks": (None, [C.c_int, C.c_void_p]),
     "crowd_rig_rest_pose": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
+    "crowd_hand_bone_name": (C.c_char_p, [C.c_int]),
+    "crowd_hand_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_hand_from_handedness": (C.c_int, [C.c_bool, C.c_bool]),
+    "crowd_rest_hand_landmarks": (None, [C.c_int, C.c_int, C.c_void_p]),
+    "crowd_rig_rest_hands": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
     "crowd_snapshot_size": (C.c_int, [C.c_void_p, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_save": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
@@ -932,6 +999,7 @@ SETTINGS = {
     "lipsync": {"weight": "float"},
     "pose": {"fade_in": "float"},
     "expression": {"fade_in": "float", "fade_out": "float"},
+    "fingers": {"frame": "crowd_pose_frame", "mirrored": "bool", "axis_fix": "crowd_axis_fix", "presence_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
 }
 
 
@@ -974,6 +1042,9 @@ PARAMETERS = {
     "crowd_limb_outputs_name": ('value', ),
     "crowd_limb_outputs_parse": ('name', 'out', ),
     "crowd_limbs_defaults": (),
+    "crowd_hand_name": ('value', ),
+    "crowd_hand_parse": ('name', 'out', ),
+    "crowd_fingers_defaults": (),
     "crowd_face_curve_name": ('value', ),
     "crowd_face_curve_parse": ('name', 'out', ),
     "crowd_face_mapping_defaults": ('source', 'id', ),
@@ -1034,6 +1105,11 @@ PARAMETERS = {
     "crowd_bone_parse": ('name', 'out', ),
     "crowd_rest_landmarks": ('frame', 'out', ),
     "crowd_rig_rest_pose": ('engine', 'rig', 'world', 'local', ),
+    "crowd_hand_bone_name": ('bone', ),
+    "crowd_hand_bone_parse": ('name', 'out', ),
+    "crowd_hand_from_handedness": ('label_right', 'mirrored', ),
+    "crowd_rest_hand_landmarks": ('frame', 'hand', 'out', ),
+    "crowd_rig_rest_hands": ('engine', 'rig', 'world', 'local', ),
     "crowd_snapshot_size": ('engine', 'out_size', ),
     "crowd_snapshot_save": ('engine', 'buffer', 'capacity', 'out_written', ),
     "crowd_snapshot_load": ('engine', 'data', 'size', ),

@@ -47,6 +47,14 @@ export declare const BONE_COUNT: 15;
 export declare const LimbOutputs: Readonly<{ both: 0; world: 1; local: 2 }>;
 export type LimbOutputsName = keyof typeof LimbOutputs;
 export declare const LIMB_OUTPUTS_COUNT: 3;
+/** crowd_hand */
+export declare const Hand: Readonly<{ left: 0; right: 1 }>;
+export type HandName = keyof typeof Hand;
+export declare const HAND_COUNT: 2;
+/** crowd_hand_bone */
+export declare const HandBone: Readonly<{ hand: 0; thumb_metacarpal: 1; thumb_proximal: 2; thumb_distal: 3; index_proximal: 4; index_intermediate: 5; index_distal: 6; middle_proximal: 7; middle_intermediate: 8; middle_distal: 9; ring_proximal: 10; ring_intermediate: 11; ring_distal: 12; little_proximal: 13; little_intermediate: 14; little_distal: 15 }>;
+export type HandBoneName = keyof typeof HandBone;
+export declare const HAND_BONE_COUNT: 16;
 /** crowd_face_source */
 export declare const FaceSource: Readonly<{ neutral: 0; brow_down_left: 1; brow_down_right: 2; brow_inner_up: 3; brow_outer_up_left: 4; brow_outer_up_right: 5; cheek_puff: 6; cheek_squint_left: 7; cheek_squint_right: 8; eye_blink_left: 9; eye_blink_right: 10; eye_look_down_left: 11; eye_look_down_right: 12; eye_look_in_left: 13; eye_look_in_right: 14; eye_look_out_left: 15; eye_look_out_right: 16; eye_look_up_left: 17; eye_look_up_right: 18; eye_squint_left: 19; eye_squint_right: 20; eye_wide_left: 21; eye_wide_right: 22; jaw_forward: 23; jaw_left: 24; jaw_open: 25; jaw_right: 26; mouth_close: 27; mouth_dimple_left: 28; mouth_dimple_right: 29; mouth_frown_left: 30; mouth_frown_right: 31; mouth_funnel: 32; mouth_left: 33; mouth_lower_down_left: 34; mouth_lower_down_right: 35; mouth_press_left: 36; mouth_press_right: 37; mouth_pucker: 38; mouth_right: 39; mouth_roll_lower: 40; mouth_roll_upper: 41; mouth_shrug_lower: 42; mouth_shrug_upper: 43; mouth_smile_left: 44; mouth_smile_right: 45; mouth_stretch_left: 46; mouth_stretch_right: 47; mouth_upper_up_left: 48; mouth_upper_up_right: 49; nose_sneer_left: 50; nose_sneer_right: 51; head_yaw: 52; head_pitch: 53; head_roll: 54 }>;
 export type FaceSourceName = keyof typeof FaceSource;
@@ -68,9 +76,9 @@ export declare const LodInterval: Readonly<{ interval_1: 0; interval_2: 1; inter
 export type LodIntervalName = keyof typeof LodInterval;
 export declare const LOD_INTERVAL_COUNT: 4;
 /** crowd_controller */
-export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; physics: 5; lipsync: 6; pose: 7; expression: 8 }>;
+export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; physics: 5; lipsync: 6; pose: 7; expression: 8; fingers: 9 }>;
 export type ControllerName = keyof typeof Controller;
-export declare const CONTROLLER_COUNT: 9;
+export declare const CONTROLLER_COUNT: 10;
 /** crowd_setting_type */
 export declare const SettingType: Readonly<{ float: 0; enum: 1; bool: 2; bits64: 3 }>;
 export type SettingTypeName = keyof typeof SettingType;
@@ -84,9 +92,9 @@ export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
 export type HarmonicPhaseName = keyof typeof HarmonicPhase;
 export declare const HARMONIC_PHASE_COUNT: 2;
 /** crowd_field */
-export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36; lod_interval: 37; lod_elapsed: 38 }>;
+export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36; lod_interval: 37; lod_elapsed: 38; hand_landmarks: 39; finger_world: 40; finger_local: 41 }>;
 export type FieldName = keyof typeof Field;
-export declare const FIELD_COUNT: 39;
+export declare const FIELD_COUNT: 42;
 export declare const VERSION_MAJOR: 0;
 export declare const VERSION_MINOR: 1;
 export declare const VERSION_PATCH: 0;
@@ -95,6 +103,7 @@ export declare const MAX_PARAMETERS: 65536;
 export declare const MAX_ENTRIES: 65536;
 export declare const MAX_CHANNELS: 16;
 export declare const LANDMARK_COUNT: 33;
+export declare const HAND_LANDMARK_COUNT: 21;
 export declare const FACE_SCORE_COUNT: 52;
 export declare const FACE_STANDARD_MAPPING_COUNT: 20;
 export declare const PHYSICS_MAX_SUBRIGS: 1024;
@@ -171,5 +180,20 @@ export interface PoseSettings {
 export interface ExpressionSettings {
   fade_in?: number;
   fade_out?: number;
+}
+/** crowd_fingers_desc's settings (crowd.h has their rules and defaults). */
+export interface FingersSettings {
+  frame?: PoseFrameName | number;
+  mirrored?: boolean;
+  axis_fix?: AxisFixName | number;
+  presence_threshold?: number;
+  hold_half_life?: number;
+  reacquire_half_life?: number;
+  bend_min?: number;
+  bend_full?: number;
+  smoothing?: boolean;
+  min_cutoff?: number;
+  beta?: number;
+  d_cutoff?: number;
 }
 export declare const SETTINGS: Readonly<Record<string, Readonly<Record<string, string | Readonly<Record<string, number>>>>>>;

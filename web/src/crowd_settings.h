@@ -58,6 +58,18 @@ static const cw_setting cw_settings[] = {
     {"pose", "fade_in", offsetof(crowd_pose_desc, fade_in), CW_FLOAT},
     {"expression", "fade_in", offsetof(crowd_expression_desc, fade_in), CW_FLOAT},
     {"expression", "fade_out", offsetof(crowd_expression_desc, fade_out), CW_FLOAT},
+    {"fingers", "frame", offsetof(crowd_fingers_desc, frame), CW_ENUM},
+    {"fingers", "mirrored", offsetof(crowd_fingers_desc, mirrored), CW_BOOL},
+    {"fingers", "axis_fix", offsetof(crowd_fingers_desc, axis_fix), CW_ENUM},
+    {"fingers", "presence_threshold", offsetof(crowd_fingers_desc, presence_threshold), CW_FLOAT},
+    {"fingers", "hold_half_life", offsetof(crowd_fingers_desc, hold_half_life), CW_FLOAT},
+    {"fingers", "reacquire_half_life", offsetof(crowd_fingers_desc, reacquire_half_life), CW_FLOAT},
+    {"fingers", "bend_min", offsetof(crowd_fingers_desc, bend_min), CW_FLOAT},
+    {"fingers", "bend_full", offsetof(crowd_fingers_desc, bend_full), CW_FLOAT},
+    {"fingers", "smoothing", offsetof(crowd_fingers_desc, smoothing), CW_BOOL},
+    {"fingers", "min_cutoff", offsetof(crowd_fingers_desc, min_cutoff), CW_FLOAT},
+    {"fingers", "beta", offsetof(crowd_fingers_desc, beta), CW_FLOAT},
+    {"fingers", "d_cutoff", offsetof(crowd_fingers_desc, d_cutoff), CW_FLOAT},
 };
 
 #endif

@@ -1,0 +1,234 @@
+/* Fingers from MediaPipe hand landmarks (crowd.h section 9a) on one block of CV_W rows, on cv_
+ * types: per hand the hand bone and the 15 VRM 1.0 finger bones, trust and easing as the limbs'
+ * (SPEC 5.1), optional One Euro. Degenerate cases are masks and selects, so every lane runs the
+ * same instructions.
+ *
+ * The first part is plain C (the settings and columns the engine hands the kernels; fingers.c
+ * reads it too); the second, in the kernel source only (kernels/stages.h defines
+ * CROWDI_STAGES), is the stage cvk_fingers(view, dt, i0, i1), which runs after the limbs' and
+ * reads their lower arm and hand rotations. */
+#ifndef CROWDI_FINGERS_H
+#define CROWDI_FINGERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel_table.h"
+#include "limbs.h"
+
+#define CROWDI_HAND_LMS 21
+#define CROWDI_HAND_FLOATS (3 * CROWDI_HAND_LMS + 1) /* x, y, z per landmark, then presence */
+#define CROWDI_HAND_BONES 16                          /* the hand, then 15 finger bones */
+#define CROWDI_FINGER_BONES (2 * CROWDI_HAND_BONES)
+/* per hand: 63 filtered coordinates, 63 derivatives, 63 last raw values, 1 "has a sample" flag */
+#define CROWDI_HAND_FILTER (3 * 3 * CROWDI_HAND_LMS + 1)
+
+/* Each bone of a hand: its parent within the hand (-1: the limbs' lower arm, or identity) and
+ * the landmarks its direction runs between (the hand: wrist to the midpoint of 5 and 17). */
+static const int crowdi_hand_parent[CROWDI_HAND_BONES] = {-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11, 0, 13, 14};
+static const int crowdi_hand_from[CROWDI_HAND_BONES] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
+
+/* The fingers' view of the rig: settings and columns, stride rows apart, from `cols` on:
+ * hands (2 * 64: landmarks then presence per hand), world and local (4 per bone, 32 bones),
+ * then track (when the threshold is above 0: per hand the progress r, -1 after an untrusted
+ * tick) and filter (smoothing: 2 * 190). */
+typedef struct crowdi_fingers_view {
+    uint32_t flip_y, flip_x, smoothing;
+    float threshold, hold_half_life, reacquire_half_life;
+    float bend_sin_min, bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
+    float min_cutoff, beta, d_cutoff;
+    float fix[CROWDI_FINGER_BONES][4], rest_local[CROWDI_FINGER_BONES][4], rest_world[CROWDI_FINGER_BONES][4];
+    uint8_t fix_kind[CROWDI_FINGER_BONES];
+    size_t stride;
+    float *hands, *world, *local, *track, *filter;
+} crowdi_fingers_view;
+
+/* ---- the stage: in the kernel source only ---- */
+#ifdef CROWDI_STAGES
+#include "common.h"
+#include "cv_geom.h"
+#include "cv_math.h"
+#include "one_euro.h"
+
+typedef struct cvk_fingers_tick {
+    float dt, alpha_d, frequency, two_pi_dt;
+    float step, k_in, k_out; /* as the limbs' (cvk_limb_tick) */
+    bool track;
+} cvk_fingers_tick;
+
+/* Landmark k of the hand whose columns start at base, row i, as stored. */
+static inline cv_v3 cvk_hand_lm(const float *base, size_t st, int k, size_t i) {
+    return (cv_v3){cv_loadu(base + (size_t)(3 * k) * st + i), cv_loadu(base + (size_t)(3 * k + 1) * st + i),
+                   cv_loadu(base + (size_t)(3 * k + 2) * st + i)};
+}
+
+/* The plain solve of one hand (crowd.h section 9a): each bone's fixed, normalised world rotation
+ * and |q|^2 before normalising (the sanity check's input). */
+static inline __attribute__((always_inline)) void cvk_hand_solve(const crowdi_fingers_view *v, const cv_v3 p[CROWDI_HAND_LMS],
+                                                                  int hand, cv_q world[CROWDI_HAND_BONES],
+                                                                  cv_f n2[CROWDI_HAND_BONES]) {
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    const int b0 = hand * CROWDI_HAND_BONES;
+    const cv_v3 a = cv_v3_sub(p[17], p[5]); /* the palm's side axis, index to little */
+    const cv_v3 f = cv_v3_normalized(cv_v3_sub(cv_v3_mid(p[5], p[17]), p[0]));
+    cv_v3 dir[CROWDI_HAND_BONES], side[CROWDI_HAND_BONES];
+    dir[0] = f;
+    side[0] = a;
+    for (int b = 1; b < CROWDI_HAND_BONES; b++) {
+        dir[b] = cv_v3_normalized(cv_v3_sub(p[crowdi_hand_from[b] + 1], p[crowdi_hand_from[b]]));
+        side[b] = a;
+    }
+    /* the thumb's own side: its reference blended with its bend plane by how much it bends */
+    cv_v3 ref = cv_v3_normalized(cv_v3_cross(f, a));
+    cv_v3 c = cv_v3_cross(dir[1], dir[3]);
+    cv_f b = cv_sqrt(cv_v3_dot(c, c));
+    cv_m straight = cv_lt(cv_v3_dot(c, ref), zero); /* bent backward counts as straight */
+    cv_f u = cv_div(cv_sub(b, cv_set1(v->bend_sin_min)), cv_set1(v->bend_sin_range));
+    u = cv_select(straight, zero, cv_min(cv_max(u, zero), one));
+    cv_m none = cv_le(u, zero);
+    cv_v3 mix = cv_v3_add(cv_v3_scale(c, cv_div(u, cv_select(none, one, b))), cv_v3_scale(ref, cv_sub(one, u)));
+    cv_v3 thumb = cv_v3_select(none, ref, cv_v3_normalized(mix));
+    side[1] = side[2] = side[3] = thumb;
+#pragma GCC unroll 16
+    for (int k = 0; k < CROWDI_HAND_BONES; k++) {
+        cv_q look = cvk_look_rotation_by(dir[k], cv_v3_cross(dir[k], side[k]), CVK_LOOK_UNIT);
+        world[k] = cv_q_canonical_n(cvk_q_mul_fix(look, v->fix[b0 + k], v->fix_kind[b0 + k]), &n2[k]);
+    }
+}
+
+/* One hand of the block at row i: inputs (flips, smoothing), the solve, trust and easing, the
+ * stores. `limbs`: the rig's limbs view when it stores world rotations, else NULL (constant). */
+static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fingers_view *v, const crowdi_limbs_view *limbs,
+                                                                  const cvk_fingers_tick *t, int hand, size_t i) {
+    const size_t st = v->stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    const float *in = v->hands + (size_t)(hand * CROWDI_HAND_FLOATS) * st;
+    const cv_f presence = cv_loadu(in + (size_t)(3 * CROWDI_HAND_LMS) * st + i);
+    const cv_m trusted = cv_ge(presence, cv_set1(v->threshold));
+    cv_v3 p[CROWDI_HAND_LMS];
+    const cv_f sy = cv_set1(v->flip_y ? -1.0f : 1.0f), sx = cv_set1(v->flip_x ? -1.0f : 1.0f);
+    for (int k = 0; k < CROWDI_HAND_LMS; k++) {
+        p[k] = cvk_hand_lm(in, st, k, i);
+        if (v->flip_x) p[k].x = cv_mul(p[k].x, sx);
+        if (v->flip_y) p[k].y = cv_mul(p[k].y, sy);
+    }
+    if (v->smoothing) {
+        float *const f0 = v->filter + (size_t)(hand * CROWDI_HAND_FILTER) * st;
+        float *const ready = f0 + (size_t)(9 * CROWDI_HAND_LMS) * st;
+        const cv_m first = cv_eq(cv_loadu(ready + i), zero);
+        for (int k = 0; k < CROWDI_HAND_LMS; k++) {
+            cv_f *xyz[3] = {&p[k].x, &p[k].y, &p[k].z};
+            for (int c = 0; c < 3; c++) {
+                float *xhat = f0 + (size_t)(3 * k + c) * st, *dxhat = f0 + (size_t)(3 * CROWDI_HAND_LMS + 3 * k + c) * st;
+                float *rawc = f0 + (size_t)(6 * CROWDI_HAND_LMS + 3 * k + c) * st;
+                cv_f x = *xyz[c];
+                if (t->dt > 0.0f) {
+                    *xyz[c] = cvk_one_euro(v->min_cutoff, v->beta, t->frequency, t->two_pi_dt, t->alpha_d, xhat, dxhat,
+                                           rawc, i, x, first);
+                } else { /* dt = 0 adds no information: the filtered value stands */
+                    cv_f kept = cv_select(first, x, cv_loadu(xhat + i));
+                    cv_storeu(rawc + i, cv_select(first, x, cv_loadu(rawc + i)));
+                    cv_storeu(xhat + i, kept);
+                    *xyz[c] = kept;
+                }
+            }
+        }
+        /* an untrusted hand's filter restarts: its landmarks are no sample of the hand */
+        cv_storeu(ready + i, cv_select(trusted, one, zero));
+    }
+    cv_q plain[CROWDI_HAND_BONES];
+    cv_f n2[CROWDI_HAND_BONES];
+    cvk_hand_solve(v, p, hand, plain, n2);
+
+    /* the hand's parent, and the limbs' hand relative to it (a lost hand's rest) */
+    const int b0 = hand * CROWDI_HAND_BONES;
+    cv_q parent0 = {zero, zero, zero, one};
+    cv_q rest0 = cv_q_set1(v->rest_local[b0]);
+    if (limbs) {
+        const size_t ls = limbs->limb_stride;
+        const int lower = hand == 0 ? CROWD_BONE_LEFT_LOWER_ARM : CROWD_BONE_RIGHT_LOWER_ARM;
+        parent0 = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * lower) * ls, ls, i);
+        cv_q body_hand = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * (lower + 1)) * ls, ls, i);
+        rest0 = cv_q_canonical(cvk_q_conj_mul(parent0, body_hand));
+    }
+    /* trust and easing (SPEC 5.1 revision 2, one progress per hand) */
+    cv_m plain_lane = cv_mtrue();
+    cv_f a = zero;
+    float *track_col = NULL;
+    if (t->track) {
+        track_col = v->track + (size_t)hand * st;
+        cv_f r = cv_loadu(track_col + i);
+        if (!cv_all(cv_mand(trusted, cv_eq(r, one)))) {
+            const cv_f k_in = cv_set1(t->k_in);
+            cv_m reacquired = cv_mand(trusted, cv_lt(r, zero));
+            r = cv_select(reacquired, cv_sub(one, k_in), cv_sub(one, cv_mul(cv_sub(one, r), k_in)));
+            cv_m eased_in = cv_ge(r, cv_set1(1.0f - 0x1p-10f));
+            r = cv_select(eased_in, one, r);
+            plain_lane = cv_mand(trusted, eased_in);
+            cv_f x = cv_div(cv_set1(t->step), cv_select(eased_in, one, cv_sub(one, r)));
+            a = cv_sub(one, cv_exp2(cv_neg(cv_min(x, cv_set1(64.0f)))));
+        }
+        cv_storeu(track_col + i, cv_select(trusted, r, cv_set1(-1.0f)));
+    }
+    const bool all_plain = cv_all(plain_lane);
+    cv_q out_world[CROWDI_HAND_BONES];
+#pragma GCC unroll 16
+    for (int k = 0; k < CROWDI_HAND_BONES; k++) {
+        const int bone = b0 + k;
+        cv_q parent = crowdi_hand_parent[k] < 0 ? parent0 : out_world[crowdi_hand_parent[k]];
+        cv_q w = plain[k];
+        cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
+        float *wcol = v->world + (size_t)(4 * bone) * st, *lcol = v->local + (size_t)(4 * bone) * st;
+        cv_m sane = cv_mand(cv_gt(n2[k], cv_set1(1e-30f)), cv_lt(n2[k], cv_set1(1e30f)));
+        if (!all_plain || !cv_all(sane)) {
+            cv_q prev = cv_q_loadu_cols(lcol, st, i);
+            cv_q rest = k == 0 ? rest0 : cv_q_set1(v->rest_local[bone]);
+            /* an insane solve (landmarks too far apart for float) is no rotation: hold */
+            cv_q target = cv_q_select(sane, local, prev);
+            cv_q shown = cv_q_select(trusted, cv_q_nlerp(prev, target, a), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
+            cv_m keep_plain = cv_mand(plain_lane, sane);
+            local = cv_q_select(keep_plain, local, shown);
+            w = cv_q_select(keep_plain, w, cv_q_canonical(cv_q_mul(parent, shown)));
+        }
+        out_world[k] = w;
+        cv_q_storeu_cols(wcol, st, i, w);
+        cv_q_storeu_cols(lcol, st, i, local);
+    }
+}
+
+static inline void cvk_fingers_range(const crowdi_fingers_view *v, const crowdi_limbs_view *limbs, float dt, size_t i0,
+                                     size_t i1) {
+    cvk_fingers_tick t = {.dt = dt};
+    if (v->smoothing && dt > 0.0f) {
+        t.alpha_d = 1.0f / (1.0f + (1.0f / (6.2831855f * v->d_cutoff)) / dt);
+        t.frequency = fminf(1.0f / dt, 1e30f);
+        t.two_pi_dt = 6.2831855f * dt;
+    }
+    t.track = v->track != NULL;
+    if (t.track) {
+        t.step = dt / v->reacquire_half_life;
+        t.k_in = exp2f(-t.step);
+        t.k_out = exp2f(-(dt / v->hold_half_life));
+    }
+    for (size_t i = i0; i < i1; i += CV_W) {
+        if (limbs) {
+            cvk_hand_block(v, limbs, &t, 0, i);
+            cvk_hand_block(v, limbs, &t, 1, i);
+        } else {
+            cvk_hand_block(v, NULL, &t, 0, i);
+            cvk_hand_block(v, NULL, &t, 1, i);
+        }
+    }
+}
+
+/* The fingers stage: rows [i0, i1), whole blocks, after the limbs'. */
+static inline void cvk_fingers(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    const crowdi_fingers_view *f = v->controller[CROWDI_CTL_FINGERS];
+    if (!f) return;
+    const crowdi_limbs_view *l = v->controller[CROWDI_CTL_LIMBS];
+    cvk_fingers_range(f, l && l->limb_world ? l : NULL, dt, i0, i1);
+}
+
+#endif /* CROWDI_STAGES */
+#endif
