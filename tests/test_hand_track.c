@@ -1,4 +1,4 @@
-/* The hand track reader (tools/hand_track.c): MediaPipe Hand Landmarker results in the
+/* The hand track reader (io/pose/hand_track.c): MediaPipe Hand Landmarker results in the
  * JavaScript and Python shapes, Holistic's per-side keys, frames with no, one and two hands,
  * mirrored input and image landmarks; and every refusal naming the file, line, JSON path and
  * field. Plain C outside the engine: registered once. */
