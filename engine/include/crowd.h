@@ -1610,6 +1610,8 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     (crowd_lipsync_desc). The level is a setting column: while every instance holds 0 the
  *     tick reads no column.
  * ---------------------------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------------------------
  * 14. Live2D pose (order 200) and expressions (order 300), as the Cubism Framework (5-r.4)
  *     plays them (its CubismPose and R5 CubismExpressionMotionManager; checked against the
  *     real framework's golden traces: tests/test_cubism_engine.c). The tick order is Cubism's:
