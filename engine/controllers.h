@@ -21,9 +21,11 @@
     X(HARMONIC, harmonic)         \
     X(BLINK, blink)               \
     X(LIMBS, limbs)               \
-    X(FACE, face)
+    X(FACE, face)                 \
+    X(MOTION, motion)
 
 #define CROWDI_TICK_LIST(X) \
+    X(MOTION, motion)       \
     X(BLINK, blink)         \
     X(FACE, face)           \
     X(HARMONIC, harmonic)   \

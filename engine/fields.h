@@ -59,6 +59,11 @@ typedef enum crowdi_rule {
     X(FACE_ROTATION, "face_rotation", CROWDI_CTL_FACE, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
     X(FACE_PRESENCE, "face_presence", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
     X(FACE_WEIGHT, "face_weight", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                    \
+    X(MOTION_SPEED, "motion_speed", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)                 \
+    X(MOTION_WEIGHT, "motion_weight", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                \
+    X(MOTION_OPACITY, "motion_opacity", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OUTPUT, false)             \
+    X(MOTION_UPDATED, "motion_updated", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OUTPUT, false)             \
+    X(MOTION_PSEUDO, "motion_pseudo", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)
 
 #endif

@@ -21,6 +21,7 @@
     X(face_curve, crowd_face_curve, CROWD_FACE_CURVE_COUNT, "linear", "smoothstep")                             \
     X(blink_start, crowd_blink_start, CROWD_BLINK_START_COUNT, "random", "cubism")                              \
     X(harmonic_phase, crowd_harmonic_phase, CROWD_HARMONIC_PHASE_COUNT, "zero", "random")                       \
+    X(motion_priority, crowd_motion_priority, CROWD_MOTION_PRIORITY_COUNT, "none", "idle", "normal", "force")   \
     X(controller, crowd_controller, CROWD_CONTROLLER_COUNT, CROWDI_CONTROLLER_LIST(CROWDI_X_NAME))               \
     X(setting_type, crowd_setting_type, CROWD_SETTING_TYPE_COUNT, "float", "enum", "bool", "bits64")
 

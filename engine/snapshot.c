@@ -9,7 +9,7 @@
 #include "serial.h"
 
 #define SNAP_MAGIC "CROWDSNP"
-#define SNAP_VERSION 4u
+#define SNAP_VERSION 5u
 #define SNAP_OLDEST 2u /* version 2: the limbs settings had no outputs; 2 and 3: no arm_image_bend,
                           and tracked limbs rigs are refused (crowd.h, section 10) */
 #define SNAP_HEADER 32u /* magic 8, version 4, flags 4, payload size 8, checksum 8 */

@@ -14,6 +14,7 @@ typedef struct one_rig {
     crowd_blink_desc blink;
     crowd_limbs_desc limbs;
     crowd_face_desc face;
+    crowd_motion_desc motion;
     crowd_rig_desc rig;
 } one_rig;
 
@@ -25,12 +26,14 @@ static void *one_rig_make(one_rig *o, crowd_controller ctl) {
     o->limbs = crowd_limbs_defaults();
     o->face = crowd_face_defaults();
     o->face.mapping = NULL, o->face.mapping_count = 0; /* no parameters to map onto */
+    o->motion = crowd_motion_defaults();
     o->rig = crowd_rig_defaults();
     switch (ctl) {
     case CROWD_CONTROLLER_LOOK: o->rig.look = &o->look; return &o->look;
     case CROWD_CONTROLLER_HARMONIC: o->rig.harmonic = &o->harmonic; return &o->harmonic;
     case CROWD_CONTROLLER_BLINK: o->rig.blink = &o->blink; return &o->blink;
     case CROWD_CONTROLLER_LIMBS: o->rig.limbs = &o->limbs; return &o->limbs;
+    case CROWD_CONTROLLER_MOTION: o->rig.motion = &o->motion; return &o->motion;
     default: o->rig.face = &o->face; return &o->face;
     }
 }

@@ -83,9 +83,15 @@ export const FACE_SOURCE_COUNT = 55;
 /** crowd_face_curve */
 export const FaceCurve = Object.freeze({ linear: 0, smoothstep: 1 });
 export const FACE_CURVE_COUNT = 2;
+/** crowd_motion_segment */
+export const MotionSegment = Object.freeze({ linear: 0, bezier: 1, stepped: 2, inverse_stepped: 3 });
+export const MOTION_SEGMENT_COUNT = 4;
+/** crowd_motion_target */
+export const MotionTarget = Object.freeze({ model: 0, parameter: 1, part_opacity: 2 });
+export const MOTION_TARGET_COUNT = 3;
 /** crowd_controller */
-export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4 });
-export const CONTROLLER_COUNT = 5;
+export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4, motion: 5 });
+export const CONTROLLER_COUNT = 6;
 /** crowd_setting_type */
 export const SettingType = Object.freeze({ float: 0, enum: 1, bool: 2, bits64: 3 });
 export const SETTING_TYPE_COUNT = 4;
@@ -96,8 +102,11 @@ export const BLINK_START_COUNT = 2;
 export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
 export const HARMONIC_PHASE_COUNT = 2;
 /** crowd_field */
-export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26 });
-export const FIELD_COUNT = 27;
+export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26, motion_speed: 27, motion_weight: 28, motion_opacity: 29, motion_updated: 30, motion_pseudo: 31 });
+export const FIELD_COUNT = 32;
+/** crowd_motion_priority */
+export const MotionPriority = Object.freeze({ none: 0, idle: 1, normal: 2, force: 3 });
+export const MOTION_PRIORITY_COUNT = 4;
 export const VERSION_MAJOR = 0;
 export const VERSION_MINOR = 1;
 export const VERSION_PATCH = 0;
@@ -108,6 +117,11 @@ export const MAX_CHANNELS = 16;
 export const LANDMARK_COUNT = 33;
 export const FACE_SCORE_COUNT = 52;
 export const FACE_STANDARD_MAPPING_COUNT = 20;
+export const MOTION_QUEUE = 2;
+export const MOTION_EVENTS_PER_TICK = 4;
+export const MAX_MOTIONS = 65536;
+export const MAX_MOTION_CURVES = 65536;
+export const MAX_MOTION_EVENTS = 65536;
 /** Each controller's settings: 'float', 'bool', 'uint32', 'uint64' or the enum object its names come from. */
 export const SETTINGS = Object.freeze({
   look: Object.freeze({ damping: 'float', max_speed: 'float', blend: Blend }),
@@ -115,4 +129,5 @@ export const SETTINGS = Object.freeze({
   blink: Object.freeze({ model: BlinkModel, blend: Blend, mean: 'float', max_deviation: 'float', timescale: 'float' }),
   limbs: Object.freeze({ frame: PoseFrame, axis_fix: AxisFix, fallback: LimbFallback, visibility_threshold: 'float', hold_half_life: 'float', reacquire_half_life: 'float', bend_min: 'float', bend_full: 'float', smoothing: 'bool', min_cutoff: 'float', beta: 'float', d_cutoff: 'float', outputs: LimbOutputs, arm_image_bend: 'float' }),
   face: Object.freeze({ blend: Blend, presence_threshold: 'float', handoff_half_life: 'float', smoothed_sources: 'uint64', min_cutoff: 'float', beta: 'float', d_cutoff: 'float' }),
+  motion: Object.freeze({ loop_idle: 'bool' }),
 });

@@ -46,6 +46,7 @@ static const cw_setting cw_settings[] = {
     {"face", "min_cutoff", offsetof(crowd_face_desc, min_cutoff), CW_FLOAT},
     {"face", "beta", offsetof(crowd_face_desc, beta), CW_FLOAT},
     {"face", "d_cutoff", offsetof(crowd_face_desc, d_cutoff), CW_FLOAT},
+    {"motion", "loop_idle", offsetof(crowd_motion_desc, loop_idle), CW_BOOL},
 };
 
 #endif
