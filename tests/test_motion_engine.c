@@ -5,7 +5,7 @@
  *    1e-5 of its range per frame, pseudo-parameters and the model opacity within 1e-5, the
  *    "updated" and "finished" flags and the events at the same frames. The worst error of each
  *    case is printed.
- *  - determinism: 3000 instances of 4 clips at random offsets, speeds, weights and loops,
+ *  - determinism: 2000 instances of 4 clips at random offsets, speeds, weights and loops,
  *    restarted at random (cross-fades) with irregular dt: the same bytes on this target as on
  *    scalar, with 3 threads, and ticked in random ranges.
  *  - snapshot: saved mid-cross-fade and loaded into a second engine, both continue bit for bit.
@@ -316,7 +316,7 @@ static uint32_t lcg(uint64_t *s) {
 }
 static double unit(uint64_t *s) { return lcg(s) / 2147483648.0; }
 
-enum { CROWD_N = 3000 };
+enum { CROWD_N = 2000 };
 
 static crowd_engine *crowd_make(crowd_world *w, crowd_simd simd, uint32_t threads, crowd_rig *rig, crowd_instance *h) {
     crowd_engine_desc ed = crowd_engine_defaults();

@@ -1012,7 +1012,8 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then blink (400), face (500, section 11),
+ * 8. The tick. For every instance: out = base, then motion (100, section 12: it replaces the
+ *    base of the parameters its library animates), blink (400), face (500, section 11),
  *    harmonic (600) and look (700) blend into out in that order. The numbers are each
  *    controller's order, as Cubism's update order numbers: a controller with a smaller number
  *    writes its parameters first, and a later one blends onto what it wrote. They leave room
@@ -1135,7 +1136,7 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 4), every number little-endian:
+ *     Format (version 5), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
@@ -1150,6 +1151,8 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
  *     version 3. Version 4 (limb tracking SPEC 5.1 revision 2) appends arm_image_bend to the
  *     limbs settings and drops the tracked rigs' per-bone ease source (4 columns a bone).
+ *     Version 5 adds the motion controller (flag bit 5: its library in the rig's settings, its
+ *     playback state in columns); a version 4 snapshot reads unchanged.
  *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
  *     side state means the same and continues under revision 2's rules); a snapshot with a
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a

@@ -171,7 +171,7 @@ static inline double cvk_md_cubic_root(double b, double c, double d, double lo, 
     double flo = ((lo + b) * lo + c) * lo + d;
     bool rising = flo < 0.0;
     double t = 0.5 * (lo + hi);
-    for (int k = 0; k < 200; k++) {
+    for (int k = 0; k < 100; k++) {
         double f = ((t + b) * t + c) * t + d;
         if (f == 0.0) return t;
         if ((f < 0.0) == rising) lo = t;
@@ -179,7 +179,9 @@ static inline double cvk_md_cubic_root(double b, double c, double d, double lo, 
         double df = (3.0 * t + 2.0 * b) * t + c;
         double next = df != 0.0 ? t - f / df : lo;
         if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-        if (next == t || hi - lo <= 0.0) return next;
+        /* converged: a step within 1e-14 (Newton near the root may otherwise hop between two
+         * neighbouring doubles) */
+        if (fabs(next - t) <= 1e-14 * (1.0 + fabs(t))) return next;
         t = next;
     }
     return t;
@@ -197,22 +199,38 @@ static inline double cvk_md_bezier_t(double a, double b, double c, double d) {
         return cvk_md_clamp01(r);
     }
     double ba = b / a, ca = c / a, da = d / a;
-    double bound = 1.0 + fmax(fabs(ba), fmax(fabs(ca), fabs(da))); /* Cauchy: every root within */
-    double disc = ba * ba - 3.0 * ca;                                  /* of f' = 3t^2 + 2ba t + ca */
+    double disc = ba * ba - 3.0 * ca; /* of f' = 3t^2 + 2ba t + ca */
     if (disc > 0.0) {
         double sq = sqrt(disc), t1 = (-ba - sq) / 3.0, t2 = (-ba + sq) / 3.0;
         double f1 = ((t1 + ba) * t1 + ca) * t1 + da, f2 = ((t2 + ba) * t2 + ca) * t2 + da;
-        if (f1 > 0.0 && f2 < 0.0) { /* three real roots */
-            double large = cvk_md_cubic_root(ba, ca, da, t2, bound);
-            if (fabs(large - 0.5) < 0.51) return cvk_md_clamp01(large);
-            double small = cvk_md_cubic_root(ba, ca, da, -bound, t1);
-            if (fabs(small - 0.5) < 0.51) return cvk_md_clamp01(small);
-            return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, t1, t2));
+        if (f1 > 0.0 && f2 < 0.0) { /* three real roots s < m < l: f < 0, > 0, < 0, > 0 between */
+            /* a root is taken when it lies in the window (-0.01, 1.01), so each search brackets
+             * its branch within the window only (a nearly quadratic curve, a tiny negative a from
+             * rounding, puts the other roots near +-1/a) */
+            const double wl = -0.01, wh = 1.01;
+#define CVK_F(t) ((((t) + ba) * (t) + ca) * (t) + da)
+            if (t2 < wh) {
+                double lo = t2 > wl ? t2 : wl;
+                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh));
+            }
+            if (t1 > wl) {
+                double hi = t1 < wh ? t1 : wh;
+                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi));
+            }
+            /* the middle root, on the falling branch [t1, t2], clamped to [0, 1] */
+            double lo = t1 > 0.0 ? t1 : 0.0, hi = t2 < 1.0 ? t2 : 1.0;
+            if (!(lo < hi)) return t2 <= 0.0 ? 0.0 : 1.0;
+            if (CVK_F(lo) <= 0.0) return 0.0;
+            if (CVK_F(hi) >= 0.0) return 1.0;
+#undef CVK_F
+            return cvk_md_cubic_root(ba, ca, da, lo, hi);
         }
-        if (f1 <= 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, t2, bound));
-        return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, -bound, t1));
     }
-    return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, -bound, bound));
+    /* One real root r: f < 0 below it, > 0 above. Only its place in [0, 1] matters (the
+     * result is clamped), so the search brackets [0, 1]. */
+    if (da >= 0.0) return 0.0;                  /* f(0) >= 0: r <= 0 */
+    if (1.0 + ba + ca + da <= 0.0) return 1.0;  /* f(1) <= 0: r >= 1 */
+    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0);
 }
 
 static inline double cvk_md_lerp(double a, double b, double t) { return a + (b - a) * t; }
