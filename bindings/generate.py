@@ -226,7 +226,7 @@ def controller_settings(h):
 # ---------------------------------------------------------------------------------------------
 # Python (ctypes)
 # ---------------------------------------------------------------------------------------------
-_PY_SCALARS = {"uint64_t": "C.c_uint64", "uint32_t": "C.c_uint32", "int32_t": "C.c_int32", "float": "C.c_float",
+_PY_SCALARS = {"uint64_t": "C.c_uint64", "uint32_t": "C.c_uint32", "uint8_t": "C.c_uint8", "int32_t": "C.c_int32", "float": "C.c_float",
                "double": "C.c_double", "bool": "C.c_bool", "size_t": "C.c_size_t", "int": "C.c_int",
                "void": "None"}
 

@@ -25,11 +25,13 @@
     X(PHYSICS, physics)           \
     X(LIPSYNC, lipsync)           \
     X(POSE, pose)                 \
-    X(EXPRESSION, expression) \
-    X(FINGERS, fingers)
+    X(EXPRESSION, expression)     \
+    X(FINGERS, fingers)           \
+    X(MOTION, motion)
 
-#define CROWDI_TICK_LIST(X) \
-    X(POSE, pose)           \
+#define CROWDI_TICK_LIST(X)   \
+    X(MOTION, motion)         \
+    X(POSE, pose)             \
     X(EXPRESSION, expression) \
     X(BLINK, blink)         \
     X(FACE, face)           \

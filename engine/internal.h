@@ -121,7 +121,7 @@ const crowdi_slot *crowdi_slot_get(const crowd_engine *engine, crowd_instance h)
 crowd_result crowdi_check_handles(const crowd_engine *engine, const char *fn, const crowd_instance *h, uint32_t count);
 
 /* the tick (tick.c): slice `slice` of `slices` of every rig's running rows */
-void crowdi_tick_slice(const crowd_engine *engine, float dt, uint32_t slice, uint32_t slices);
+void crowdi_tick_slice(const crowd_engine *engine, double dt, uint32_t slice, uint32_t slices);
 
 /* ---- controllers (controllers.h lists them) ---- */
 /* a rig desc's parameter ids, hashed (ids.c) */

@@ -51,8 +51,10 @@ void crowdi_lod_read(crowdi_reader *rd, crowd_rig_desc *desc) {
 static void run_rows(const crowd_engine *e, const crowdi_rig *r, const float *dt, uint32_t stages, uint32_t first,
                      uint32_t count) {
     uint32_t bulk = count - count % e->kernels->width;
-    if (bulk) e->kernels->tick_some(&r->view, dt, stages, first, bulk);
-    if (count > bulk) e->tail_kernels->tick_some(&r->view, dt, stages, first + bulk, count - bulk);
+    crowdi_rig_view view = r->view; /* the motion stage reads its dt as a double (kernel_table.h) */
+    view.dt_exact = (double)dt[CROWDI_CTL_MOTION];
+    if (bulk) e->kernels->tick_some(&view, dt, stages, first, bulk);
+    if (count > bulk) e->tail_kernels->tick_some(&view, dt, stages, first + bulk, count - bulk);
 }
 
 /* Rows are classified in batches (a tag per row on the stack), then each run of rows with one

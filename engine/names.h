@@ -24,6 +24,7 @@
     X(harmonic_phase, crowd_harmonic_phase, CROWD_HARMONIC_PHASE_COUNT, "zero", "random")                       \
     X(expression_blend, crowd_expression_blend, CROWD_EXPRESSION_BLEND_COUNT, "add", "multiply", "overwrite")   \
     X(lod_interval, crowd_lod_interval, CROWD_LOD_INTERVAL_COUNT, "1", "2", "4", "8")                           \
+    X(motion_priority, crowd_motion_priority, CROWD_MOTION_PRIORITY_COUNT, "none", "idle", "normal", "force")   \
     X(controller, crowd_controller, CROWD_CONTROLLER_COUNT, CROWDI_CONTROLLER_LIST(CROWDI_X_NAME))               \
     X(setting_type, crowd_setting_type, CROWD_SETTING_TYPE_COUNT, "float", "enum", "bool", "bits64")
 

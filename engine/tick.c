@@ -3,22 +3,25 @@
  * no lock beyond the pool's handoff, reads no clock. */
 #include "internal.h"
 
-static crowd_result check_dt(const crowd_engine *e, const char *fn, float dt) {
-    CROWDI_CHECK(e, crowdi_finite(dt), CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
+static crowd_result check_dt(const crowd_engine *e, const char *fn, double dt) {
+    CROWDI_CHECK(e, dt - dt == 0.0, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
     CROWDI_CHECK(e, dt >= 0 && dt <= 1, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
     return CROWD_OK;
 }
 
 /* Whole blocks on the engine's target, the rest through the width-1 build of the same code. */
-static void tick_rows(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {
-    if (crowdi_lod_tick(e, r, dt, first, count)) return; /* some instance updates less often (lod.c) */
+static void tick_rows(const crowd_engine *e, const crowdi_rig *r, double dt_exact, uint32_t first, uint32_t count) {
+    if (crowdi_lod_tick(e, r, (float)dt_exact, first, count)) return; /* some instance updates less often (lod.c) */
     uint32_t bulk = count - count % e->kernels->width;
-    if (bulk) e->kernels->tick(&r->view, dt, first, bulk);
-    if (count > bulk) e->tail_kernels->tick(&r->view, dt, first + bulk, count - bulk);
+    crowdi_rig_view view = r->view; /* its own copy carries dt_exact: concurrent ranges share nothing */
+    view.dt_exact = dt_exact;
+    const float dt = (float)dt_exact;
+    if (bulk) e->kernels->tick(&view, dt, first, bulk);
+    if (count > bulk) e->tail_kernels->tick(&view, dt, first + bulk, count - bulk);
 }
 
 /* Slice t of `slices` of every rig's running rows: contiguous, starting on a 16-row boundary. */
-void crowdi_tick_slice(const crowd_engine *e, float dt, uint32_t slice, uint32_t slices) {
+void crowdi_tick_slice(const crowd_engine *e, double dt, uint32_t slice, uint32_t slices) {
     for (uint32_t k = 0; k < e->rig_count; k++) {
         const crowdi_rig *r = e->rigs[k];
         uint32_t per = (r->running + slices - 1) / slices;
@@ -30,16 +33,16 @@ void crowdi_tick_slice(const crowd_engine *e, float dt, uint32_t slice, uint32_t
     }
 }
 
-typedef struct { const crowd_engine *engine; float dt; } tick_work;
+typedef struct { const crowd_engine *engine; double dt; } tick_work;
 
 static void tick_slice(void *context, uint32_t slice, uint32_t slices) {
     const tick_work *w = context;
     crowdi_tick_slice(w->engine, w->dt, slice, slices);
 }
 
-crowd_result crowd_tick(crowd_engine *e, float dt) {
+static crowd_result tick_all(crowd_engine *e, const char *fn, double dt) {
     if (!e) return CROWD_ERR_NULL;
-    crowd_result res = check_dt(e, "crowd_tick", dt);
+    crowd_result res = check_dt(e, fn, dt);
     if (res != CROWD_OK) return res;
     tick_work w = {e, dt};
     if (e->pool) crowdi_pool_run(e->pool, tick_slice, &w);
@@ -47,11 +50,14 @@ crowd_result crowd_tick(crowd_engine *e, float dt) {
     return CROWD_OK;
 }
 
+crowd_result crowd_tick(crowd_engine *e, float dt) { return tick_all(e, "crowd_tick", (double)dt); }
+crowd_result crowd_tick_exact(crowd_engine *e, double dt) { return tick_all(e, "crowd_tick_exact", dt); }
+
 /* Calls may run concurrently: errors go through crowdi_fail_concurrent. */
-crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t first, uint32_t count) {
+static crowd_result tick_range(crowd_engine *e, const char *fn, double dt, crowd_rig rig, uint32_t first,
+                               uint32_t count) {
     if (!e) return CROWD_ERR_NULL;
-    const char *fn = "crowd_tick_range";
-    if (!crowdi_finite(dt)) return crowdi_fail_concurrent(e, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
+    if (!(dt - dt == 0.0)) return crowdi_fail_concurrent(e, CROWD_ERR_NOT_FINITE, "%s: dt is not finite", fn);
     if (!(dt >= 0 && dt <= 1))
         return crowdi_fail_concurrent(e, CROWD_ERR_RANGE, "%s: dt (%g) must be in [0, 1] seconds", fn, (double)dt);
     const crowdi_rig *r = crowdi_rig_get(e, rig);
@@ -63,4 +69,11 @@ crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t
     uint32_t end = first + count < r->running ? first + count : r->running;
     if (first < end) tick_rows(e, r, dt, first, end - first);
     return CROWD_OK;
+}
+
+crowd_result crowd_tick_range(crowd_engine *e, float dt, crowd_rig rig, uint32_t first, uint32_t count) {
+    return tick_range(e, "crowd_tick_range", (double)dt, rig, first, count);
+}
+crowd_result crowd_tick_range_exact(crowd_engine *e, double dt, crowd_rig rig, uint32_t first, uint32_t count) {
+    return tick_range(e, "crowd_tick_range_exact", dt, rig, first, count);
 }

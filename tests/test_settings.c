@@ -19,6 +19,7 @@ typedef struct one_rig {
     crowd_pose_desc pose;
     crowd_expression_desc expression;
     crowd_fingers_desc fingers;
+    crowd_motion_desc motion;
     crowd_rig_desc rig;
 } one_rig;
 
@@ -35,6 +36,7 @@ static void *one_rig_make(one_rig *o, crowd_controller ctl) {
     o->pose = crowd_pose_defaults();
     o->expression = crowd_expression_defaults();
     o->fingers = crowd_fingers_defaults();
+    o->motion = crowd_motion_defaults();
     o->rig = crowd_rig_defaults();
     switch (ctl) {
     case CROWD_CONTROLLER_LOOK: o->rig.look = &o->look; return &o->look;
@@ -46,6 +48,7 @@ static void *one_rig_make(one_rig *o, crowd_controller ctl) {
     case CROWD_CONTROLLER_POSE: o->rig.pose = &o->pose; return &o->pose;
     case CROWD_CONTROLLER_EXPRESSION: o->rig.expression = &o->expression; return &o->expression;
     case CROWD_CONTROLLER_FINGERS: o->rig.fingers = &o->fingers; return &o->fingers;
+    case CROWD_CONTROLLER_MOTION: o->rig.motion = &o->motion; return &o->motion;
     default: o->rig.face = &o->face; return &o->face;
     }
 }

@@ -112,6 +112,8 @@
  *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
  *  12. Physics: Cubism physics3 pendulums (order 800)
  *  13. Lip sync: a mouth level onto the LipSync parameters (order 500, after face)
+ *  14. Live2D pose and expressions (orders 200, 300)
+ *  15. Motions: Live2D motion3 clips per rig, playback per instance (order 100)
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
@@ -880,6 +882,77 @@ typedef enum crowd_lod_interval {
 /* "1", "2", "4", "8"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API const char *crowd_lod_interval_name(crowd_lod_interval value);
 CROWD_API crowd_result crowd_lod_interval_parse(const char *name, crowd_lod_interval *out);
+/* ---- motions (section 15): a rig's library of Live2D motion3 clips ---- */
+#define CROWD_MOTION_QUEUE 2u             /* entries an instance plays at once */
+#define CROWD_MOTION_EVENTS_PER_TICK 4u   /* events an instance keeps per tick */
+#define CROWD_MAX_MOTIONS 65536u          /* clips in a library */
+#define CROWD_MAX_MOTION_CURVES 65536u    /* curves of one clip */
+#define CROWD_MAX_MOTION_SEGMENTS (1u << 22) /* segments of one clip */
+#define CROWD_MAX_MOTION_POINTS (1u << 24)   /* points of one clip */
+#define CROWD_MAX_MOTION_EVENTS 65536u    /* events of one clip */
+#define CROWD_MAX_MOTION_SECONDS 1e6      /* duration, fades, times */
+
+typedef enum crowd_motion_segment {
+    CROWD_MOTION_SEGMENT_LINEAR = 0,  /* points p, p+1 */
+    CROWD_MOTION_SEGMENT_BEZIER,      /* points p .. p+3 */
+    CROWD_MOTION_SEGMENT_STEPPED,     /* points p, p+1: the start value */
+    CROWD_MOTION_SEGMENT_INVERSE_STEPPED, /* points p, p+1: the end value */
+    CROWD_MOTION_SEGMENT_COUNT
+} crowd_motion_segment;
+
+typedef enum crowd_motion_target {
+    CROWD_MOTION_TARGET_MODEL = 0,    /* id "EyeBlink", "LipSync" or "Opacity" (others are kept
+                                         and ignored, as the framework does) */
+    CROWD_MOTION_TARGET_PARAMETER,    /* a parameter id (a pseudo-parameter when the rig has none) */
+    CROWD_MOTION_TARGET_PART_OPACITY, /* a part id: its pseudo-parameter */
+    CROWD_MOTION_TARGET_COUNT
+} crowd_motion_target;
+
+typedef struct crowd_motion_point { double time, value; } crowd_motion_point;
+
+typedef struct crowd_motion_curve {
+    const char *id;                /* copied */
+    crowd_motion_target target;
+    double fade_in, fade_out;      /* the curve's own FadeInTime/FadeOutTime; < 0: the clip's */
+    uint32_t first_segment, segment_count; /* segment_count >= 1 */
+} crowd_motion_curve;
+
+/* One motion3 file as the Cubism Framework reads it (the same layout as the file's flattened
+ * CubismMotionData): curves index runs of segments, segments their first point; consecutive
+ * segments of a curve share their joining point (a segment's first point is the previous one's
+ * last). Curves come in target order Model, Parameter, PartOpacity (the framework's update
+ * loops stop at the first curve out of that order). Point times within a curve must not
+ * decrease from segment to segment (a segment's end is after its start or at it). */
+typedef struct crowd_motion_clip {
+    double duration;           /* Meta.Duration, > 0 */
+    double fps;                /* Meta.Fps, > 0: a loop lasts duration + 1/fps */
+    bool beziers_restricted;   /* Meta.AreBeziersRestricted */
+    double fade_in, fade_out;  /* the fades to play with, >= 0 (the model3 entry's FadeInTime and
+                                  FadeOutTime when set, else Meta's, else 1) */
+    uint32_t curve_count, segment_count, point_count, event_count;
+    const crowd_motion_curve *curves;
+    const uint8_t *segment_types;   /* crowd_motion_segment per segment */
+    const uint32_t *segment_points; /* each segment's first point */
+    const crowd_motion_point *points;
+    const double *event_times;      /* UserData times, file order (the host keeps the values) */
+} crowd_motion_clip;
+
+/* A rig's motion library. Everything is copied by crowd_rig_create. */
+typedef struct crowd_motion_desc {
+    const crowd_motion_clip *clips;
+    uint32_t clip_count;                /* at most CROWD_MAX_MOTIONS */
+    const char *const *eye_blink_ids;   /* model3 Groups "EyeBlink": parameters of the rig */
+    uint32_t eye_blink_count;           /* at most 64 (the framework's flag bits) */
+    const char *const *lip_sync_ids;    /* model3 Groups "LipSync": parameters of the rig */
+    uint32_t lip_sync_count;            /* at most 64 */
+    const uint32_t *idle_clips;         /* the idle group: clip indices; none: an instance whose
+                                           motions ended keeps their last values */
+    uint32_t idle_count;
+    bool loop_idle;                     /* an idle clip started by the tick loops (default false:
+                                           the sample app plays it once, then draws the next) */
+} crowd_motion_desc;
+/* No clips, no ids, no idle group, idle clips not looping. */
+CROWD_API crowd_motion_desc crowd_motion_defaults(void);
 
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
@@ -895,6 +968,7 @@ typedef struct crowd_rig_desc {
     const crowd_pose_desc *pose;         /* NULL: no Live2D pose (section 14) */
     const crowd_expression_desc *expression; /* NULL: no Live2D expressions (section 14) */
     const crowd_fingers_desc *fingers;   /* NULL: no fingers (section 9a) */
+    const crowd_motion_desc *motion;     /* NULL: no motions (section 15) */
     /* Level of detail (section 8a): the update interval a new instance starts with (the
      * default, 0, is every tick), and the controllers that run every tick whatever an
      * instance's interval (bit crowd_controller; default none: every controller follows the
@@ -947,11 +1021,11 @@ CROWD_API crowd_result crowd_rig_bytes_per_instance(const crowd_engine *engine, 
 typedef enum crowd_controller {
     CROWD_CONTROLLER_LOOK = 0, CROWD_CONTROLLER_HARMONIC, CROWD_CONTROLLER_BLINK, CROWD_CONTROLLER_LIMBS,
     CROWD_CONTROLLER_FACE, CROWD_CONTROLLER_PHYSICS, CROWD_CONTROLLER_LIPSYNC, CROWD_CONTROLLER_POSE,
-    CROWD_CONTROLLER_EXPRESSION, CROWD_CONTROLLER_FINGERS,
+    CROWD_CONTROLLER_EXPRESSION, CROWD_CONTROLLER_FINGERS, CROWD_CONTROLLER_MOTION,
     CROWD_CONTROLLER_COUNT
 } crowd_controller;
 /* "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync", "pose",
- * "expression", "fingers" (crowd_rig_desc's member), or NULL. */
+ * "expression", "fingers", "motion" (crowd_rig_desc's member), or NULL. */
 CROWD_API const char *crowd_controller_name(crowd_controller controller);
 /* The controller whose name is `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API crowd_result crowd_controller_parse(const char *name, crowd_controller *out);
@@ -1143,6 +1217,17 @@ typedef enum crowd_field {
     CROWD_FIELD_FINGER_WORLD,      /* [4] world rotation of bone `index` (hand * 16 +
                                       crowd_hand_bone), w >= 0 */
     CROWD_FIELD_FINGER_LOCAL,      /* [4] rotation of that bone relative to its parent */
+    /* motions (section 15) */
+    CROWD_FIELD_MOTION_SPEED,      /* [1] in [0, 1e6]: the instance's motion clock runs at dt*speed
+                                      (default 1) */
+    CROWD_FIELD_MOTION_WEIGHT,     /* [1] in [0, 1]: the framework's motion weight (default 1) */
+    CROWD_FIELD_MOTION_OPACITY,    /* [1] output: what a Model "Opacity" curve last set (1 at
+                                      first) */
+    CROWD_FIELD_MOTION_UPDATED,    /* [1] output: 1 when a motion updated the instance this tick
+                                      (Cubism's motionUpdated), else 0 */
+    CROWD_FIELD_MOTION_PSEUDO,     /* [1] pseudo-parameter `index` (crowd_rig_motion_pseudo_index),
+                                      finite: what PartOpacity curves, and curves of ids that are
+                                      no parameter of the rig, write (0 at first) */
     CROWD_FIELD_COUNT
 } crowd_field;
 
@@ -1219,15 +1304,16 @@ CROWD_API crowd_result crowd_get_outputs(const crowd_engine *engine, crowd_insta
                                float *out_values, uint32_t capacity);
 
 /* ------------------------------------------------------------------------------------------
- * 8. The tick. For every instance: out = base, then pose (200, part opacities, section 14),
- *    expression (300, section 14), blink (400), face (500, section 11), lip sync (500, after
- *    face; section 13), harmonic (600), look (700) and physics (800, section 12) blend into
- *    out in that order (a motion controller, order 100, runs before the pose: it writes
- *    parameters and the pose's part parameters). The numbers are each controller's order, as
- *    Cubism's update order numbers: a controller with a smaller number writes its parameters
- *    first, and a later one blends onto what it wrote (physics reads the angles look and face
- *    wrote). They leave room between them for controllers to come. Limbs (section 9) write
- *    bones, not parameters, and run after all of them.
+ * 8. The tick. For every instance: out = base, then motion (100, section 15: it replaces the
+ *    base of the parameters its library animates and writes the pose's part parameters),
+ *    pose (200, part opacities, section 14), expression (300, section 14), blink (400),
+ *    face (500, section 11), lip sync (500, after face; section 13), harmonic (600), look
+ *    (700) and physics (800, section 12) blend into out in that order. The numbers are each
+ *    controller's order, as Cubism's update order numbers: a controller with a smaller
+ *    number writes its parameters first, and a later one blends onto what it wrote (physics
+ *    reads the angles look and face wrote). They leave room between them for controllers to
+ *    come. Limbs (section 9) and fingers (section 9a) write bones, not parameters, and run
+ *    after all of them.
  * ---------------------------------------------------------------------------------------- */
 /* Advances every running instance of every rig by dt (0 <= dt <= 1, finite). With a pool
  * (threads > 1) it wakes the workers and returns when all slices are done. Errors:
@@ -1482,6 +1568,8 @@ CROWD_API crowd_result crowd_rig_rest_hands(crowd_engine *engine, crowd_rig rig,
  *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
  *     version 3. Version 4 (limb tracking SPEC 5.1 revision 2) appends arm_image_bend to the
  *     limbs settings and drops the tracked rigs' per-bone ease source (4 columns a bone).
+ *     Version 5 adds the motion controller (flag bit 5: its library in the rig's settings, its
+ *     playback state in columns); a version 4 snapshot reads unchanged.
  *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
  *     side state means the same and continues under revision 2's rules); a snapshot with a
  *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
@@ -1670,6 +1758,143 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  * expression controller), CROWD_ERR_RANGE (expression beyond a handle's rig's library). */
 CROWD_API crowd_result crowd_expressions_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
                                                uint32_t expression);
+
+/* ------------------------------------------------------------------------------------------
+ * 15. Motions (Live2D motion3; order 100: the first stage of the tick, before every other
+ *     controller, as the Cubism SDK for Unity orders it: motion 100, pose 200, expression 300,
+ *     blink 400, face tracking and lip sync 500, harmonic 600, look 700, physics 800).
+ *
+ *     A rig with a motion controller holds a motion library (crowd_motion_desc): every clip's
+ *     curves stored once, in the rig, shared by all its instances; an instance holds only its
+ *     playback state. Each instance plays the way the Cubism Framework (5-r.4) plays one model
+ *     (CubismMotionManager and CubismMotion, MotionBehavior_V2), which golden traces of the
+ *     real framework check (tests/test_motion_engine.c):
+ *     - Clock. Each instance has its own manager time in double: every tick adds dt*speed
+ *       (CROWD_FIELD_MOTION_SPEED). crowd_tick's float dt is widened exactly; crowd_tick_exact
+ *       takes the double a host's frame clock has (the framework's accumulated 1/30 often lands
+ *       a few ulps below a key, which moves a stepped jump by one frame: only a double dt
+ *       reproduces that).
+ *     - Start (crowd_motion_start). The reserve rule: a start with priority idle or normal
+ *       plays only when its priority is above the instance's reserved and current priorities
+ *       (CubismMotionManager.reserveMotion); force always plays. Starting makes every entry
+ *       already playing fade out (over its own fade-out time, from the next tick); the new one
+ *       starts at the instance's next tick, with weight 0 on that tick (time starts there).
+ *       An instance holds at most CROWD_MOTION_QUEUE entries (the framework's queue grows
+ *       without bound): a start into a full queue drops the oldest, still fading, entry.
+ *     - Per tick, each entry in start order: fade weight w = weight * ease((now - fade start) /
+ *       fade_in) * ease((end - now) / fade_out) (ease(x) = 0.5 - 0.5 cos(pi x), x clamped to
+ *       [0, 1]; a fade time of 0 gives 1; the fade-out factor is 1 while no end is set), every
+ *       Parameter curve: v = source + (curve(t) - source) * w, clamped to the parameter's
+ *       range, where source is the motion result the instance kept from the last tick (not the
+ *       base: for the parameters any clip of the library animates, the motion result replaces
+ *       the base value, and it stays after a motion ends). A curve with its own FadeInTime or
+ *       FadeOutTime uses weight * fin * fout with those times instead (< 0: the clip's).
+ *     - Curves: the first segment whose end is after t; linear, bezier (de Casteljau at linear
+ *       time when the clip's beziers are restricted, else the time curve solved for t with the
+ *       framework's choice among the cubic's roots), stepped, inverse stepped (the end value).
+ *       Loops last duration + 1/fps and return linearly from the last point to the first in
+ *       that last 1/fps; each loop restarts the fade-in when loop_fade_in is set.
+ *     - Model curves. EyeBlink multiplies the motion's curves of the library's eye_blink_ids
+ *       and sets the others (blended with w); LipSync adds likewise to lip_sync_ids; Opacity
+ *       sets CROWD_FIELD_MOTION_OPACITY.
+ *     - PartOpacity curves write the pseudo-parameter of their part id, unblended (as the
+ *       framework writes a not-exist parameter); the pose controller (order 200) reads them
+ *       there to pick each group's visible part. Parameter curves whose id is no parameter of
+ *       the rig write their blended value to a pseudo-parameter too (unclamped). Pseudo-
+ *       parameters are CROWD_FIELD_MOTION_PSEUDO, one index per distinct id
+ *       (crowd_rig_motion_pseudo_index), in float32.
+ *     - End. A non-looping entry ends at start + duration and then plays no more; the values
+ *       it left stay. When nothing plays and the library has an idle group, the tick starts one
+ *       of its clips (chosen by the instance's own seeded draw, the sample app's random idle)
+ *       with priority idle, no loop, and, as the sample app, runs no update in that tick (the
+ *       clock stands still too).
+ *     - Events (user data) fire when before < time <= now in motion time, again every loop;
+ *       crowd_motion_events collects them.
+ *     - Blink: CROWD_FIELD_MOTION_UPDATED is 1 on a tick where any entry updated the
+ *       instance; the Cubism samples run auto-blink only when it is 0 (see the blink
+ *       controller).
+ *     Every value is computed in double per instance (time, curve, fades), rounded to float32
+ *     once when stored, as the framework's Float32Array does: parameters within 1e-5 of their
+ *     range of the framework on every golden case. The stage runs instance by instance (each
+ *     lane's own control flow, never another lane's), allocates nothing, uses only +, -, *, /
+ *     and sqrt (its cosine and root solver are its own), so it gives the same bits on every
+ *     SIMD target, split and thread count. The playback state is part of the snapshot.
+ * ---------------------------------------------------------------------------------------- */
+
+typedef enum crowd_motion_priority {
+    CROWD_MOTION_PRIORITY_NONE = 0, CROWD_MOTION_PRIORITY_IDLE, CROWD_MOTION_PRIORITY_NORMAL,
+    CROWD_MOTION_PRIORITY_FORCE, CROWD_MOTION_PRIORITY_COUNT
+} crowd_motion_priority;
+/* "none", "idle", "normal", "force"; NULL out of range. Parse: CROWD_ERR_NULL, CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_motion_priority_name(crowd_motion_priority value);
+CROWD_API crowd_result crowd_motion_priority_parse(const char *name, crowd_motion_priority *out);
+
+typedef struct crowd_motion_start_desc {
+    uint32_t clip;                  /* index in the rig's library */
+    crowd_motion_priority priority; /* idle, normal or force (default normal) */
+    bool loop;                      /* play forever (default false) */
+    bool loop_fade_in;              /* each loop fades in again (default true, the framework's) */
+    double fade_in, fade_out;       /* < 0 (default -1): the clip's; else at most 1e6 s */
+    double offset;                  /* seconds into the clip at its first tick, >= 0 (default 0) */
+} crowd_motion_start_desc;
+CROWD_API crowd_motion_start_desc crowd_motion_start_defaults(uint32_t clip);
+
+/* Starts desc's clip on each instance (all of one rig with a motion controller) where the
+ * reserve rule lets it (above). out_started (may be NULL) receives whether it did, per handle.
+ * Everything is checked before anything changes. Errors: CROWD_ERR_NULL (engine, desc, handles
+ * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a rig without motions),
+ * CROWD_ERR_BAD_ENUM (priority none or unknown), CROWD_ERR_RANGE (clip beyond the library,
+ * a fade above 1e6, an offset outside [0, 1e6]), CROWD_ERR_NOT_FINITE (fade, offset). */
+CROWD_API crowd_result crowd_motion_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                          const crowd_motion_start_desc *desc, bool *out_started);
+/* CubismMotionManager.reserveMotion on each instance: reserves `priority` when it is above the
+ * reserved and the current priority (out_reserved, may be NULL, says where). The errors of
+ * crowd_motion_start (priority idle, normal or force). */
+CROWD_API crowd_result crowd_motion_reserve(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                            crowd_motion_priority priority, bool *out_reserved);
+
+typedef struct crowd_motion_status {
+    uint32_t playing;          /* entries in the queue (0: finished, as CubismMotionManager.isFinished) */
+    int32_t clip;              /* the newest entry's clip, -1 when none */
+    double time;               /* the newest entry's time in its clip (loop time when looping;
+                                  0 before its first tick) */
+    double clock;              /* the instance's manager time */
+    crowd_motion_priority current, reserved;
+} crowd_motion_status;
+/* Errors: CROWD_ERR_NULL (engine, out), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER. */
+CROWD_API crowd_result crowd_motion_status_get(const crowd_engine *engine, crowd_instance instance,
+                                               crowd_motion_status *out);
+
+/* The pseudo-parameter index of an id (a PartOpacity curve's part id, or a Parameter curve's id
+ * that is no parameter of the rig) for CROWD_FIELD_MOTION_PSEUDO. Errors: CROWD_ERR_NULL
+ * (engine, id, out_index), CROWD_ERR_HANDLE (rig), CROWD_ERR_NO_CONTROLLER,
+ * CROWD_ERR_UNKNOWN_ID (no curve of the library writes that id). */
+CROWD_API crowd_result crowd_rig_motion_pseudo_index(const crowd_engine *engine, crowd_rig rig, const char *id,
+                                                     uint32_t *out_index);
+/* Pseudo-parameters of the rig (0 for an invalid rig or one without motions). */
+CROWD_API uint32_t crowd_rig_motion_pseudo_count(const crowd_engine *engine, crowd_rig rig);
+
+/* One fired event: the instance, its clip, the index in the clip's event_times, and the
+ * instance's manager time of the tick that fired it. */
+typedef struct crowd_motion_event {
+    crowd_instance instance;
+    uint32_t clip, event;
+    double time;
+} crowd_motion_event;
+/* The events of every running instance's last tick, rig by rig and row by row (each
+ * instance's in firing order), into the caller's buffer: *out_count of them. Call it after
+ * each crowd_tick (a tick clears each instance's events; crowd_tick_range only those of its
+ * rows). Nothing is allocated. What is not reported is counted in *out_lost (may be NULL):
+ * events beyond CROWD_MOTION_EVENTS_PER_TICK in one instance's tick, and events beyond
+ * `capacity`. Errors: CROWD_ERR_NULL (engine, out_count, buffer with a nonzero capacity). */
+CROWD_API crowd_result crowd_motion_events(const crowd_engine *engine, crowd_motion_event *buffer, uint32_t capacity,
+                                           uint32_t *out_count, uint64_t *out_lost);
+
+/* crowd_tick and crowd_tick_range with dt in double: the motion clocks advance by exactly dt
+ * (times speed); every other controller takes dt rounded to float. Same errors. */
+CROWD_API crowd_result crowd_tick_exact(crowd_engine *engine, double dt);
+CROWD_API crowd_result crowd_tick_range_exact(crowd_engine *engine, double dt, crowd_rig rig, uint32_t first,
+                                              uint32_t count);
 
 /* ------------------------------------------------------------------------------------------
  * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel_table.h"
+#include "motion.h"
 
 enum { CROWDI_BLINK_SINE = 0, CROWDI_BLINK_TIMED = 1 };
 /* Blink columns. CLOCK: sine T; timed next_blink while idling, else u. PHASE as a float. */
@@ -125,13 +126,32 @@ static inline void cvk_blink(const crowdi_rig_view *v, float dt, size_t i0, size
     const crowdi_blink_view *b = v->controller[CROWDI_CTL_BLINK];
     if (!b) return;
     float *const *c = b->col;
+    /* With a motion controller, as the Cubism samples do: no blink at all (its state stands
+     * still, nothing is blended) on an instance a motion updated this tick (motion.h's
+     * UPDATED column); the motion's EyeBlink curve drives the eyes then. */
+    const crowdi_motion_view *motion = v->controller[CROWDI_CTL_MOTION];
+    const float *moved = motion ? motion->col[CROWDI_MOTION_UPDATED] : NULL;
     for (size_t i = i0; i < i1; i += CV_W) {
         cv_f manual = cvk_col(c[CROWDI_BLINK_MANUAL], b->value[CROWDI_BLINK_MANUAL], i);
         cv_m is_manual = cv_ge(manual, cv_zero());
         cv_m run = cv_mnot(is_manual);
+        if (moved) run = cv_mand(run, cv_mnot(cv_gt(cv_loadu(moved + i), cv_zero())));
         cv_f eye = b->model == CROWDI_BLINK_SINE ? cvk_blink_sine(v, b, dt, i, run)
                                                  : cvk_blink_timed(v, b, dt, i, run);
         cv_storeu(c[CROWDI_BLINK_OPENING] + i, cv_select(is_manual, manual, eye));
+    }
+    if (moved) {
+        for (uint32_t k = 0; k < b->count; k++) {
+            const uint32_t p = b->param[k];
+            float *out = v->out[p];
+            for (size_t i = i0; i < i1; i += CV_W) {
+                cv_f before = cv_loadu(out + i);
+                cv_f w = cvk_col(c[CROWDI_BLINK_WEIGHT], b->value[CROWDI_BLINK_WEIGHT], i);
+                cvk_blend(out, i, cv_loadu(c[CROWDI_BLINK_OPENING] + i), w, b->blend, &v->params[p]);
+                cv_storeu(out + i, cv_select(cv_gt(cv_loadu(moved + i), cv_zero()), before, cv_loadu(out + i)));
+            }
+        }
+        return;
     }
     for (uint32_t k = 0; k < b->count; k++) {
         uint32_t p = b->param[k];

@@ -32,6 +32,9 @@ typedef struct crowdi_rig_view {
     uint32_t *rkey;  /* per instance: the random key from seed and instance id */
     uint32_t *draws; /* per instance: draws used so far */
     const void *controller[CROWDI_CONTROLLER_COUNT];
+    /* The tick's dt in double (the motion clocks run on it; the stages take the float dt). The
+     * tick sets it in its own copy of the view. */
+    double dt_exact;
 } crowdi_rig_view;
 
 typedef struct crowdi_kernels {

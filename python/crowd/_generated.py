@@ -25,6 +25,11 @@ PHYSICS_MAX_OUTPUTS = 64
 PHYSICS_MAX_PARTICLES = 64
 PHYSICS_MAX_INPUT_PARAMETERS = 64
 EXPRESSION_SLOTS = 4
+MOTION_QUEUE = 2
+MOTION_EVENTS_PER_TICK = 4
+MAX_MOTIONS = 65536
+MAX_MOTION_CURVES = 65536
+MAX_MOTION_EVENTS = 65536
 
 
 # CROWD_RESULT_LIST: each code's fixed text, as crowd_result_text() gives it
@@ -335,6 +340,27 @@ class LodInterval(enum.IntEnum):
 LOD_INTERVAL_COUNT = 4
 
 
+class MotionSegment(enum.IntEnum):
+    """crowd_motion_segment (CROWD_MOTION_SEGMENT_*)."""
+    LINEAR = 0
+    BEZIER = 1
+    STEPPED = 2
+    INVERSE_STEPPED = 3
+
+
+MOTION_SEGMENT_COUNT = 4
+
+
+class MotionTarget(enum.IntEnum):
+    """crowd_motion_target (CROWD_MOTION_TARGET_*)."""
+    MODEL = 0
+    PARAMETER = 1
+    PART_OPACITY = 2
+
+
+MOTION_TARGET_COUNT = 3
+
+
 class Controller(enum.IntEnum):
     """crowd_controller (CROWD_CONTROLLER_*)."""
     LOOK = 0
@@ -347,9 +373,10 @@ class Controller(enum.IntEnum):
     POSE = 7
     EXPRESSION = 8
     FINGERS = 9
+    MOTION = 10
 
 
-CONTROLLER_COUNT = 10
+CONTROLLER_COUNT = 11
 
 
 class SettingType(enum.IntEnum):
@@ -425,12 +452,28 @@ class Field(enum.IntEnum):
     HAND_LANDMARKS = 39
     FINGER_WORLD = 40
     FINGER_LOCAL = 41
+    MOTION_SPEED = 42
+    MOTION_WEIGHT = 43
+    MOTION_OPACITY = 44
+    MOTION_UPDATED = 45
+    MOTION_PSEUDO = 46
 
 
-FIELD_COUNT = 42
+FIELD_COUNT = 47
 
 
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_hand": Hand, "crowd_hand_bone": HandBone, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field}
+class MotionPriority(enum.IntEnum):
+    """crowd_motion_priority (CROWD_MOTION_PRIORITY_*)."""
+    NONE = 0
+    IDLE = 1
+    NORMAL = 2
+    FORCE = 3
+
+
+MOTION_PRIORITY_COUNT = 4
+
+
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_hand": Hand, "crowd_hand_bone": HandBone, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_motion_segment": MotionSegment, "crowd_motion_target": MotionTarget, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field, "crowd_motion_priority": MotionPriority}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -763,6 +806,61 @@ class PoseDesc(C.Structure):
     ]
 
 
+class MotionPoint(C.Structure):
+    """crowd_motion_point."""
+    _fields_ = [
+        ("time", C.c_double),
+        ("value", C.c_double),
+    ]
+
+
+class MotionCurve(C.Structure):
+    """crowd_motion_curve."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("target", C.c_int),
+        ("fade_in", C.c_double),
+        ("fade_out", C.c_double),
+        ("first_segment", C.c_uint32),
+        ("segment_count", C.c_uint32),
+    ]
+
+
+class MotionClip(C.Structure):
+    """crowd_motion_clip."""
+    _fields_ = [
+        ("duration", C.c_double),
+        ("fps", C.c_double),
+        ("beziers_restricted", C.c_bool),
+        ("fade_in", C.c_double),
+        ("fade_out", C.c_double),
+        ("curve_count", C.c_uint32),
+        ("segment_count", C.c_uint32),
+        ("point_count", C.c_uint32),
+        ("event_count", C.c_uint32),
+        ("curves", C.POINTER(MotionCurve)),
+        ("segment_types", C.POINTER(C.c_uint8)),
+        ("segment_points", C.POINTER(C.c_uint32)),
+        ("points", C.POINTER(MotionPoint)),
+        ("event_times", C.POINTER(C.c_double)),
+    ]
+
+
+class MotionDesc(C.Structure):
+    """crowd_motion_desc."""
+    _fields_ = [
+        ("clips", C.POINTER(MotionClip)),
+        ("clip_count", C.c_uint32),
+        ("eye_blink_ids", C.POINTER(C.c_char_p)),
+        ("eye_blink_count", C.c_uint32),
+        ("lip_sync_ids", C.POINTER(C.c_char_p)),
+        ("lip_sync_count", C.c_uint32),
+        ("idle_clips", C.POINTER(C.c_uint32)),
+        ("idle_count", C.c_uint32),
+        ("loop_idle", C.c_bool),
+    ]
+
+
 class RigDesc(C.Structure):
     """crowd_rig_desc."""
     _fields_ = [
@@ -779,6 +877,7 @@ class RigDesc(C.Structure):
         ("pose", C.POINTER(PoseDesc)),
         ("expression", C.POINTER(ExpressionDesc)),
         ("fingers", C.POINTER(FingersDesc)),
+        ("motion", C.POINTER(MotionDesc)),
         ("lod_interval", C.c_int),
         ("lod_every_tick", C.c_uint64),
     ]
@@ -819,7 +918,42 @@ class AddDesc(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_fingers_desc": FingersDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc}
+class MotionStartDesc(C.Structure):
+    """crowd_motion_start_desc."""
+    _fields_ = [
+        ("clip", C.c_uint32),
+        ("priority", C.c_int),
+        ("loop", C.c_bool),
+        ("loop_fade_in", C.c_bool),
+        ("fade_in", C.c_double),
+        ("fade_out", C.c_double),
+        ("offset", C.c_double),
+    ]
+
+
+class MotionStatus(C.Structure):
+    """crowd_motion_status."""
+    _fields_ = [
+        ("playing", C.c_uint32),
+        ("clip", C.c_int32),
+        ("time", C.c_double),
+        ("clock", C.c_double),
+        ("current", C.c_int),
+        ("reserved", C.c_int),
+    ]
+
+
+class MotionEvent(C.Structure):
+    """crowd_motion_event."""
+    _fields_ = [
+        ("instance", Instance),
+        ("clip", C.c_uint32),
+        ("event", C.c_uint32),
+        ("time", C.c_double),
+    ]
+
+
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_fingers_desc": FingersDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_motion_point": MotionPoint, "crowd_motion_curve": MotionCurve, "crowd_motion_clip": MotionClip, "crowd_motion_desc": MotionDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc, "crowd_motion_start_desc": MotionStartDesc, "crowd_motion_status": MotionStatus, "crowd_motion_event": MotionEvent}
 
 
 # name: (restype, argtypes)
@@ -880,6 +1014,7 @@ SIGNATURES = {
     "crowd_pose_defaults": (PoseDesc, []),
     "crowd_lod_interval_name": (C.c_char_p, [C.c_int]),
     "crowd_lod_interval_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_motion_defaults": (MotionDesc, []),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -934,6 +1069,17 @@ SIGNATURES = {
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
     "crowd_rig_settings_digest": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_uint64)]),
     "crowd_expressions_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32]),
+    "crowd_motion_priority_name": (C.c_char_p, [C.c_int]),
+    "crowd_motion_priority_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_motion_start_defaults": (MotionStartDesc, [C.c_uint32]),
+    "crowd_motion_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.POINTER(MotionStartDesc), C.POINTER(C.c_bool)]),
+    "crowd_motion_reserve": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_int, C.POINTER(C.c_bool)]),
+    "crowd_motion_status_get": (C.c_int, [C.c_void_p, Instance, C.POINTER(MotionStatus)]),
+    "crowd_rig_motion_pseudo_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
+    "crowd_rig_motion_pseudo_count": (C.c_uint32, [C.c_void_p, Rig]),
+    "crowd_motion_events": (C.c_int, [C.c_void_p, C.POINTER(MotionEvent), C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_uint64)]),
+    "crowd_tick_exact": (C.c_int, [C.c_void_p, C.c_double]),
+    "crowd_tick_range_exact": (C.c_int, [C.c_void_p, C.c_double, Rig, C.c_uint32, C.c_uint32]),
     "crowd_lipsync_rms": (C.c_float, [C.c_void_p, C.c_size_t, C.c_uint32]),
 }
 
@@ -1000,6 +1146,7 @@ SETTINGS = {
     "pose": {"fade_in": "float"},
     "expression": {"fade_in": "float", "fade_out": "float"},
     "fingers": {"frame": "crowd_pose_frame", "mirrored": "bool", "axis_fix": "crowd_axis_fix", "presence_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
+    "motion": {"loop_idle": "bool"},
 }
 
 
@@ -1061,6 +1208,7 @@ PARAMETERS = {
     "crowd_pose_defaults": (),
     "crowd_lod_interval_name": ('value', ),
     "crowd_lod_interval_parse": ('name', 'out', ),
+    "crowd_motion_defaults": (),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),
@@ -1115,5 +1263,16 @@ PARAMETERS = {
     "crowd_snapshot_load": ('engine', 'data', 'size', ),
     "crowd_rig_settings_digest": ('engine', 'rig', 'out_digest', ),
     "crowd_expressions_start": ('engine', 'handles', 'count', 'expression', ),
+    "crowd_motion_priority_name": ('value', ),
+    "crowd_motion_priority_parse": ('name', 'out', ),
+    "crowd_motion_start_defaults": ('clip', ),
+    "crowd_motion_start": ('engine', 'handles', 'count', 'desc', 'out_started', ),
+    "crowd_motion_reserve": ('engine', 'handles', 'count', 'priority', 'out_reserved', ),
+    "crowd_motion_status_get": ('engine', 'instance', 'out', ),
+    "crowd_rig_motion_pseudo_index": ('engine', 'rig', 'id', 'out_index', ),
+    "crowd_rig_motion_pseudo_count": ('engine', 'rig', ),
+    "crowd_motion_events": ('engine', 'buffer', 'capacity', 'out_count', 'out_lost', ),
+    "crowd_tick_exact": ('engine', 'dt', ),
+    "crowd_tick_range_exact": ('engine', 'dt', 'rig', 'first', 'count', ),
     "crowd_lipsync_rms": ('samples', 'frames', 'channels', ),
 }

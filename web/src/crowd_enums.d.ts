@@ -75,10 +75,18 @@ export declare const EXPRESSION_BLEND_COUNT: 3;
 export declare const LodInterval: Readonly<{ interval_1: 0; interval_2: 1; interval_4: 2; interval_8: 3 }>;
 export type LodIntervalName = keyof typeof LodInterval;
 export declare const LOD_INTERVAL_COUNT: 4;
+/** crowd_motion_segment */
+export declare const MotionSegment: Readonly<{ linear: 0; bezier: 1; stepped: 2; inverse_stepped: 3 }>;
+export type MotionSegmentName = keyof typeof MotionSegment;
+export declare const MOTION_SEGMENT_COUNT: 4;
+/** crowd_motion_target */
+export declare const MotionTarget: Readonly<{ model: 0; parameter: 1; part_opacity: 2 }>;
+export type MotionTargetName = keyof typeof MotionTarget;
+export declare const MOTION_TARGET_COUNT: 3;
 /** crowd_controller */
-export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; physics: 5; lipsync: 6; pose: 7; expression: 8; fingers: 9 }>;
+export declare const Controller: Readonly<{ look: 0; harmonic: 1; blink: 2; limbs: 3; face: 4; physics: 5; lipsync: 6; pose: 7; expression: 8; fingers: 9; motion: 10 }>;
 export type ControllerName = keyof typeof Controller;
-export declare const CONTROLLER_COUNT: 10;
+export declare const CONTROLLER_COUNT: 11;
 /** crowd_setting_type */
 export declare const SettingType: Readonly<{ float: 0; enum: 1; bool: 2; bits64: 3 }>;
 export type SettingTypeName = keyof typeof SettingType;
@@ -92,9 +100,13 @@ export declare const HarmonicPhase: Readonly<{ zero: 0; random: 1 }>;
 export type HarmonicPhaseName = keyof typeof HarmonicPhase;
 export declare const HARMONIC_PHASE_COUNT: 2;
 /** crowd_field */
-export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36; lod_interval: 37; lod_elapsed: 38; hand_landmarks: 39; finger_world: 40; finger_local: 41 }>;
+export declare const Field: Readonly<{ base: 0; look_target: 1; look_active: 2; look_center: 3; look_damping: 4; look_weight: 5; harmonic_weight: 6; blink_weight: 7; blink_manual: 8; harmonic_phase: 9; harmonic_range: 10; look_position: 11; look_velocity: 12; blink_opening: 13; blink_phase: 14; blink_clock: 15; blink_last: 16; pose: 17; root: 18; output: 19; bone_world: 20; bone_local: 21; face_scores: 22; face_rotation: 23; face_presence: 24; face_weight: 25; face_control: 26; physics_strength: 27; physics_wind: 28; physics_wind_phase: 29; physics_remain: 30; lipsync_level: 31; part_parameter: 32; part_opacity: 33; pose_reset: 34; expression_weight: 35; expression_slot: 36; lod_interval: 37; lod_elapsed: 38; hand_landmarks: 39; finger_world: 40; finger_local: 41; motion_speed: 42; motion_weight: 43; motion_opacity: 44; motion_updated: 45; motion_pseudo: 46 }>;
 export type FieldName = keyof typeof Field;
-export declare const FIELD_COUNT: 42;
+export declare const FIELD_COUNT: 47;
+/** crowd_motion_priority */
+export declare const MotionPriority: Readonly<{ none: 0; idle: 1; normal: 2; force: 3 }>;
+export type MotionPriorityName = keyof typeof MotionPriority;
+export declare const MOTION_PRIORITY_COUNT: 4;
 export declare const VERSION_MAJOR: 0;
 export declare const VERSION_MINOR: 1;
 export declare const VERSION_PATCH: 0;
@@ -112,6 +124,11 @@ export declare const PHYSICS_MAX_OUTPUTS: 64;
 export declare const PHYSICS_MAX_PARTICLES: 64;
 export declare const PHYSICS_MAX_INPUT_PARAMETERS: 64;
 export declare const EXPRESSION_SLOTS: 4;
+export declare const MOTION_QUEUE: 2;
+export declare const MOTION_EVENTS_PER_TICK: 4;
+export declare const MAX_MOTIONS: 65536;
+export declare const MAX_MOTION_CURVES: 65536;
+export declare const MAX_MOTION_EVENTS: 65536;
 /** crowd_look_desc's settings (crowd.h has their rules and defaults). */
 export interface LookSettings {
   damping?: number;
@@ -195,5 +212,9 @@ export interface FingersSettings {
   min_cutoff?: number;
   beta?: number;
   d_cutoff?: number;
+}
+/** crowd_motion_desc's settings (crowd.h has their rules and defaults). */
+export interface MotionSettings {
+  loop_idle?: boolean;
 }
 export declare const SETTINGS: Readonly<Record<string, Readonly<Record<string, string | Readonly<Record<string, number>>>>>>;

@@ -98,9 +98,15 @@ export const EXPRESSION_BLEND_COUNT = 3;
 /** crowd_lod_interval */
 export const LodInterval = Object.freeze({ interval_1: 0, interval_2: 1, interval_4: 2, interval_8: 3 });
 export const LOD_INTERVAL_COUNT = 4;
+/** crowd_motion_segment */
+export const MotionSegment = Object.freeze({ linear: 0, bezier: 1, stepped: 2, inverse_stepped: 3 });
+export const MOTION_SEGMENT_COUNT = 4;
+/** crowd_motion_target */
+export const MotionTarget = Object.freeze({ model: 0, parameter: 1, part_opacity: 2 });
+export const MOTION_TARGET_COUNT = 3;
 /** crowd_controller */
-export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4, physics: 5, lipsync: 6, pose: 7, expression: 8, fingers: 9 });
-export const CONTROLLER_COUNT = 10;
+export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4, physics: 5, lipsync: 6, pose: 7, expression: 8, fingers: 9, motion: 10 });
+export const CONTROLLER_COUNT = 11;
 /** crowd_setting_type */
 export const SettingType = Object.freeze({ float: 0, enum: 1, bool: 2, bits64: 3 });
 export const SETTING_TYPE_COUNT = 4;
@@ -111,8 +117,11 @@ export const BLINK_START_COUNT = 2;
 export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
 export const HARMONIC_PHASE_COUNT = 2;
 /** crowd_field */
-export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26, physics_strength: 27, physics_wind: 28, physics_wind_phase: 29, physics_remain: 30, lipsync_level: 31, part_parameter: 32, part_opacity: 33, pose_reset: 34, expression_weight: 35, expression_slot: 36, lod_interval: 37, lod_elapsed: 38, hand_landmarks: 39, finger_world: 40, finger_local: 41 });
-export const FIELD_COUNT = 42;
+export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26, physics_strength: 27, physics_wind: 28, physics_wind_phase: 29, physics_remain: 30, lipsync_level: 31, part_parameter: 32, part_opacity: 33, pose_reset: 34, expression_weight: 35, expression_slot: 36, lod_interval: 37, lod_elapsed: 38, hand_landmarks: 39, finger_world: 40, finger_local: 41, motion_speed: 42, motion_weight: 43, motion_opacity: 44, motion_updated: 45, motion_pseudo: 46 });
+export const FIELD_COUNT = 47;
+/** crowd_motion_priority */
+export const MotionPriority = Object.freeze({ none: 0, idle: 1, normal: 2, force: 3 });
+export const MOTION_PRIORITY_COUNT = 4;
 export const VERSION_MAJOR = 0;
 export const VERSION_MINOR = 1;
 export const VERSION_PATCH = 0;
@@ -130,6 +139,11 @@ export const PHYSICS_MAX_OUTPUTS = 64;
 export const PHYSICS_MAX_PARTICLES = 64;
 export const PHYSICS_MAX_INPUT_PARAMETERS = 64;
 export const EXPRESSION_SLOTS = 4;
+export const MOTION_QUEUE = 2;
+export const MOTION_EVENTS_PER_TICK = 4;
+export const MAX_MOTIONS = 65536;
+export const MAX_MOTION_CURVES = 65536;
+export const MAX_MOTION_EVENTS = 65536;
 /** Each controller's settings: 'float', 'bool', 'uint32', 'uint64' or the enum object its names come from. */
 export const SETTINGS = Object.freeze({
   look: Object.freeze({ damping: 'float', max_speed: 'float', blend: Blend }),
@@ -142,4 +156,5 @@ export const SETTINGS = Object.freeze({
   pose: Object.freeze({ fade_in: 'float' }),
   expression: Object.freeze({ fade_in: 'float', fade_out: 'float' }),
   fingers: Object.freeze({ frame: PoseFrame, mirrored: 'bool', axis_fix: AxisFix, presence_threshold: 'float', hold_half_life: 'float', reacquire_half_life: 'float', bend_min: 'float', bend_full: 'float', smoothing: 'bool', min_cutoff: 'float', beta: 'float', d_cutoff: 'float' }),
+  motion: Object.freeze({ loop_idle: 'bool' }),
 });

@@ -70,6 +70,7 @@ static const cw_setting cw_settings[] = {
     {"fingers", "min_cutoff", offsetof(crowd_fingers_desc, min_cutoff), CW_FLOAT},
     {"fingers", "beta", offsetof(crowd_fingers_desc, beta), CW_FLOAT},
     {"fingers", "d_cutoff", offsetof(crowd_fingers_desc, d_cutoff), CW_FLOAT},
+    {"motion", "loop_idle", offsetof(crowd_motion_desc, loop_idle), CW_BOOL},
 };
 
 #endif

@@ -1,0 +1,486 @@
+/* The motion controller's kernel side (crowd.h section 15, engine/motion.c): its view of the
+ * rig (the motion library, flattened, and the playback columns) and, in the stage part
+ * (kernels/stages.h), the stage cvk_motion: each instance's Cubism motion manager update.
+ *
+ * The stage runs instance by instance in double, as the framework computes: its time, curve
+ * and fade arithmetic are +, -, *, / and sqrt only (the ease's sine and the bezier root solver
+ * are its own), and no lane reads another's state, so every SIMD target, split and thread
+ * count gives the same bits. */
+#ifndef CROWDI_MOTION_H
+#define CROWDI_MOTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel_table.h"
+
+#define CROWDI_MOTION_QUEUE 2u   /* crowd.h CROWD_MOTION_QUEUE */
+#define CROWDI_MOTION_EVENTS 4u  /* crowd.h CROWD_MOTION_EVENTS_PER_TICK */
+#define CROWDI_MOTION_EFFECT_IDS 64u
+
+/* The instance's columns. A double is two columns (low word, high word); CLIP, FLAGS,
+ * CURRENT, RESERVE and the events hold uint32 bits, the others floats. */
+enum {
+    CROWDI_MOTION_CLOCK, /* + 1 */
+    CROWDI_MOTION_SPEED = 2, CROWDI_MOTION_WEIGHT, CROWDI_MOTION_OPACITY, CROWDI_MOTION_UPDATED,
+    CROWDI_MOTION_CURRENT, CROWDI_MOTION_RESERVE, CROWDI_MOTION_EVENT_COUNT, CROWDI_MOTION_EVENT_LOST,
+    CROWDI_MOTION_EVENT, /* clip, event: 2 per kept event */
+    CROWDI_MOTION_SLOT = CROWDI_MOTION_EVENT + 2 * CROWDI_MOTION_EVENTS,
+    CROWDI_MOTION_NCOLS_FIXED = CROWDI_MOTION_SLOT + 14 * CROWDI_MOTION_QUEUE
+};
+/* A queue entry's columns from CROWDI_MOTION_SLOT + 14*s: the clip + 1 (0: empty), flags, and
+ * doubles start, fade-in start, end, last event check, fade in, fade out. Entries are kept in
+ * start order, the empty ones last. Until its first tick (STARTED clear) start holds the
+ * offset into the clip and end -1. */
+enum {
+    CROWDI_SLOT_CLIP, CROWDI_SLOT_FLAGS, CROWDI_SLOT_START, CROWDI_SLOT_FADE_START = 4, CROWDI_SLOT_END = 6,
+    CROWDI_SLOT_CHECK = 8, CROWDI_SLOT_FADE_IN = 10, CROWDI_SLOT_FADE_OUT = 12, CROWDI_SLOT_NCOLS = 14
+};
+enum { CROWDI_SLOT_STARTED = 1u, CROWDI_SLOT_FADING_OUT = 4u, CROWDI_SLOT_LOOP = 8u, CROWDI_SLOT_LOOP_FADE_IN = 16u };
+/* A Model curve's kind. */
+enum { CROWDI_MODEL_OTHER, CROWDI_MODEL_EYE_BLINK, CROWDI_MODEL_LIP_SYNC, CROWDI_MODEL_OPACITY };
+
+typedef struct crowdi_motion_clip {
+    double duration, loop_duration, fade_in, fade_out;
+    uint32_t restricted;
+    uint32_t first_curve, model_end, parameter_end, curve_end; /* the three target runs */
+    uint32_t first_event, event_count;
+} crowdi_motion_clip;
+
+typedef struct crowdi_motion_curve {
+    double fade_in, fade_out;
+    uint32_t first_segment, segment_count;
+    uint32_t kind;   /* Model curves: CROWDI_MODEL_* */
+    uint32_t target; /* Parameter curves: a saved column (< saved_count) or saved_count + a pseudo
+                        index; PartOpacity curves: a pseudo index */
+    int32_t eye_blink, lip_sync; /* position in the id lists, or -1 */
+} crowdi_motion_curve;
+
+typedef struct crowdi_motion_view {
+    uint32_t clip_count, idle_count;
+    bool loop_idle;
+    const crowdi_motion_clip *clips;
+    const crowdi_motion_curve *curves;
+    const double *segment_end;     /* each segment's last point's time (the search key) */
+    const uint32_t *segment_point; /* first point */
+    const uint8_t *segment_type;
+    const double *point_time, *point_value;
+    const double *event_time;
+    const uint32_t *idle;          /* clip indices */
+    uint32_t eye_blink_count, lip_sync_count;
+    const uint32_t *eye_blink, *lip_sync; /* saved columns */
+    uint32_t saved_count, pseudo_count;
+    const uint32_t *saved_param;   /* the rig parameter of each saved column */
+    float *col[CROWDI_MOTION_NCOLS_FIXED];
+    float *const *saved;           /* [saved_count] the motion result kept between ticks */
+    float *const *pseudo;          /* [pseudo_count] */
+} crowdi_motion_view;
+
+/* Column access shared by the stage and engine/motion.c. */
+static inline double cvk_md_get(float *const *c, uint32_t k, size_t i) {
+    uint64_t lo = ((const uint32_t *)(const void *)c[k])[i], hi = ((const uint32_t *)(const void *)c[k + 1])[i];
+    uint64_t bits = lo | hi << 32;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+static inline void cvk_md_set(float *const *c, uint32_t k, size_t i, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    ((uint32_t *)(void *)c[k])[i] = (uint32_t)bits;
+    ((uint32_t *)(void *)c[k + 1])[i] = (uint32_t)(bits >> 32);
+}
+static inline uint32_t cvk_mu_get(float *const *c, uint32_t k, size_t i) { return ((const uint32_t *)(const void *)c[k])[i]; }
+static inline void cvk_mu_set(float *const *c, uint32_t k, size_t i, uint32_t u) { ((uint32_t *)(void *)c[k])[i] = u; }
+
+typedef struct cvk_md_entry {
+    uint32_t clip, flags;
+    double start, fade_start, end, check, fade_in, fade_out;
+} cvk_md_entry;
+
+static inline void cvk_md_load(float *const *c, size_t i, uint32_t s, cvk_md_entry *e) {
+    uint32_t k = CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS;
+    e->clip = cvk_mu_get(c, k + CROWDI_SLOT_CLIP, i);
+    e->flags = cvk_mu_get(c, k + CROWDI_SLOT_FLAGS, i);
+    e->start = cvk_md_get(c, k + CROWDI_SLOT_START, i);
+    e->fade_start = cvk_md_get(c, k + CROWDI_SLOT_FADE_START, i);
+    e->end = cvk_md_get(c, k + CROWDI_SLOT_END, i);
+    e->check = cvk_md_get(c, k + CROWDI_SLOT_CHECK, i);
+    e->fade_in = cvk_md_get(c, k + CROWDI_SLOT_FADE_IN, i);
+    e->fade_out = cvk_md_get(c, k + CROWDI_SLOT_FADE_OUT, i);
+}
+
+static inline void cvk_md_store(float *const *c, size_t i, uint32_t s, const cvk_md_entry *e) {
+    uint32_t k = CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS;
+    cvk_mu_set(c, k + CROWDI_SLOT_CLIP, i, e->clip);
+    cvk_mu_set(c, k + CROWDI_SLOT_FLAGS, i, e->flags);
+    cvk_md_set(c, k + CROWDI_SLOT_START, i, e->start);
+    cvk_md_set(c, k + CROWDI_SLOT_FADE_START, i, e->fade_start);
+    cvk_md_set(c, k + CROWDI_SLOT_END, i, e->end);
+    cvk_md_set(c, k + CROWDI_SLOT_CHECK, i, e->check);
+    cvk_md_set(c, k + CROWDI_SLOT_FADE_IN, i, e->fade_in);
+    cvk_md_set(c, k + CROWDI_SLOT_FADE_OUT, i, e->fade_out);
+}
+
+/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
+#ifdef CROWDI_STAGES
+
+#include <math.h>
+
+#include "../random.h"
+#include "common.h"
+
+/* sin(z) and cos(z) for z in [0, pi/4] by their Taylor series (error below 1e-16). */
+static inline double cvk_md_sin(double z) {
+    double z2 = z * z, t = 1.0 / 1307674368000.0;
+    t = t * z2 - 1.0 / 6227020800.0;
+    t = t * z2 + 1.0 / 39916800.0;
+    t = t * z2 - 1.0 / 362880.0;
+    t = t * z2 + 1.0 / 5040.0;
+    t = t * z2 - 1.0 / 120.0;
+    t = t * z2 + 1.0 / 6.0;
+    return z - z * z2 * t;
+}
+static inline double cvk_md_cos(double z) {
+    double z2 = z * z, t = 1.0 / 20922789888000.0;
+    t = t * z2 - 1.0 / 87178291200.0;
+    t = t * z2 + 1.0 / 479001600.0;
+    t = t * z2 - 1.0 / 3628800.0;
+    t = t * z2 + 1.0 / 40320.0;
+    t = t * z2 - 1.0 / 720.0;
+    t = t * z2 + 1.0 / 24.0;
+    t = t * z2 - 0.5;
+    return 1.0 + z2 * t;
+}
+
+/* CubismMath.getEasingSine: 0.5 - 0.5 cos(pi x) = sin^2(pi x / 2), x clamped to [0, 1]. */
+static inline double cvk_md_ease(double x) {
+    if (!(x > 0.0)) return 0.0;
+    if (x >= 1.0) return 1.0;
+    const double half_pi = 1.57079632679489661923;
+    double s = x <= 0.5 ? cvk_md_sin(half_pi * x) : cvk_md_cos(half_pi * (1.0 - x));
+    return s * s;
+}
+
+static inline double cvk_md_clamp01(double t) { return t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t; }
+
+/* A root of the increasing-or-decreasing cubic f(t) = t^3 + b t^2 + c t + d in [lo, hi] where
+ * f changes sign: Newton's steps kept inside the bracket, bisection when one leaves it. */
+static inline double cvk_md_cubic_root(double b, double c, double d, double lo, double hi) {
+    double flo = ((lo + b) * lo + c) * lo + d;
+    bool rising = flo < 0.0;
+    double t = 0.5 * (lo + hi);
+    for (int k = 0; k < 100; k++) {
+        double f = ((t + b) * t + c) * t + d;
+        if (f == 0.0) return t;
+        if ((f < 0.0) == rising) lo = t;
+        else hi = t;
+        double df = (3.0 * t + 2.0 * b) * t + c;
+        double next = df != 0.0 ? t - f / df : lo;
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        /* converged: a step within 1e-14 (Newton near the root may otherwise hop between two
+         * neighbouring doubles) */
+        if (fabs(next - t) <= 1e-14 * (1.0 + fabs(t))) return next;
+        t = next;
+    }
+    return t;
+}
+
+/* CubismMath.cardanoAlgorithmForBezier(a, b, c, d): the bezier's t for a time. The same root
+ * as the framework's trigonometric solution picks: the quadratic when sqrt(a) < 1e-5;
+ * otherwise of three real roots the largest if it lies within 0.51 of 0.5, else the smallest
+ * if it does, else the middle one; of one real root that one; clamped to [0, 1]. */
+static inline double cvk_md_bezier_t(double a, double b, double c, double d) {
+    if (a >= 0.0 && sqrt(a) < 0.00001) { /* CubismMath.quadraticEquation(b, c, d) */
+        double r;
+        if (fabs(b) < 0.00001) r = fabs(c) < 0.00001 ? -d : -d / c;
+        else r = -(c + sqrt(c * c - 4.0 * b * d)) / (2.0 * b);
+        return cvk_md_clamp01(r);
+    }
+    double ba = b / a, ca = c / a, da = d / a;
+    double disc = ba * ba - 3.0 * ca; /* of f' = 3t^2 + 2ba t + ca */
+    if (disc > 0.0) {
+        double sq = sqrt(disc), t1 = (-ba - sq) / 3.0, t2 = (-ba + sq) / 3.0;
+        double f1 = ((t1 + ba) * t1 + ca) * t1 + da, f2 = ((t2 + ba) * t2 + ca) * t2 + da;
+        if (f1 > 0.0 && f2 < 0.0) { /* three real roots s < m < l: f < 0, > 0, < 0, > 0 between */
+            /* a root is taken when it lies in the window (-0.01, 1.01), so each search brackets
+             * its branch within the window only (a nearly quadratic curve, a tiny negative a from
+             * rounding, puts the other roots near +-1/a) */
+            const double wl = -0.01, wh = 1.01;
+#define CVK_F(t) ((((t) + ba) * (t) + ca) * (t) + da)
+            if (t2 < wh) {
+                double lo = t2 > wl ? t2 : wl;
+                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh));
+            }
+            if (t1 > wl) {
+                double hi = t1 < wh ? t1 : wh;
+                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi));
+            }
+            /* the middle root, on the falling branch [t1, t2], clamped to [0, 1] */
+            double lo = t1 > 0.0 ? t1 : 0.0, hi = t2 < 1.0 ? t2 : 1.0;
+            if (!(lo < hi)) return t2 <= 0.0 ? 0.0 : 1.0;
+            if (CVK_F(lo) <= 0.0) return 0.0;
+            if (CVK_F(hi) >= 0.0) return 1.0;
+#undef CVK_F
+            return cvk_md_cubic_root(ba, ca, da, lo, hi);
+        }
+    }
+    /* One real root r: f < 0 below it, > 0 above. Only its place in [0, 1] matters (the
+     * result is clamped), so the search brackets [0, 1]. */
+    if (da >= 0.0) return 0.0;                  /* f(0) >= 0: r <= 0 */
+    if (1.0 + ba + ca + da <= 0.0) return 1.0;  /* f(1) <= 0: r >= 1 */
+    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0);
+}
+
+static inline double cvk_md_lerp(double a, double b, double t) { return a + (b - a) * t; }
+
+static inline double cvk_md_bezier_at(const double *v, double t) {
+    double v01 = cvk_md_lerp(v[0], v[1], t), v12 = cvk_md_lerp(v[1], v[2], t), v23 = cvk_md_lerp(v[2], v[3], t);
+    return cvk_md_lerp(cvk_md_lerp(v01, v12, t), cvk_md_lerp(v12, v23, t), t);
+}
+
+static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restricted, uint32_t s, double time) {
+    uint32_t p = m->segment_point[s];
+    const double *pt = m->point_time + p, *pv = m->point_value + p;
+    switch (m->segment_type[s]) {
+    case 0: { /* linear */
+        double t = (time - pt[0]) / (pt[1] - pt[0]);
+        if (t < 0.0) t = 0.0;
+        return pv[0] + (pv[1] - pv[0]) * t;
+    }
+    case 1: { /* bezier */
+        if (restricted) {
+            double t = (time - pt[0]) / (pt[3] - pt[0]);
+            if (t < 0.0) t = 0.0;
+            return cvk_md_bezier_at(pv, t);
+        }
+        double x1 = pt[0], x2 = pt[3], cx1 = pt[1], cx2 = pt[2];
+        double a = x2 - 3.0 * cx2 + 3.0 * cx1 - x1, b = 3.0 * cx2 - 6.0 * cx1 + 3.0 * x1;
+        double c = 3.0 * cx1 - 3.0 * x1, d = x1 - time;
+        return cvk_md_bezier_at(pv, cvk_md_bezier_t(a, b, c, d));
+    }
+    case 2: return pv[0];    /* stepped */
+    default: return pv[1];   /* inverse stepped */
+    }
+}
+
+/* evaluateCurve: the first segment ending after `time` (a binary search over the segments'
+ * ends, which never decrease: the same segment as the framework's linear search); past the
+ * last, its last value, or while looping the line back to the first value at loop_end. */
+static inline double cvk_md_curve(const crowdi_motion_view *m, uint32_t restricted, const crowdi_motion_curve *cv,
+                                  double time, bool correction, double loop_end) {
+    uint32_t lo = cv->first_segment, hi = cv->first_segment + cv->segment_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->segment_end[mid] > time) hi = mid;
+        else lo = mid + 1;
+    }
+    uint32_t end = cv->first_segment + cv->segment_count;
+    if (lo < end) return cvk_md_segment(m, restricted, lo, time);
+    uint32_t last_seg = end - 1;
+    uint32_t last = m->segment_point[last_seg] + (m->segment_type[last_seg] == 1 ? 3u : 1u);
+    double last_value = m->point_value[last];
+    if (correction && time < loop_end) {
+        double first_value = m->point_value[m->segment_point[cv->first_segment]];
+        switch (m->segment_type[last_seg]) {
+        case 2: return last_value;
+        case 3: return first_value;
+        default: {
+            double t = (time - m->point_time[last]) / (loop_end - m->point_time[last]);
+            if (t < 0.0) t = 0.0;
+            return last_value + (first_value - last_value) * t;
+        }
+        }
+    }
+    return last_value;
+}
+
+/* A parameter's value into its saved column (clamped, float32) or a pseudo-parameter. */
+static inline double cvk_md_source(const crowdi_motion_view *m, uint32_t target, size_t i) {
+    return target < m->saved_count ? (double)m->saved[target][i] : (double)m->pseudo[target - m->saved_count][i];
+}
+static inline void cvk_md_write(const crowdi_rig_view *v, const crowdi_motion_view *m, uint32_t target, size_t i,
+                                double value) {
+    if (target < m->saved_count) {
+        const crowdi_param *p = &v->params[m->saved_param[target]];
+        if (value < p->min) value = p->min;
+        else if (value > p->max) value = p->max;
+        m->saved[target][i] = (float)value;
+    } else {
+        m->pseudo[target - m->saved_count][i] = (float)value;
+    }
+}
+
+/* CubismMotion.doUpdateParameters (MotionBehavior_V2) of one entry. */
+static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_view *m, size_t i, cvk_md_entry *e,
+                                double now, double weight, double motion_weight, bool *finished) {
+    const crowdi_motion_clip *clip = &m->clips[e->clip - 1];
+    const bool loop = (e->flags & CROWDI_SLOT_LOOP) != 0;
+    double offset = now - e->start;
+    if (offset < 0.0) offset = 0.0;
+    double eye_blink = 0.0, lip_sync = 0.0;
+    bool has_eye_blink = false, has_lip_sync = false;
+    uint64_t eye_blink_flags = 0, lip_sync_flags = 0;
+    double fade_in = e->fade_in <= 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
+    double fade_out = e->fade_out <= 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
+    double time = offset, duration = clip->duration;
+    if (loop) {
+        duration = clip->loop_duration;
+        if (time > 64.0 * duration) time -= floor(time / duration - 1.0) * duration; /* huge offsets only */
+        while (time > duration) time -= duration;
+    }
+    const uint32_t restricted = clip->restricted;
+    uint32_t c = clip->first_curve;
+    for (; c < clip->model_end; c++) {
+        const crowdi_motion_curve *cv = &m->curves[c];
+        if (cv->kind == CROWDI_MODEL_OTHER) continue;
+        double value = cvk_md_curve(m, restricted, cv, time, loop, duration);
+        if (cv->kind == CROWDI_MODEL_EYE_BLINK) eye_blink = value, has_eye_blink = true;
+        else if (cv->kind == CROWDI_MODEL_LIP_SYNC) lip_sync = value, has_lip_sync = true;
+        else m->col[CROWDI_MOTION_OPACITY][i] = (float)value;
+    }
+    for (; c < clip->parameter_end; c++) {
+        const crowdi_motion_curve *cv = &m->curves[c];
+        double source = cvk_md_source(m, cv->target, i);
+        double value = cvk_md_curve(m, restricted, cv, time, loop, duration);
+        if (has_eye_blink && cv->eye_blink >= 0) {
+            value *= eye_blink;
+            eye_blink_flags |= 1ull << cv->eye_blink;
+        }
+        if (has_lip_sync && cv->lip_sync >= 0) {
+            value += lip_sync;
+            lip_sync_flags |= 1ull << cv->lip_sync;
+        }
+        double out;
+        if (cv->fade_in < 0.0 && cv->fade_out < 0.0) {
+            out = source + (value - source) * weight;
+        } else {
+            double fin = cv->fade_in < 0.0    ? fade_in
+                         : cv->fade_in == 0.0 ? 1.0
+                                              : cvk_md_ease((now - e->fade_start) / cv->fade_in);
+            double fout = cv->fade_out < 0.0                           ? fade_out
+                          : cv->fade_out == 0.0 || e->end < 0.0 ? 1.0
+                                                                : cvk_md_ease((e->end - now) / cv->fade_out);
+            out = source + (value - source) * (motion_weight * fin * fout);
+        }
+        cvk_md_write(v, m, cv->target, i, out);
+    }
+    if (has_eye_blink)
+        for (uint32_t k = 0; k < m->eye_blink_count; k++) {
+            if ((eye_blink_flags >> k) & 1) continue;
+            double source = m->saved[m->eye_blink[k]][i];
+            cvk_md_write(v, m, m->eye_blink[k], i, source + (eye_blink - source) * weight);
+        }
+    if (has_lip_sync)
+        for (uint32_t k = 0; k < m->lip_sync_count; k++) {
+            if ((lip_sync_flags >> k) & 1) continue;
+            double source = m->saved[m->lip_sync[k]][i];
+            cvk_md_write(v, m, m->lip_sync[k], i, source + (lip_sync - source) * weight);
+        }
+    for (; c < clip->curve_end; c++) /* PartOpacity: the pseudo-parameter, unblended */
+        m->pseudo[m->curves[c].target][i] = (float)cvk_md_curve(m, restricted, &m->curves[c], time, loop, duration);
+    if (offset >= duration) {
+        if (loop) {
+            e->start = now - time;
+            if (e->flags & CROWDI_SLOT_LOOP_FADE_IN) e->fade_start = now - time;
+        } else {
+            *finished = true;
+        }
+    }
+}
+
+/* One instance's CubismMotionManager.updateMotion (or, when nothing plays and the rig has an
+ * idle group, the sample app's random idle start instead). */
+static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i) {
+    float *const *c = m->col;
+    cvk_md_entry q[CROWDI_MOTION_QUEUE];
+    uint32_t count = 0;
+    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+        cvk_md_load(c, i, s, &q[s]);
+        count += q[s].clip != 0;
+    }
+    uint32_t events = 0, lost = 0;
+    if (count == 0 && m->idle_count) {
+        uint32_t current = cvk_mu_get(c, CROWDI_MOTION_CURRENT, i), reserve = cvk_mu_get(c, CROWDI_MOTION_RESERVE, i);
+        if (1u > reserve && 1u > current) {
+            float u = crowdi_draw(v->rkey[i], v->draws[i]++);
+            uint32_t k = (uint32_t)(u * (float)m->idle_count);
+            if (k >= m->idle_count) k = m->idle_count - 1;
+            const crowdi_motion_clip *clip = &m->clips[m->idle[k]];
+            cvk_md_entry e = {m->idle[k] + 1, CROWDI_SLOT_LOOP_FADE_IN | (m->loop_idle ? CROWDI_SLOT_LOOP : 0u), 0.0, 0.0, -1.0, 0.0, clip->fade_in,
+                              clip->fade_out};
+            cvk_md_store(c, i, 0, &e);
+            cvk_mu_set(c, CROWDI_MOTION_CURRENT, i, 1u);
+        }
+        c[CROWDI_MOTION_UPDATED][i] = 0.0f;
+        cvk_mu_set(c, CROWDI_MOTION_EVENT_COUNT, i, 0u);
+        cvk_mu_set(c, CROWDI_MOTION_EVENT_LOST, i, 0u);
+        return;
+    }
+    double now = cvk_md_get(c, CROWDI_MOTION_CLOCK, i) + dt * (double)c[CROWDI_MOTION_SPEED][i];
+    cvk_md_set(c, CROWDI_MOTION_CLOCK, i, now);
+    const double motion_weight = (double)c[CROWDI_MOTION_WEIGHT][i];
+    uint32_t kept = 0;
+    for (uint32_t s = 0; s < count; s++) {
+        cvk_md_entry *e = &q[s];
+        const crowdi_motion_clip *clip = &m->clips[e->clip - 1];
+        bool finished = false;
+        if (!(e->flags & CROWDI_SLOT_STARTED)) { /* setupMotionQueueEntry: the offset is in start */
+            e->flags |= CROWDI_SLOT_STARTED;
+            e->start = now - e->start;
+            e->fade_start = now;
+            if (e->end < 0.0) e->end = (e->flags & CROWDI_SLOT_LOOP) ? -1.0 : e->start + clip->duration;
+        }
+        /* updateFadeWeight (a fade of exactly 0 gives 1 here) */
+        double fin = e->fade_in == 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
+        double fout = e->fade_out == 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
+        cvk_md_apply(v, m, i, e, now, motion_weight * fin * fout, motion_weight, &finished);
+        if (e->end > 0.0 && e->end < now) finished = true;
+        double before = e->check - e->start, after = now - e->start;
+        for (uint32_t k = 0; k < clip->event_count; k++) {
+            double t = m->event_time[clip->first_event + k];
+            if (!(t > before && t <= after)) continue;
+            if (events < CROWDI_MOTION_EVENTS) {
+                cvk_mu_set(c, CROWDI_MOTION_EVENT + 2 * events, i, e->clip - 1);
+                cvk_mu_set(c, CROWDI_MOTION_EVENT + 2 * events + 1, i, k);
+                events++;
+            } else {
+                lost++;
+            }
+        }
+        e->check = now;
+        if (finished) continue;
+        if (e->flags & CROWDI_SLOT_FADING_OUT) { /* startFadeOut: the end moves up, never back */
+            double end = now + e->fade_out;
+            if (e->end < 0.0 || end < e->end) e->end = end;
+        }
+        q[kept++] = *e;
+    }
+    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+        if (s >= kept) q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        cvk_md_store(c, i, s, &q[s]);
+    }
+    if (kept == 0) cvk_mu_set(c, CROWDI_MOTION_CURRENT, i, 0u);
+    c[CROWDI_MOTION_UPDATED][i] = count ? 1.0f : 0.0f;
+    cvk_mu_set(c, CROWDI_MOTION_EVENT_COUNT, i, events);
+    cvk_mu_set(c, CROWDI_MOTION_EVENT_LOST, i, lost);
+}
+
+/* The stage: rows [i0, i1), then the motion results into the outputs (every tick: the values
+ * a motion left stay when it ends). */
+static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
+    const crowdi_motion_view *m = v->controller[CROWDI_CTL_MOTION];
+    if (!m) return;
+    (void)dt;
+    const double dt_exact = v->dt_exact;
+    for (size_t i = i0; i < i1; i++) cvk_motion_row(v, m, dt_exact, i);
+    for (uint32_t k = 0; k < m->saved_count; k++) {
+        const float *saved = m->saved[k];
+        float *out = v->out[m->saved_param[k]];
+        for (size_t i = i0; i < i1; i++) out[i] = saved[i];
+    }
+}
+
+#endif /* CROWDI_STAGES */
+#endif
