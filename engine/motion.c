@@ -359,8 +359,15 @@ static void motion_point(crowdi_rig *r) {
     for (uint32_t c = 0; c < CROWDI_MOTION_NCOLS_FIXED; c++) part->view.col[c] = r->columns[first + c];
     for (uint32_t k = 0; k < part->view.saved_count; k++)
         part->saved_cols[k] = r->columns[first + CROWDI_MOTION_NCOLS_FIXED + k];
-    for (uint32_t k = 0; k < part->view.pseudo_count; k++)
-        part->pseudo_cols[k] = r->columns[first + CROWDI_MOTION_NCOLS_FIXED + part->view.saved_count + k];
+    /* A pseudo-parameter named by a pose part is that part's pseudo-parameter (crowd.h section
+     * 14): the motion writes the pose's input column itself, as the framework's PartOpacity
+     * curves write the not-exist parameter its pose reads. The motion's own column stays unused. */
+    const crowdi_controller *pose = r->has[CROWDI_CTL_POSE] ? crowdi_controllers[CROWDI_CTL_POSE] : NULL;
+    for (uint32_t k = 0; k < part->view.pseudo_count; k++) {
+        const int32_t at = pose ? crowdi_pose_part_find(r, part->pseudo_id[k]) : -1;
+        part->pseudo_cols[k] = at >= 0 ? pose->field_column(r, CROWD_FIELD_PART_PARAMETER, (uint32_t)at, 0)
+                                       : r->columns[first + CROWDI_MOTION_NCOLS_FIXED + part->view.saved_count + k];
+    }
 }
 
 static float *motion_field_column(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp) {
@@ -371,8 +378,11 @@ static float *motion_field_column(const crowdi_rig *r, crowd_field f, uint32_t i
     case CROWD_FIELD_MOTION_WEIGHT: return crowdi_ctl_column(r, CROWDI_CTL_MOTION, CROWDI_MOTION_WEIGHT);
     case CROWD_FIELD_MOTION_OPACITY: return crowdi_ctl_column(r, CROWDI_CTL_MOTION, CROWDI_MOTION_OPACITY);
     case CROWD_FIELD_MOTION_UPDATED: return crowdi_ctl_column(r, CROWDI_CTL_MOTION, CROWDI_MOTION_UPDATED);
-    case CROWD_FIELD_MOTION_PSEUDO:
-        return crowdi_ctl_column(r, CROWDI_CTL_MOTION, CROWDI_MOTION_NCOLS_FIXED + part->view.saved_count + index);
+    case CROWD_FIELD_MOTION_PSEUDO: { /* a pose part's column (motion_point), or its own */
+        const int32_t at = r->has[CROWDI_CTL_POSE] ? crowdi_pose_part_find(r, part->pseudo_id[index]) : -1;
+        return at >= 0 ? crowdi_controllers[CROWDI_CTL_POSE]->field_column(r, CROWD_FIELD_PART_PARAMETER, (uint32_t)at, 0)
+                       : crowdi_ctl_column(r, CROWDI_CTL_MOTION, CROWDI_MOTION_NCOLS_FIXED + part->view.saved_count + index);
+    }
     default: return NULL;
     }
 }

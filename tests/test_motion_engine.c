@@ -612,6 +612,61 @@ static void test_blink_defers(void **state) {
     world_free(&w);
 }
 
+/* A motion's PartOpacity curve drives the pose (crowd.h sections 14, 15): Haru's idle holds
+ * Part01ArmRA001 at 1 and Part01ArmRB001 at 0. With the pose's group listing RB first (the part
+ * a reset shows), only the motion's values can bring RA up: the pose must read them, bit for bit
+ * what the same motion writes in a rig without a pose. */
+static void test_motion_drives_pose(void **state) {
+    (void)state;
+    crowd_world w;
+    world_init(&w);
+    w.md.idle_count = 0;
+    static const crowd_pose_part_desc arm_parts[] = {{"Part01ArmRB001", NULL, 0}, {"Part01ArmRA001", NULL, 0}};
+    static const crowd_pose_group_desc arm_group = {arm_parts, 2};
+    crowd_pose_desc pose = crowd_pose_defaults();
+    pose.groups = &arm_group, pose.group_count = 1;
+    crowd_rig_desc with = w.rd;
+    with.pose = &pose;
+    crowd_engine *e = crowd_test_engine(11);
+    crowd_rig rigs[2];
+    OK(e, crowd_rig_create(e, &w.rd, &rigs[0]));
+    OK(e, crowd_rig_create(e, &with, &rigs[1]));
+    crowd_instance plain[17], posed[17];
+    crowd_add_desc add = crowd_add_defaults(rigs[0], 17);
+    OK(e, crowd_instances_add(e, &add, plain));
+    add.rig = rigs[1];
+    OK(e, crowd_instances_add(e, &add, posed));
+    crowd_motion_start_desc sd = crowd_motion_start_defaults(0); /* haru_g_idle */
+    sd.loop = true;
+    OK(e, crowd_motion_start(e, plain, 17, &sd, NULL));
+    OK(e, crowd_motion_start(e, posed, 17, &sd, NULL));
+    uint32_t ra, rb;
+    OK(e, crowd_rig_motion_pseudo_index(e, rigs[0], "Part01ArmRA001", &ra));
+    OK(e, crowd_rig_motion_pseudo_index(e, rigs[0], "Part01ArmRB001", &rb));
+    for (int f = 0; f < 60; f++) {
+        OK(e, crowd_tick_exact(e, 1.0 / 60));
+        if (f == 0) continue; /* the pose's first update resets its parameters, as the framework's */
+        for (int i = 0; i < 17; i++) {
+            float want_a, want_b, got_a, got_b;
+            OK(e, crowd_get(e, plain[i], CROWD_FIELD_MOTION_PSEUDO, ra, &want_a));
+            OK(e, crowd_get(e, plain[i], CROWD_FIELD_MOTION_PSEUDO, rb, &want_b));
+            OK(e, crowd_get(e, posed[i], CROWD_FIELD_PART_PARAMETER, 1, &got_a));
+            OK(e, crowd_get(e, posed[i], CROWD_FIELD_PART_PARAMETER, 0, &got_b));
+            if (fbits(got_a) != fbits(want_a) || fbits(got_b) != fbits(want_b))
+                FAILF("frame %d row %d: the pose reads RA %.9g RB %.9g, the motion wrote %.9g %.9g", f, i, got_a, got_b,
+                      want_a, want_b);
+        }
+    }
+    for (int i = 0; i < 17; i++) {
+        float a, b;
+        OK(e, crowd_get(e, posed[i], CROWD_FIELD_PART_OPACITY, 1, &a));
+        OK(e, crowd_get(e, posed[i], CROWD_FIELD_PART_OPACITY, 0, &b));
+        if (a != 1.0f || !(b < 0.2f)) FAILF("row %d: after 1 s the motion's part shows at %g, the other at %g", i, a, b);
+    }
+    crowd_engine_destroy(e);
+    world_free(&w);
+}
+
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const char *root = crowd_test_data("cubism/README.md");
@@ -625,6 +680,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_snapshot_mid_fade),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_blink_defers),
+        cmocka_unit_test(test_motion_drives_pose),
     };
     return CROWD_TEST_GROUP("motion_engine", tests);
 }

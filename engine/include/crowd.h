@@ -1802,7 +1802,9 @@ CROWD_API crowd_result crowd_expressions_start(crowd_engine *engine, const crowd
  *       there to pick each group's visible part. Parameter curves whose id is no parameter of
  *       the rig write their blended value to a pseudo-parameter too (unclamped). Pseudo-
  *       parameters are CROWD_FIELD_MOTION_PSEUDO, one index per distinct id
- *       (crowd_rig_motion_pseudo_index), in float32.
+ *       (crowd_rig_motion_pseudo_index), in float32. When the rig has a pose (section 14), the
+ *       pseudo-parameter of a pose part's id is that part's CROWD_FIELD_PART_PARAMETER: one
+ *       value, which the motion writes and the pose reads in the same tick.
  *     - End. A non-looping entry ends at start + duration and then plays no more; the values
  *       it left stay. When nothing plays and the library has an idle group, the tick starts one
  *       of its clips (chosen by the instance's own seeded draw, the sample app's random idle)
