@@ -82,7 +82,6 @@ typedef enum crowdi_rule {
     X(HAND_LANDMARKS, "hand_landmarks", CROWDI_CTL_FINGERS, CROWD_HAND_FLOATS, CROWDI_INDEX_HAND, CROWDI_RULE_HAND, true)  \
     X(FINGER_WORLD, "finger_world", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)             \
     X(FINGER_LOCAL, "finger_local", CROWDI_CTL_FINGERS, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false) \
-    X(FACE_CONTROL, "face_control", CROWDI_CTL_FACE, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                    \
     X(MOTION_SPEED, "motion_speed", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)                 \
     X(MOTION_WEIGHT, "motion_weight", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                \
     X(MOTION_OPACITY, "motion_opacity", CROWDI_CTL_MOTION, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OUTPUT, false)             \
