@@ -18,6 +18,13 @@ clip.c including landmark_json.h while landmark_json.c includes clip.h is one. A
 source of its own (internal.h, json_type.h) is no module: an include of it counts as the
 includes of the modules it reaches.
 
+A header of two modes (a part under #ifdef MODE, MODE defined by another file: the kernel
+headers' stage part under CROWDI_STAGES, which kernels/stages.h defines) is included once per
+source: a file that defines MODE must reach each such header only after its #define (reached
+before, through any chain of includes, its include guard would drop the other part), and no
+file includes one header twice. The generated crowdi_stage_list.h counts as the kernel header
+of every controller of engine/controllers.h's CROWDI_CONTROLLER_LIST.
+
 With --objects FILE.o ... the same is asked of the link graph of those object files (A -> B when
 A uses a symbol B defines, read with nm): a circle there is two files calling each other (run.c
 and mpi_run.c were one: each used the other's functions through commands.h and mpi_run.h).
@@ -42,6 +49,22 @@ LAYERS = [  # (rank, predicate on the path relative to the root), first match wi
 ]
 PUBLIC = {"engine/include/crowd.h", "io/include/crowd_io.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+IFDEF = re.compile(r'^\s*#\s*(?:ifdef|if\s+defined\s*\(?)\s*([A-Za-z_]\w*)', re.M)
+DEFINE = re.compile(r'^\s*#\s*define\s+([A-Za-z_]\w*)', re.M)
+# generated headers: the name, and the tree's headers it includes (from the file it is made of)
+GENERATED = {"crowdi_stage_list.h": lambda root, files: [
+    f"engine/kernels/{name}.h" for name in re.findall(
+        r"X\([A-Z0-9_]+, ([a-z0-9_]+)\)",
+        (re.search(r"#define CROWDI_CONTROLLER_LIST\(X\)[^#]*", read(root, "engine/controllers.h")) or [""])[0])
+    if f"engine/kernels/{name}.h" in files]}
+
+
+def read(root, path):
+    try:
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as h:
+            return h.read()
+    except OSError:
+        return ""
 
 
 def layer(path):
@@ -127,16 +150,62 @@ def code_edges(files, edges):
     return {m: {t for t in reach(m, set()) if t in code and t != m} for m in edges if m in code}
 
 
+def includes(root, files, f, text):
+    """(position, included file) of f's includes in order, generated headers expanded."""
+    out = []
+    for m in INCLUDE.finditer(text):
+        name = m.group(1)
+        if os.path.basename(name) in GENERATED and resolve(files, f, name) is None:
+            out += [(m.start(), to) for to in GENERATED[os.path.basename(name)](root, files)]
+        else:
+            to = resolve(files, f, name)
+            if to is not None and to != f:
+                out.append((m.start(), to))
+    return out
+
+
+def mode_problems(texts, incs):
+    """Headers of two modes reached in the wrong mode, and headers included twice by one file."""
+    problems, defined_in = [], {}
+    for f, text in texts.items():
+        for m in DEFINE.finditer(text):
+            defined_in.setdefault(m.group(1), []).append((f, m.start()))
+    modal = {}  # header -> its mode macros (defined by another file)
+    for f, text in texts.items():
+        if f.endswith(".h"):
+            for name in set(IFDEF.findall(text)):
+                if any(g != f for g, _ in defined_in.get(name, ())):
+                    modal.setdefault(f, set()).add(name)
+    for f in sorted(incs):
+        seen = [to for _, to in incs[f]]
+        for to in sorted({x for x in seen if seen.count(x) > 1}):
+            problems.append(f"{f} includes {to} twice")
+    for mode in sorted({m for ms in modal.values() for m in ms}):
+        for root_file, at in defined_in[mode]:
+            visited = {root_file}
+
+            def walk(f, on):
+                for pos, to in incs.get(f, ()):
+                    state = on or (f == root_file and pos > at)
+                    if to in visited:
+                        continue
+                    visited.add(to)
+                    if mode in modal.get(to, ()) and not state:
+                        problems.append(f"{root_file} reaches {to} before it defines {mode}: "
+                                        f"the header's {mode} part would be dropped (included in two modes)")
+                    walk(to, state)
+
+            walk(root_file, False)
+    return problems
+
+
 def check(root):
     files = set(sources(root))
-    problems, edges = [], {}
+    problems, edges, texts, incs = [], {}, {}, {}
     for f in sorted(files):
-        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as h:
-            text = h.read()
-        for name in INCLUDE.findall(text):
-            to = resolve(files, f, name)
-            if to is None or to == f:
-                continue
+        text = texts[f] = read(root, f)
+        incs[f] = includes(root, files, f, text)
+        for _, to in incs[f]:
             if module(to) != module(f):
                 edges.setdefault(module(f), set()).add(module(to))
             src, dst = layer(f), layer(to)
@@ -148,6 +217,7 @@ def check(root):
                 problems.append(f"{f} includes {to}: the bindings use the public headers only")
     for comp in circles(code_edges(files, edges)):
         problems.append("include circle: " + " <-> ".join(comp))
+    problems += mode_problems(texts, incs)
     return problems, edges
 
 
