@@ -330,6 +330,7 @@ typedef struct crowd_parameter_desc {
 /* id, min 0, max 1, default 0, no repeat. */
 CROWD_API crowd_parameter_desc crowd_parameter_defaults(const char *id);
 
+/* ---- look (order 700) ---- */
 typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
 /* "x", "y", "z"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API const char *crowd_axis_name(crowd_axis value);
@@ -354,6 +355,7 @@ typedef struct crowd_look_desc {
 /* damping 0.15, max_speed +inf, blend additive, no parameters. */
 CROWD_API crowd_look_desc crowd_look_defaults(void);
 
+/* ---- harmonic (order 600) ---- */
 typedef enum crowd_direction {
     CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
 } crowd_direction;
@@ -391,6 +393,7 @@ typedef struct crowd_harmonic_desc {
 /* blend additive, no entries, no channel_timescales (one channel at timescale 1). */
 CROWD_API crowd_harmonic_desc crowd_harmonic_defaults(void);
 
+/* ---- blink (order 400) ---- */
 typedef enum crowd_blink_model {
     CROWD_BLINK_SINE = 0, /* |sin| closing and opening (Cubism's EyeBlink) */
     CROWD_BLINK_TIMED,    /* linear phases 1.0/0.5/1.5 scaled time (Unity R5 auto blink) */
@@ -953,6 +956,19 @@ typedef struct crowd_motion_desc {
 } crowd_motion_desc;
 /* No clips, no ids, no idle group, idle clips not looping. */
 CROWD_API crowd_motion_desc crowd_motion_defaults(void);
+
+/* The controllers' descs, each in its controller's section. */
+typedef struct crowd_look_desc crowd_look_desc;
+typedef struct crowd_harmonic_desc crowd_harmonic_desc;
+typedef struct crowd_blink_desc crowd_blink_desc;
+typedef struct crowd_limbs_desc crowd_limbs_desc;
+typedef struct crowd_face_desc crowd_face_desc;
+typedef struct crowd_physics_desc crowd_physics_desc;
+typedef struct crowd_lipsync_desc crowd_lipsync_desc;
+typedef struct crowd_pose_desc crowd_pose_desc;
+typedef struct crowd_expression_desc crowd_expression_desc;
+typedef struct crowd_fingers_desc crowd_fingers_desc;
+typedef struct crowd_motion_desc crowd_motion_desc;
 
 typedef struct crowd_rig_desc {
     const char *name; /* optional, for messages; copied */
@@ -1690,7 +1706,9 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     parameter with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
  *     has them. Branch-free across lanes (the fixed-step loop runs while any lane has a step
  *     to take, the others masked), allocation-free, part of the snapshot.
- *
+ * ---------------------------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------------------------
  * 13. Lip sync (order 500, after face tracking, before harmonic). Per instance the mouth level
  *     CROWD_FIELD_LIPSYNC_LEVEL (0..1) the host writes each tick (crowd_lipsync_rms of its
  *     audio block, for one), added to each of the rig's LipSync parameters as the framework's
