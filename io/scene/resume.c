@@ -1,6 +1,8 @@
 #include "resume.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,48 @@ static uint64_t fp_str(uint64_t h, const char *s) {
     return fnv1a64_bytes(h, s ? s : "", n);
 }
 
+/* The desc of controller ctl in d, or NULL: crowd_rig_desc's controller pointers are in
+ * crowd_controller order (crowd.h), from look to the level-of-detail settings. */
+_Static_assert(offsetof(crowd_rig_desc, lod_interval) - offsetof(crowd_rig_desc, look) ==
+                   CROWD_CONTROLLER_COUNT * sizeof(const void *),
+               "crowd_rig_desc holds one desc pointer per crowd_controller, in order");
+static const void *controller_desc(const crowd_rig_desc *d, crowd_controller ctl) {
+    const void *p;
+    memcpy(&p, (const char *)d + offsetof(crowd_rig_desc, look) + (size_t)ctl * sizeof p, sizeof p);
+    return p;
+}
+
+/* Every setting of the controller's table (crowd_setting_info) as the desc holds it: a row
+ * added to a table is in the fingerprint with no line here. */
+static uint64_t fp_settings(uint64_t h, crowd_controller ctl, const void *desc) {
+    uint32_t count = crowd_setting_count(ctl);
+    for (uint32_t i = 0; i < count; i++) {
+        crowd_setting s;
+        if (crowd_setting_info(ctl, i, &s) != CROWD_OK) continue;
+        const char *at = (const char *)desc + s.offset;
+        if (s.type == CROWD_SETTING_FLOAT) {
+            for (uint32_t k = 0; k < s.count; k++) {
+                float f;
+                memcpy(&f, at + k * sizeof f, sizeof f);
+                h = fnv1a64_float(h, f);
+            }
+        } else if (s.type == CROWD_SETTING_ENUM) {
+            int v; /* the crowd_* enums are int-sized (crowd.h) */
+            memcpy(&v, at, sizeof v);
+            h = fp_u32(h, (uint32_t)v);
+        } else if (s.type == CROWD_SETTING_BOOL) {
+            bool b;
+            memcpy(&b, at, sizeof b);
+            h = fp_u32(h, b);
+        } else {
+            uint64_t bits;
+            memcpy(&bits, at, sizeof bits);
+            h = fp_u64(h, bits);
+        }
+    }
+    return h;
+}
+
 static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
     const crowd_rig_desc *d = &sr->rig_desc;
     h = fp_str(h, sr->name);
@@ -35,12 +79,17 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
         h = fp_floats(h, (const float[]){pd->min, pd->max, pd->default_value}, 3);
         h = fp_u32(h, pd->repeat);
     }
-    h = fp_u32(h, (uint32_t)(d->look != NULL) | (uint32_t)(d->harmonic != NULL) << 1 | (uint32_t)(d->blink != NULL) << 2 |
-                      (uint32_t)(d->limbs != NULL) << 3);
+    uint32_t present = 0;
+    for (int ctl = 0; ctl < CROWD_CONTROLLER_COUNT; ctl++)
+        if (controller_desc(d, (crowd_controller)ctl)) present |= 1u << ctl;
+    h = fp_u32(h, present);
+    for (int ctl = 0; ctl < CROWD_CONTROLLER_COUNT; ctl++) {
+        const void *desc = controller_desc(d, (crowd_controller)ctl);
+        if (desc) h = fp_settings(h, (crowd_controller)ctl, desc);
+    }
+    /* the entry lists and arrays, which are no settings (physics': its file, an input) */
     if (d->look) {
         const crowd_look_desc *l = d->look;
-        h = fp_floats(h, (const float[]){l->damping, l->max_speed}, 2);
-        h = fp_u32(h, (uint32_t)l->blend);
         h = fp_u32(h, l->parameter_count);
         for (uint32_t k = 0; k < l->parameter_count; k++) {
             h = fp_str(h, l->parameters[k].id);
@@ -50,7 +99,6 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
     }
     if (d->harmonic) {
         const crowd_harmonic_desc *hd = d->harmonic;
-        h = fp_u32(h, (uint32_t)hd->blend);
         h = fp_u32(h, hd->channel_count);
         if (hd->channel_count) h = fp_floats(h, hd->channel_timescales, hd->channel_count);
         h = fp_u32(h, hd->parameter_count);
@@ -62,27 +110,30 @@ static uint64_t fp_rig(uint64_t h, const scene_rig *sr) {
         }
     }
     if (d->blink) {
-        const crowd_blink_desc *b = d->blink;
-        h = fp_u32(fp_u32(h, (uint32_t)b->model), (uint32_t)b->blend);
-        h = fp_floats(h, (const float[]){b->mean, b->max_deviation, b->timescale}, 3);
-        h = fp_u32(h, b->parameter_count);
-        for (uint32_t k = 0; k < b->parameter_count; k++) h = fp_str(h, b->parameters[k]);
+        h = fp_u32(h, d->blink->parameter_count);
+        for (uint32_t k = 0; k < d->blink->parameter_count; k++) h = fp_str(h, d->blink->parameters[k]);
     }
     if (d->limbs) {
         const crowd_limbs_desc *l = d->limbs;
-        h = fp_u32(fp_u32(fp_u32(h, (uint32_t)l->frame), (uint32_t)l->axis_fix), (uint32_t)l->fallback);
-        h = fp_floats(h, l->fallback_sign, CROWD_LIMB_COUNT);
-        h = fp_floats(h, (const float[]){l->visibility_threshold, l->hold_half_life, l->reacquire_half_life, l->bend_min, l->bend_full, l->min_cutoff, l->beta, l->d_cutoff}, 8);
-        h = fp_u32(h, l->smoothing);
-        h = fp_floats(h, &l->arm_image_bend, 1);
-        /* only when not both: run snapshots of scenes from before the setting still match */
-        if (l->outputs != CROWD_LIMB_OUTPUTS_BOTH) h = fp_u32(h, (uint32_t)l->outputs);
         if (l->axis_fix == CROWD_AXIS_FIX_CUSTOM && l->custom_fix)
             h = fp_floats(h, &l->custom_fix[0].x, 4 * CROWD_BONE_COUNT);
         if (l->axis_fix == CROWD_AXIS_FIX_CALIBRATED && l->bind_landmarks && l->bind_rotations) {
             h = fp_floats(h, l->bind_landmarks, 4 * CROWD_LANDMARK_COUNT);
             h = fp_floats(h, &l->bind_rotations[0].x, 4 * CROWD_BONE_COUNT);
         }
+    }
+    if (d->face) {
+        h = fp_u32(h, d->face->mapping_count);
+        for (uint32_t k = 0; k < d->face->mapping_count; k++) {
+            const crowd_face_mapping_desc *m = &d->face->mapping[k];
+            h = fp_str(fp_u32(h, (uint32_t)m->source), m->id);
+            h = fp_floats(h, (const float[]){m->gain, m->offset}, 2);
+            h = fp_u32(h, (uint32_t)m->curve);
+        }
+    }
+    if (d->lipsync) {
+        h = fp_u32(h, d->lipsync->parameter_count);
+        for (uint32_t k = 0; k < d->lipsync->parameter_count; k++) h = fp_str(h, d->lipsync->parameters[k]);
     }
     return h;
 }

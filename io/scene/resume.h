@@ -13,14 +13,16 @@
 #include "world.h"
 
 #define RESUME_MAGIC "CROWDRUN"
-#define RESUME_VERSION 3u /* 2: the checksum covers header and payload; rig digests; 3: the first instance, the scene's parts */
+#define RESUME_VERSION 4u /* 2: the checksum covers header and payload; rig digests; 3: the first instance, the scene's parts;
+                              4: a rig's part hashes every controller's settings by its table */
 #define RESUME_FIXED 56u /* header bytes before the rig handles */
 
-/* The scene's parts, each an FNV-1a 64 digest: every rig's settings (rigs[r]), every group
- * (instances, look keys, phases, blink starts, pose clip rows and how they play, whether a face
- * track plays and its loop), then every file the scene reader read (scene.inputs_first..: pose
- * clips, face tracks, .model3.json, .cdi3.json, ...; files.h remembers each one read, so a new
- * input is covered without being listed here). Not the frame count. */
+/* The scene's parts, each an FNV-1a 64 digest: every rig's settings (rigs[r]: each controller's
+ * settings by its table, crowd_setting_info, and its entry lists), every group (instances, look
+ * keys, phases, blink starts, pose clip rows and how they play, whether a face track plays and
+ * its loop), then every file the scene reader read (scene.inputs_first..: pose clips, face
+ * tracks, .model3.json, .cdi3.json, ...; files.h remembers each one read, so a new input is
+ * covered without being listed here). Not the frame count. */
 uint32_t scene_part_count(const scene *s);
 uint64_t scene_part(const scene *s, uint32_t index);
 /* FNV-1a 64 of the seed, dt, the rig and group counts and every part. */

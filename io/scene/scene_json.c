@@ -271,18 +271,230 @@ static char *resolve(jctx *c, const char *path) {
 
 #define TRY(expr) do { int st_ = (expr); if (st_ != TOOL_OK) return st_; } while (0)
 
-static int get_blend(jctx *c, const json_t *obj, crowd_blend *out) {
-    int k = -1;
-    TOOL_ENUM_NAMES(blend_names, blend, crowd_blend, CROWD_BLEND_OVERRIDE, CROWD_BLEND_COUNT - 1); /* "default" is not written */
-    TRY(get_enum(c, obj, "blend", blend_names, CROWD_BLEND_COUNT - 1, &k));
-    if (k >= 0) *out = (crowd_blend)(CROWD_BLEND_OVERRIDE + k);
-    return TOOL_OK;
-}
-
 /* A parameter id used by a controller: must name one of the rig's parameters. */
 static int check_param_id(jctx *c, const scene_rig *rig, const char *id) {
     if (name_index_find(&c->param_ids, id) >= 0) return TOOL_OK;
     return fail(c, "\"%s\" is not a parameter of rig \"%s\"", id, rig->name);
+}
+
+static int as_face_source(jctx *c, const json_t *v, crowd_face_source *out);
+
+/* ---- a controller's settings, read by its table (crowd_setting_info) ----
+ * A setting's key is its name in the controller's object, read with the table's type and
+ * bounds, so a row added to a controller's table is a scene key with no line here. The rows
+ * below spell the settings whose key is not their plain name. An enum's "default" value is
+ * not written in a scene (leaving the key out is the default). */
+typedef enum spell_kind {
+    SPELL_SKIP,         /* not a scene key (physics fps: the file's Meta.Fps) */
+    SPELL_NULLABLE,     /* null: the default */
+    SPELL_IN,           /* the member `name` of the object `key` ("one_euro": {"beta": 40}) */
+    SPELL_PAIR,         /* element `index` of the array `key` of 2 numbers ("gravity": [x, y]) */
+    SPELL_NAMES,        /* an enum or bool by names[0 .. name_count) (NULL: the table's first names) */
+    SPELL_FACE_SOURCES, /* a bit set spelled as a list of face source names ("smoothed") */
+} spell_kind;
+
+typedef struct spelling {
+    crowd_controller controller;
+    const char *setting;
+    spell_kind kind;
+    const char *key;
+    uint32_t index;
+    const char *const *names;
+    uint32_t name_count;
+} spelling;
+
+static const char *const smoothing_names[] = {"off", "one_euro"};
+static const spelling spellings[] = {
+    {CROWD_CONTROLLER_LOOK, "max_speed", SPELL_NULLABLE, NULL, 0, NULL, 0},
+    {CROWD_CONTROLLER_LIMBS, "axis_fix", SPELL_NAMES, NULL, 0, NULL, 2}, /* the presets (custom and calibrated need arrays) */
+    {CROWD_CONTROLLER_LIMBS, "smoothing", SPELL_NAMES, NULL, 0, smoothing_names, 2},
+    {CROWD_CONTROLLER_LIMBS, "min_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_LIMBS, "beta", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_LIMBS, "d_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FACE, "smoothed_sources", SPELL_FACE_SOURCES, "smoothed", 0, NULL, 0},
+    {CROWD_CONTROLLER_FACE, "min_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FACE, "beta", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FACE, "d_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_PHYSICS, "fps", SPELL_SKIP, NULL, 0, NULL, 0},
+    {CROWD_CONTROLLER_PHYSICS, "gravity_x", SPELL_PAIR, "gravity", 0, NULL, 0},
+    {CROWD_CONTROLLER_PHYSICS, "gravity_y", SPELL_PAIR, "gravity", 1, NULL, 0},
+    {CROWD_CONTROLLER_PHYSICS, "wind_x", SPELL_PAIR, "wind", 0, NULL, 0},
+    {CROWD_CONTROLLER_PHYSICS, "wind_y", SPELL_PAIR, "wind", 1, NULL, 0},
+};
+
+static const spelling *spelling_of(crowd_controller ctl, const crowd_setting *s) {
+    for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; k++)
+        if (spellings[k].controller == ctl && strcmp(spellings[k].setting, s->name) == 0) return &spellings[k];
+    return NULL;
+}
+
+/* The setting's key in the controller's object (NULL: none). */
+static const char *setting_key(const spelling *sp, const crowd_setting *s) {
+    if (!sp) return s->name;
+    if (sp->kind == SPELL_SKIP) return NULL;
+    return sp->key ? sp->key : s->name;
+}
+
+#define MAX_KEYS 64
+
+/* obj holds only `extra` (NULL-terminated) and the keys of the controller's settings: those
+ * of its object `inside` (NULL: the controller's own object). */
+static int check_settings_object(jctx *c, const json_t *obj, crowd_controller ctl, const char *inside,
+                                 const char *const *extra) {
+    const char *keys[MAX_KEYS + 1];
+    size_t n = 0;
+    for (; extra && extra[n] && n < MAX_KEYS; n++) keys[n] = extra[n];
+    uint32_t count = crowd_setting_count(ctl);
+    for (uint32_t i = 0; i < count && n < MAX_KEYS; i++) {
+        crowd_setting s;
+        if (crowd_setting_info(ctl, i, &s) != CROWD_OK) continue;
+        const spelling *sp = spelling_of(ctl, &s);
+        const char *key = inside ? (sp && sp->kind == SPELL_IN && strcmp(sp->key, inside) == 0 ? s.name : NULL)
+                                 : setting_key(sp, &s);
+        bool seen = !key;
+        for (size_t k = 0; k < n && !seen; k++) seen = strcmp(keys[k], key) == 0;
+        if (!seen) keys[n++] = key;
+    }
+    keys[n] = NULL;
+    return check_object(c, obj, keys);
+}
+
+/* The float v into *out when within the setting's bounds. */
+static int setting_float(jctx *c, const json_t *v, const crowd_setting *s, float *out) {
+    float f = 0;
+    TRY(as_float(c, v, &f));
+    double d = f;
+    if (s->min_open ? !(d > s->min) : !(d >= s->min))
+        return fail(c, "%.9g is out of range: must be %s %.9g", d, s->min_open ? ">" : ">=", s->min);
+    if (s->max_open ? !(d < s->max) : !(d <= s->max))
+        return fail(c, "%.9g is out of range: must be %s %.9g", d, s->max_open ? "<" : "<=", s->max);
+    *out = f;
+    return TOOL_OK;
+}
+
+static int read_setting_value(jctx *c, const json_t *v, const crowd_setting *s, const spelling *sp, void *desc);
+
+/* A name of the enum or bool setting: its value into *out. */
+static int setting_name(jctx *c, const json_t *obj, const char *key, const crowd_setting *s, const spelling *sp,
+                        int *out) {
+    const char *names[64];
+    int values[64], n = 0;
+    if (sp && sp->kind == SPELL_NAMES && sp->names) {
+        for (uint32_t k = 0; k < sp->name_count && n < 64; k++, n++) names[n] = sp->names[k], values[n] = (int)k;
+    } else {
+        uint32_t last = (uint32_t)s->max;
+        if (sp && sp->kind == SPELL_NAMES && sp->name_count) last = sp->name_count - 1;
+        for (uint32_t k = 0; k <= last && n < 64; k++) {
+            if (!s->value_names || strcmp(s->value_names[k], "default") == 0) continue;
+            names[n] = s->value_names[k], values[n++] = (int)k;
+        }
+    }
+    int k = -1;
+    TRY(get_enum(c, obj, key, names, n, &k));
+    if (k >= 0) *out = values[k];
+    return TOOL_OK;
+}
+
+/* The setting's value at key `key` of obj (absent: the desc keeps what it has). */
+static int read_setting(jctx *c, const json_t *obj, const char *key, const crowd_setting *s, const spelling *sp,
+                        void *desc) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v || (sp && sp->kind == SPELL_NULLABLE && json_is_null(v))) return TOOL_OK;
+    char *at = (char *)desc + s->offset;
+    if (s->type == CROWD_SETTING_ENUM || (s->type == CROWD_SETTING_BOOL && sp && sp->kind == SPELL_NAMES)) {
+        int value = -1;
+        TRY(setting_name(c, obj, key, s, sp, &value));
+        if (s->type == CROWD_SETTING_BOOL) {
+            bool b = value != 0;
+            memcpy(at, &b, sizeof b);
+        } else {
+            memcpy(at, &value, sizeof value); /* the crowd_* enums are int-sized (crowd.h) */
+        }
+        return TOOL_OK;
+    }
+    if (s->type == CROWD_SETTING_BOOL) {
+        bool b = false;
+        TRY(get_bool(c, obj, key, &b));
+        memcpy(at, &b, sizeof b);
+        return TOOL_OK;
+    }
+    size_t old = push_key(c, key);
+    int st = read_setting_value(c, v, s, sp, desc);
+    pop(c, old);
+    return st;
+}
+
+/* Floats (one, or an array of count), a pair's element, a bit set. */
+static int read_setting_value(jctx *c, const json_t *v, const crowd_setting *s, const spelling *sp, void *desc) {
+    char *at = (char *)desc + s->offset;
+    if (s->type == CROWD_SETTING_FLOAT && sp && sp->kind == SPELL_PAIR) {
+        if (!json_is_array(v) || json_array_size(v) != 2) return fail(c, "expected an array of 2 numbers [x, y]");
+        size_t o = push_index(c, sp->index);
+        float f = 0;
+        TRY(setting_float(c, json_array_get(v, sp->index), s, &f));
+        pop(c, o);
+        memcpy(at, &f, sizeof f);
+        return TOOL_OK;
+    }
+    if (s->type == CROWD_SETTING_FLOAT && s->count == 1) {
+        float f = 0;
+        TRY(setting_float(c, v, s, &f));
+        memcpy(at, &f, sizeof f);
+        return TOOL_OK;
+    }
+    if (s->type == CROWD_SETTING_FLOAT) {
+        if (!json_is_array(v) || json_array_size(v) != s->count)
+            return fail(c, "expected an array of %u numbers", s->count);
+        for (uint32_t k = 0; k < s->count; k++) {
+            size_t o = push_index(c, k);
+            float f = 0;
+            TRY(setting_float(c, json_array_get(v, k), s, &f));
+            pop(c, o);
+            memcpy(at + k * sizeof f, &f, sizeof f);
+        }
+        return TOOL_OK;
+    }
+    /* BITS64: a list of face sources by name, or of bit numbers */
+    if (!json_is_array(v)) return fail(c, "expected an array, got %s", tool_json_type_name(v));
+    uint64_t bits = 0;
+    for (size_t k = 0; k < json_array_size(v); k++) {
+        size_t o = push_index(c, k);
+        if (sp && sp->kind == SPELL_FACE_SOURCES) {
+            crowd_face_source src;
+            TRY(as_face_source(c, json_array_get(v, k), &src));
+            bits |= CROWD_FACE_SOURCE_BIT(src);
+        } else {
+            double bit;
+            TRY(as_integer(c, json_array_get(v, k), 0, s->max, &bit));
+            bits |= (uint64_t)1 << (unsigned)bit;
+        }
+        pop(c, o);
+    }
+    memcpy(at, &bits, sizeof bits);
+    return TOOL_OK;
+}
+
+/* Every setting of controller ctl present in obj into desc (call check_settings_object first). */
+static int read_settings(jctx *c, const json_t *obj, crowd_controller ctl, void *desc) {
+    uint32_t count = crowd_setting_count(ctl);
+    for (uint32_t i = 0; i < count; i++) {
+        crowd_setting s;
+        if (crowd_setting_info(ctl, i, &s) != CROWD_OK) return fail(c, "crowd_setting_info failed");
+        const spelling *sp = spelling_of(ctl, &s);
+        if (sp && sp->kind == SPELL_SKIP) continue;
+        if (sp && sp->kind == SPELL_IN) {
+            const json_t *inner;
+            TRY(get_object(c, obj, sp->key, &inner));
+            if (!inner) continue;
+            size_t o = push_key(c, sp->key);
+            TRY(check_settings_object(c, inner, ctl, sp->key, NULL));
+            TRY(read_setting(c, inner, s.name, &s, sp, desc));
+            pop(c, o);
+            continue;
+        }
+        TRY(read_setting(c, obj, setting_key(sp, &s), &s, sp, desc));
+    }
+    return TOOL_OK;
 }
 
 /* ---- rigs ---- */
@@ -330,15 +542,12 @@ static int read_parameters(jctx *c, const json_t *jrig, scene_rig *rig) {
 }
 
 static int read_look(jctx *c, const json_t *jl, scene_rig *rig) {
-    static const char *const keys[] = {"damping", "max_speed", "blend", "parameters", NULL};
+    static const char *const extra[] = {"parameters", NULL};
     static const char *const pkeys[] = {"id", "axis", "factor", NULL};
     static const char *const axes[] = {"x", "y", "z"};
-    TRY(check_object(c, jl, keys));
+    TRY(check_settings_object(c, jl, CROWD_CONTROLLER_LOOK, NULL, extra));
     rig->look = crowd_look_defaults();
-    TRY(get_float(c, jl, "damping", 0, false, INFINITY, &rig->look.damping));
-    const json_t *ms = json_object_get(jl, "max_speed");
-    if (ms && !json_is_null(ms)) TRY(get_float(c, jl, "max_speed", 0, true, INFINITY, &rig->look.max_speed));
-    TRY(get_blend(c, jl, &rig->look.blend));
+    TRY(read_settings(c, jl, CROWD_CONTROLLER_LOOK, &rig->look));
     const json_t *arr;
     TRY(get_array(c, jl, "parameters", &arr));
     size_t n = arr ? json_array_size(arr) : 0, o0 = push_key(c, "parameters");
@@ -370,13 +579,13 @@ static int read_look(jctx *c, const json_t *jl, scene_rig *rig) {
 }
 
 static int read_harmonic(jctx *c, const json_t *jh, scene_rig *rig) {
-    static const char *const keys[] = {"blend", "channel_timescales", "parameters", NULL};
+    static const char *const extra[] = {"channel_timescales", "parameters", NULL};
     static const char *const pkeys[] = {"id", "channel", "direction", "origin", "range", "duration", NULL};
     TOOL_ENUM_NAMES(directions, direction, crowd_direction, 0, CROWD_DIRECTION_COUNT);
-    TRY(check_object(c, jh, keys));
+    TRY(check_settings_object(c, jh, CROWD_CONTROLLER_HARMONIC, NULL, extra));
     rig->harmonic = crowd_harmonic_defaults();
     if (rig->harmonic.blend == CROWD_BLEND_DEFAULT) rig->harmonic.blend = CROWD_BLEND_ADDITIVE;
-    TRY(get_blend(c, jh, &rig->harmonic.blend));
+    TRY(read_settings(c, jh, CROWD_CONTROLLER_HARMONIC, &rig->harmonic));
     const json_t *ts;
     TRY(get_array(c, jh, "channel_timescales", &ts));
     rig->channel_timescales[0] = 1.0f;
@@ -448,17 +657,10 @@ typedef struct model3_blink {
 } model3_blink;
 
 static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_blink *m3) {
-    static const char *const keys[] = {"model", "blend", "parameters", "mean", "max_deviation", "timescale", NULL};
-    TOOL_ENUM_NAMES(models, blink_model, crowd_blink_model, 0, CROWD_BLINK_MODEL_COUNT);
-    TRY(check_object(c, jb, keys));
+    static const char *const extra[] = {"parameters", NULL};
+    TRY(check_settings_object(c, jb, CROWD_CONTROLLER_BLINK, NULL, extra));
     rig->blink = crowd_blink_defaults();
-    int model = -1;
-    TRY(get_enum(c, jb, "model", models, CROWD_BLINK_MODEL_COUNT, &model));
-    if (model >= 0) rig->blink.model = (crowd_blink_model)model;
-    TRY(get_blend(c, jb, &rig->blink.blend));
-    TRY(get_float(c, jb, "mean", 0, false, INFINITY, &rig->blink.mean));
-    TRY(get_float(c, jb, "max_deviation", 0, false, INFINITY, &rig->blink.max_deviation));
-    TRY(get_float(c, jb, "timescale", 0, true, INFINITY, &rig->blink.timescale));
+    TRY(read_settings(c, jb, CROWD_CONTROLLER_BLINK, &rig->blink));
     const json_t *arr;
     TRY(get_array(c, jb, "parameters", &arr));
     if (arr && rig->model3) {
@@ -496,49 +698,10 @@ static int read_blink(jctx *c, const json_t *jb, scene_rig *rig, const model3_bl
 }
 
 static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
-    static const char *const keys[] = {"frame", "axis_fix", "fallback", "visibility_threshold", "smoothing", "one_euro",
-                                       "hold_half_life", "reacquire_half_life", "bend_min", "bend_full", "arm_image_bend",
-                                       "outputs", NULL};
-    static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
-    TOOL_ENUM_NAMES(frames, pose_frame, crowd_pose_frame, 0, CROWD_FRAME_COUNT);
-    TOOL_ENUM_NAMES(fixes, axis_fix, crowd_axis_fix, 0, 2); /* the presets (custom and calibrated need arrays) */
-    TOOL_ENUM_NAMES(fallbacks, limb_fallback, crowd_limb_fallback, 0, CROWD_FALLBACK_COUNT);
-    TOOL_ENUM_NAMES(outputs, limb_outputs, crowd_limb_outputs, 0, CROWD_LIMB_OUTPUTS_COUNT);
-    static const char *const smoothings[] = {"off", "one_euro"};
-    TRY(check_object(c, jl, keys));
+    TRY(check_settings_object(c, jl, CROWD_CONTROLLER_LIMBS, NULL, NULL));
     crowd_limbs_desc *l = &rig->limbs;
     *l = crowd_limbs_defaults();
-    int k = -1;
-    TRY(get_enum(c, jl, "frame", frames, CROWD_FRAME_COUNT, &k));
-    if (k >= 0) l->frame = (crowd_pose_frame)k;
-    k = -1;
-    TRY(get_enum(c, jl, "axis_fix", fixes, 2, &k));
-    if (k >= 0) l->axis_fix = (crowd_axis_fix)k;
-    k = -1;
-    TRY(get_enum(c, jl, "fallback", fallbacks, CROWD_FALLBACK_COUNT, &k));
-    if (k >= 0) l->fallback = (crowd_limb_fallback)k;
-    TRY(get_float(c, jl, "visibility_threshold", 0, false, 1, &l->visibility_threshold));
-    k = -1;
-    TRY(get_enum(c, jl, "smoothing", smoothings, 2, &k));
-    if (k >= 0) l->smoothing = k == 1;
-    const json_t *euro;
-    TRY(get_object(c, jl, "one_euro", &euro));
-    if (euro) {
-        size_t o = push_key(c, "one_euro");
-        TRY(check_object(c, euro, euro_keys));
-        TRY(get_float(c, euro, "min_cutoff", 0, true, 1e6f, &l->min_cutoff));
-        TRY(get_float(c, euro, "beta", 0, false, 1e6f, &l->beta));
-        TRY(get_float(c, euro, "d_cutoff", 0, true, 1e6f, &l->d_cutoff));
-        pop(c, o);
-    }
-    TRY(get_float(c, jl, "hold_half_life", 0, true, 3600, &l->hold_half_life));
-    TRY(get_float(c, jl, "reacquire_half_life", 0, true, 3600, &l->reacquire_half_life));
-    TRY(get_float(c, jl, "bend_min", 0, false, 90, &l->bend_min));
-    TRY(get_float(c, jl, "bend_full", 0, false, 90, &l->bend_full));
-    TRY(get_float(c, jl, "arm_image_bend", 0, false, 90, &l->arm_image_bend));
-    k = -1;
-    TRY(get_enum(c, jl, "outputs", outputs, CROWD_LIMB_OUTPUTS_COUNT, &k));
-    if (k >= 0) l->outputs = (crowd_limb_outputs)k;
+    TRY(read_settings(c, jl, CROWD_CONTROLLER_LIMBS, l));
     if (!(l->bend_min < l->bend_full)) {
         size_t o = push_key(c, "bend_min");
         int st = fail(c, "%.9g must be below bend_full (%.9g)", (double)l->bend_min, (double)l->bend_full);
@@ -564,40 +727,13 @@ static int as_face_source(jctx *c, const json_t *v, crowd_face_source *out) {
  * declares and, with model3, the model names), blend, presence threshold, hand-off half-life,
  * the sources to smooth and the One Euro settings. */
 static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
-    static const char *const keys[] = {"mapping", "blend", "presence_threshold", "handoff_half_life", "smoothed",
-                                       "one_euro", NULL};
+    static const char *const extra[] = {"mapping", NULL};
     static const char *const mkeys[] = {"source", "id", "gain", "offset", "curve", NULL};
-    static const char *const euro_keys[] = {"min_cutoff", "beta", "d_cutoff", NULL};
     TOOL_ENUM_NAMES(curves, face_curve, crowd_face_curve, 0, CROWD_FACE_CURVE_COUNT);
-    TRY(check_object(c, jf, keys));
+    TRY(check_settings_object(c, jf, CROWD_CONTROLLER_FACE, NULL, extra));
     crowd_face_desc *f = &rig->face;
     *f = crowd_face_defaults();
-    TRY(get_blend(c, jf, &f->blend));
-    TRY(get_float(c, jf, "presence_threshold", 0, false, 1, &f->presence_threshold));
-    TRY(get_float(c, jf, "handoff_half_life", 0, true, 3600, &f->handoff_half_life));
-    const json_t *euro;
-    TRY(get_object(c, jf, "one_euro", &euro));
-    if (euro) {
-        size_t o = push_key(c, "one_euro");
-        TRY(check_object(c, euro, euro_keys));
-        TRY(get_float(c, euro, "min_cutoff", 0, true, 1e6f, &f->min_cutoff));
-        TRY(get_float(c, euro, "beta", 0, false, 1e6f, &f->beta));
-        TRY(get_float(c, euro, "d_cutoff", 0, true, 1e6f, &f->d_cutoff));
-        pop(c, o);
-    }
-    const json_t *smoothed;
-    TRY(get_array(c, jf, "smoothed", &smoothed));
-    if (smoothed) {
-        size_t o = push_key(c, "smoothed");
-        for (size_t k = 0; k < json_array_size(smoothed); k++) {
-            size_t ok = push_index(c, k);
-            crowd_face_source s;
-            TRY(as_face_source(c, json_array_get(smoothed, k), &s));
-            f->smoothed_sources |= CROWD_FACE_SOURCE_BIT(s);
-            pop(c, ok);
-        }
-        pop(c, o);
-    }
+    TRY(read_settings(c, jf, CROWD_CONTROLLER_FACE, f));
     const json_t *mapping = json_object_get(jf, "mapping");
     size_t o = push_key(c, "mapping");
     if (!mapping || (json_is_string(mapping) && strcmp(json_string_value(mapping), "standard") == 0)) {
@@ -652,31 +788,13 @@ static int read_face(jctx *c, const json_t *jf, scene_rig *rig) {
     return TOOL_OK;
 }
 
-/* A float pair [x, y]. */
-static int get_vec2(jctx *c, const json_t *obj, const char *key, float *x, float *y) {
-    const json_t *v = json_object_get(obj, key);
-    if (!v) return TOOL_OK;
-    size_t old = push_key(c, key);
-    int st = TOOL_OK;
-    float tmp[2];
-    if (!json_is_array(v) || json_array_size(v) != 2) st = fail(c, "expected an array of 2 numbers [x, y]");
-    for (size_t k = 0; k < 2 && st == TOOL_OK; k++) {
-        size_t o = push_index(c, k);
-        st = as_float(c, json_array_get(v, k), &tmp[k]);
-        pop(c, o);
-    }
-    if (st == TOOL_OK) *x = tmp[0], *y = tmp[1];
-    pop(c, old);
-    return st;
-}
-
 /* "physics": the rig of a .physics3.json ("file", relative to the scene; without it the rig's
  * model3's FileReferences.Physics), with the controller's settings (crowd_physics_desc):
  * "strength", "gravity" [x, y], "wind" [x, y], "wind_gust", "gust_period". The ids must be
  * parameters of the rig. The file's arrays are copied into the scene. */
 static int read_physics(jctx *c, const json_t *jp, scene_rig *rig) {
-    static const char *const keys[] = {"file", "strength", "gravity", "wind", "wind_gust", "gust_period", NULL};
-    TRY(check_object(c, jp, keys));
+    static const char *const extra[] = {"file", NULL};
+    TRY(check_settings_object(c, jp, CROWD_CONTROLLER_PHYSICS, NULL, extra));
     const char *file = NULL;
     TRY(get_string(c, jp, "file", &file));
     char *path = NULL;
@@ -725,12 +843,7 @@ static int read_physics(jctx *c, const json_t *jp, scene_rig *rig) {
     }
     physics3_free(&p3);
     if (st != TOOL_OK) return st;
-    crowd_physics_desc *ph = &rig->physics;
-    TRY(get_float(c, jp, "strength", 0, false, 100, &ph->strength));
-    TRY(get_vec2(c, jp, "gravity", &ph->gravity_x, &ph->gravity_y));
-    TRY(get_vec2(c, jp, "wind", &ph->wind_x, &ph->wind_y));
-    TRY(get_float(c, jp, "wind_gust", 0, false, 1, &ph->wind_gust));
-    TRY(get_float(c, jp, "gust_period", 0, true, 3600, &ph->gust_period));
+    TRY(read_settings(c, jp, CROWD_CONTROLLER_PHYSICS, &rig->physics));
     rig->has_physics = true;
     return TOOL_OK;
 }
@@ -738,10 +851,10 @@ static int read_physics(jctx *c, const json_t *jp, scene_rig *rig) {
 /* "lipsync": "weight" (0.8) and "parameters" (ids), or, with the rig's model3, its LipSync
  * group. */
 static int read_lipsync(jctx *c, const json_t *jl, scene_rig *rig) {
-    static const char *const keys[] = {"weight", "parameters", NULL};
-    TRY(check_object(c, jl, keys));
+    static const char *const extra[] = {"parameters", NULL};
+    TRY(check_settings_object(c, jl, CROWD_CONTROLLER_LIPSYNC, NULL, extra));
     rig->lipsync = crowd_lipsync_defaults();
-    TRY(get_float(c, jl, "weight", 0, false, 1000, &rig->lipsync.weight));
+    TRY(read_settings(c, jl, CROWD_CONTROLLER_LIPSYNC, &rig->lipsync));
     const json_t *arr;
     TRY(get_array(c, jl, "parameters", &arr));
     if (arr && rig->model3) {

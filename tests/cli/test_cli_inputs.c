@@ -156,6 +156,12 @@ static void ranges(void **state) {
     test("\"max_speed\": null", "\"max_speed\": 0", "rigs[0].look.max_speed", "must be > 0");
     test("\"range\": 0.5", "\"range\": -0.5", "rigs[0].harmonic.parameters[0].range", NULL);
     test("\"timescale\": 10", "\"timescale\": 0", "rigs[0].blink.timescale", "must be > 0");
+    /* the bounds and keys come from the controllers' settings tables (crowd_setting_info) */
+    test("\"mean\": 2.5", "\"mean\": 2e6", "rigs[0].blink.mean", "2000000 is out of range: must be <= 1000000");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"fallback_sign\": [1, 1]",
+         "rigs[1].limbs.fallback_sign", "expected an array of 4 numbers");
+    test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"fallback_sign\": [1, 1, 2, 1]",
+         "rigs[1].limbs.fallback_sign[2]", "must be <= 1");
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 1.5", "rigs[1].limbs.visibility_threshold", NULL);
     test("\"visibility_threshold\": 0.5", "\"visibility_threshold\": 0.5, \"hold_half_life\": 0", "rigs[1].limbs.hold_half_life",
          "must be > 0");

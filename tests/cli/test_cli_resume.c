@@ -226,7 +226,7 @@ static void file_layout(void **state) {
     unsigned char *b = (unsigned char *)cli_read(snap, &n);
     assert_non_null(b);
     assert_memory_equal(b, "CROWDRUN", 8);
-    assert_int_equal(le32(b + 8), 3);          /* version */
+    assert_int_equal(le32(b + 8), 4);          /* version */
     uint32_t head = le32(b + 12);
     assert_int_equal(le32(b + 16), 9);         /* frame */
     float dt;
