@@ -6,7 +6,7 @@
  * ---------------------------------------------------------------------------------------- */
 #define CHURN_TICKS 150
 
-static void churn(void **state) {
+static void test_churn(void **state) {
     (void)state;
     scene *r = malloc(sizeof *r), *c = malloc(sizeof *c);
     assert_non_null(r);
@@ -85,7 +85,7 @@ static void churn(void **state) {
  * ---------------------------------------------------------------------------------------- */
 #define PAUSE_TICKS 180
 
-static void pause_shift(void **state) {
+static void test_pause_shift(void **state) {
     (void)state;
     /* q never pauses: the hash of every instance after each of its steps */
     scene *q = malloc(sizeof *q), *p = malloc(sizeof *p);
@@ -143,7 +143,7 @@ static void pause_shift(void **state) {
     free(p);
 }
 
-static void pause_api(void **state) {
+static void test_pause_api(void **state) {
     (void)state;
     scene *s = malloc(sizeof *s);
     assert_non_null(s);
@@ -268,9 +268,9 @@ int main(int argc, char **argv) {
     /* argv[2], when given: run only the tests matching this pattern (e.g. "snapshot_*") */
     if (argc > 2) cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(churn),
-        cmocka_unit_test(pause_shift),
-        cmocka_unit_test(pause_api),
+        cmocka_unit_test(test_churn),
+        cmocka_unit_test(test_pause_shift),
+        cmocka_unit_test(test_pause_api),
     };
     return cmocka_run_group_tests_name("embed_churn", tests, NULL, NULL);
 }

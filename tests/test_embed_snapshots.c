@@ -32,7 +32,7 @@ static void blink_census(const scene *s, int *sine_busy, int *timed_closed) {
     }
 }
 
-static void snapshot_round_trip(void **state) {
+static void test_snapshot_round_trip(void **state) {
     (void)state;
     scene *a = malloc(sizeof *a), *b = malloc(sizeof *b);
     assert_non_null(a);
@@ -177,7 +177,7 @@ static void snapshot_round_trip(void **state) {
     free(b);
 }
 
-static void snapshot_api(void **state) {
+static void test_snapshot_api(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(1);
     size_t n = 0, w = 0;
@@ -370,7 +370,7 @@ static void target_close(target *t) {
     free(t->before.p);
 }
 
-static void snapshot_rejects(void **state) {
+static void test_snapshot_rejects(void **state) {
     (void)state;
     blob good;
     scene *src = corrupt_source(&good);
@@ -533,7 +533,7 @@ typedef struct patch {
     uint64_t value;
 } patch;
 
-static void snapshot_structure(void **state) {
+static void test_snapshot_structure(void **state) {
     (void)state;
     blob good;
     scene *src = corrupt_source(&good);
@@ -722,7 +722,7 @@ static void snapshot_structure(void **state) {
 
 /* Values crowd_instances_set refuses are corruption in a snapshot too: rejected, or at least
  * never a NaN or an infinity from the tick. */
-static void snapshot_value_rules(void **state) {
+static void test_snapshot_value_rules(void **state) {
     (void)state;
     blob good;
     scene *src = corrupt_source(&good);
@@ -838,7 +838,7 @@ static float largest_accepted(crowd_engine *e, crowd_instance h, crowd_field f, 
     return 0;
 }
 
-static void snapshot_state_reloads(void **state) {
+static void test_snapshot_state_reloads(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(8);
     static const crowd_parameter_desc params[] = {{"A", -30, 30, 0, false}, {"B", 0, 1, 0, false}};
@@ -933,12 +933,12 @@ int main(int argc, char **argv) {
     /* argv[2], when given: run only the tests matching this pattern (e.g. "snapshot_*") */
     if (argc > 2) cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(snapshot_round_trip),
-        cmocka_unit_test(snapshot_api),
-        cmocka_unit_test(snapshot_rejects),
-        cmocka_unit_test(snapshot_structure),
-        cmocka_unit_test(snapshot_value_rules),
-        cmocka_unit_test(snapshot_state_reloads),
+        cmocka_unit_test(test_snapshot_round_trip),
+        cmocka_unit_test(test_snapshot_api),
+        cmocka_unit_test(test_snapshot_rejects),
+        cmocka_unit_test(test_snapshot_structure),
+        cmocka_unit_test(test_snapshot_value_rules),
+        cmocka_unit_test(test_snapshot_state_reloads),
     };
     return cmocka_run_group_tests_name("embed_snapshots", tests, NULL, NULL);
 }

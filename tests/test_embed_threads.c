@@ -25,7 +25,7 @@ static void threads_run(crowd_simd simd, uint32_t threads, uint32_t ticks, uint6
     free(s);
 }
 
-static void threads_and_targets(void **state) {
+static void test_threads_and_targets(void **state) {
     (void)state;
     uint64_t ref[THREAD_TICKS], got[THREAD_TICKS];
     threads_run(CROWD_SIMD_SCALAR, 1, THREAD_TICKS, ref);
@@ -64,7 +64,7 @@ static void *range_worker(void *arg) {
     return NULL;
 }
 
-static void host_ranges(void **state) {
+static void test_host_ranges(void **state) {
     (void)state;
     uint64_t ref[THREAD_TICKS];
     threads_run(CROWD_SIMD_SCALAR, 1, THREAD_TICKS, ref);
@@ -110,7 +110,7 @@ static void host_ranges(void **state) {
     free(s);
 }
 
-static void thread_limits(void **state) {
+static void test_thread_limits(void **state) {
     (void)state;
     crowd_engine *e = NULL;
     crowd_engine_desc desc = {.simd = crowd_test_simd, .threads = 257};
@@ -159,9 +159,9 @@ int main(int argc, char **argv) {
     /* argv[2], when given: run only the tests matching this pattern (e.g. "snapshot_*") */
     if (argc > 2) cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(threads_and_targets),
-        cmocka_unit_test(host_ranges),
-        cmocka_unit_test(thread_limits),
+        cmocka_unit_test(test_threads_and_targets),
+        cmocka_unit_test(test_host_ranges),
+        cmocka_unit_test(test_thread_limits),
     };
     return cmocka_run_group_tests_name("embed_threads", tests, NULL, NULL);
 }

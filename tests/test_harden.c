@@ -1,20 +1,20 @@
 /* test_harden.c — the engine's resource and misuse limits (SPEC §6, its last paragraph), on the
  * SIMD target named by argv[1]. Target-independent checks run on the scalar target only.
  *
- *   snapshot_load_oom      every allocation of crowd_snapshot_load fails in turn, over blobs that
- *                          take every load path: CROWD_ERR_OUT_OF_MEMORY each time (never
- *                          BAD_SNAPSHOT), the engine unchanged, nothing leaked or freed twice
- *   thread_failure         a pool thread the system refuses is CROWD_ERR_THREAD, not memory
- *   generation_retire      70,000 add/remove cycles of one slot: every handle distinct, every
- *                          removed one rejected, and the state still saves and loads
- *   foreign_tags           5,000 live engines: no engine accepts another's rig or instance
- *   shared_tag             an engine that loaded a snapshot keeps its tag while the saver's
- *                          other engines come and go (65,600 of them)
- *   concurrent_range_errors failing crowd_tick_range calls on 4 threads (run under TSan too)
- *   entry_limits           65,536 parameters and 65,536 entries per controller are created
- *                          (checked by hashing), one more is CROWD_ERR_CAPACITY, a duplicate or
- *                          unknown id at the far end is found
- *   bytes_per_instance     crowd_rig_bytes_per_instance against the bytes the allocator hands out
+ *   test_snapshot_load_oom      every allocation of crowd_snapshot_load fails in turn, over blobs that
+ *                               take every load path: CROWD_ERR_OUT_OF_MEMORY each time (never
+ *                               BAD_SNAPSHOT), the engine unchanged, nothing leaked or freed twice
+ *   test_thread_failure         a pool thread the system refuses is CROWD_ERR_THREAD, not memory
+ *   test_generation_retire      70,000 add/remove cycles of one slot: every handle distinct, every
+ *                               removed one rejected, and the state still saves and loads
+ *   test_foreign_tags           5,000 live engines: no engine accepts another's rig or instance
+ *   test_shared_tag             an engine that loaded a snapshot keeps its tag while the saver's
+ *                               other engines come and go (65,600 of them)
+ *   test_concurrent_range_errors failing crowd_tick_range calls on 4 threads (run under TSan too)
+ *   test_entry_limits           65,536 parameters and 65,536 entries per controller are created
+ *                               (checked by hashing), one more is CROWD_ERR_CAPACITY, a duplicate or
+ *                               unknown id at the far end is found
+ *   test_bytes_per_instance     crowd_rig_bytes_per_instance against the bytes the allocator hands out
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -166,7 +166,7 @@ static blob make_blob(int k) {
     return b;
 }
 
-static void snapshot_load_oom(void **state) {
+static void test_snapshot_load_oom(void **state) {
     (void)state;
     if (!scalar_only()) return;
     long runs = 0;
@@ -227,7 +227,7 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
     return __real_pthread_create(t, a, fn, arg);
 }
 
-static void thread_failure(void **state) {
+static void test_thread_failure(void **state) {
     (void)state;
     if (!scalar_only()) return;
     for (int before = 0; before < 3; before++) {
@@ -261,7 +261,7 @@ static int cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void generation_retire(void **state) {
+static void test_generation_retire(void **state) {
     (void)state;
     if (!scalar_only()) return;
     enum { CYCLES = 70000 };
@@ -305,7 +305,7 @@ static void generation_retire(void **state) {
     crowd_engine_destroy(e);
 }
 
-static void foreign_tags(void **state) {
+static void test_foreign_tags(void **state) {
     (void)state;
     if (!scalar_only()) return;
     enum { ENGINES = 5000 };
@@ -341,7 +341,7 @@ static void foreign_tags(void **state) {
     free(e), free(rig), free(h), free(tags);
 }
 
-static void shared_tag(void **state) {
+static void test_shared_tag(void **state) {
     (void)state;
     if (!scalar_only()) return;
     crowd_engine *a = crowd_test_engine(1), *b = crowd_test_engine(1);
@@ -399,7 +399,7 @@ static void *range_worker(void *p) {
     return NULL;
 }
 
-static void concurrent_range_errors(void **state) {
+static void test_concurrent_range_errors(void **state) {
     (void)state;
     crowd_engine_desc d = {.seed = 9, .simd = crowd_test_simd, .logger = {count_log, NULL}};
     crowd_engine *e = NULL, *other = crowd_test_engine(9);
@@ -423,7 +423,7 @@ static void concurrent_range_errors(void **state) {
 }
 
 /* ---- entry limits, near-linear id checks ---- */
-static void entry_limits(void **state) {
+static void test_entry_limits(void **state) {
     (void)state;
     if (!scalar_only()) return;
     enum { N = 65536 };
@@ -483,7 +483,7 @@ static void entry_limits(void **state) {
 }
 
 /* ---- memory planning ---- */
-static void bytes_per_instance(void **state) {
+static void test_bytes_per_instance(void **state) {
     (void)state;
     if (!scalar_only()) return;
     enum { N = 4096 }; /* a power of two: the slot table, doubling from 64, holds exactly N */
@@ -513,10 +513,10 @@ static void bytes_per_instance(void **state) {
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(snapshot_load_oom),     cmocka_unit_test(thread_failure),
-        cmocka_unit_test(generation_retire),     cmocka_unit_test(foreign_tags),
-        cmocka_unit_test(shared_tag),            cmocka_unit_test(concurrent_range_errors),
-        cmocka_unit_test(entry_limits),          cmocka_unit_test(bytes_per_instance),
+        cmocka_unit_test(test_snapshot_load_oom),     cmocka_unit_test(test_thread_failure),
+        cmocka_unit_test(test_generation_retire),     cmocka_unit_test(test_foreign_tags),
+        cmocka_unit_test(test_shared_tag),            cmocka_unit_test(test_concurrent_range_errors),
+        cmocka_unit_test(test_entry_limits),          cmocka_unit_test(test_bytes_per_instance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
