@@ -5,6 +5,7 @@
 #
 #   bench/callgrind.sh [BUILD_DIR [N [TICKS [WARMUP]]]]      (default build-bench 2048 64 300)
 #   WORKLOADS="face limbs" IMPLS="avx2 per_object" bench/callgrind.sh
+#   WORKLOADS=avatar IMPLS="avx2 per_object" bench/callgrind.sh build 1024 4 8   (the full avatar)
 set -euo pipefail
 build=${1:-build-bench}
 n=${2:-2048}
@@ -20,7 +21,9 @@ printf '   (instructions per instance per tick; n=%s, %s ticks after %s)\n' "$n"
 for w in $workloads; do
   printf '%-9s' "$w"
   for i in $impls; do
-    if out=$(valgrind --tool=callgrind --toggle-collect=counted_tick --callgrind-out-file=/dev/null \
+    fn=counted_tick
+    [ "$w" = avatar ] && fn=counted_avatar_tick
+    if out=$(valgrind --tool=callgrind --toggle-collect=$fn --callgrind-out-file=/dev/null \
              "$count" "$w" "$i" "$n" "$ticks" "$warmup" 2>&1); then
       ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out")
       printf ' %11.1f' "$(echo "$ir / ($n * $ticks)" | bc -l)"

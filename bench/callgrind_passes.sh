@@ -17,7 +17,9 @@ count="$build/bench/callgrind_tick"
 [ -x "$count" ] || { echo "callgrind_passes.sh: $count not built" >&2; exit 2; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-valgrind --tool=callgrind --toggle-collect=counted_tick --callgrind-out-file="$out" \
+fn=counted_tick
+[ "$workload" = avatar ] && fn=counted_avatar_tick   # the full avatar (bench/avatar.h)
+valgrind --tool=callgrind --toggle-collect=$fn --callgrind-out-file="$out" \
     "$count" "$workload" "$impl" "$n" "$ticks" "$warmup" >/dev/null 2>&1
 printf '%s %s: instructions per instance per tick by function (n=%s, %s ticks after %s)\n' \
     "$workload" "$impl" "$n" "$ticks" "$warmup"

@@ -4,6 +4,7 @@
  *
  *   valgrind --tool=lackey --trace-mem=yes traffic tick WORKLOAD [N [WARMUP]] 2>&1 >/dev/null | traffic count
  *   traffic header
+ * WORKLOAD "avatar" is the full avatar of avatar.h: measured only (no hand count).
  *
  * tick: builds the workload's ring (one copy of N instances, default 1024, a multiple of 16) on
  * the AVX2 kernels (valgrind cannot run AVX-512), ticks WARMUP times (default 2), then once
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avatar.h"
 #include "internal.h"
 #include "kernels/blink.h"
 #include "kernels/harmonic.h"
@@ -147,9 +149,46 @@ static void step(bench_ring *r) {
     bench_ring_advance(r);
 }
 
+/* The full avatar (avatar.h): no hand count; its limbs' and look's parts are named, the rest
+ * of the column block is "other". Only the column block is measured (the rig's tables and the
+ * motion library, shared by all instances, are not). */
+static int run_avatar(uint32_t n, uint32_t warmup, const bench_clip *clip) {
+    bench_avatar *a;
+    char err[512];
+    if (bench_avatar_create(&a, CROWD_SIMD_AVX2, n, 1, clip, err, sizeof err) != 0) {
+        fprintf(stderr, "traffic: avatar: %s\n", err);
+        return 1;
+    }
+    crowd_rig rig;
+    crowd_engine *engine = bench_avatar_engine(a, &rig);
+    const crowdi_rig *r = crowdi_rig_get(engine, rig);
+    const char **names = malloc(sizeof *names * r->column_count);
+    if (!names) {
+        bench_avatar_destroy(a);
+        return 1;
+    }
+    name_columns(r, names);
+    fprintf(stderr, "traffic: layout avatar n=%u block=%p column_bytes=%zu columns=%u begin=%p end=%p\n", n, r->block,
+            (size_t)r->capacity * 4, r->column_count, (const void *)&sentinel[SENTINEL_BEGIN],
+            (const void *)&sentinel[SENTINEL_END]);
+    for (uint32_t c = 0; c < r->column_count;) {
+        uint32_t e = c + 1;
+        while (e < r->column_count && strcmp(names[e], names[c]) == 0) e++;
+        fprintf(stderr, "traffic: part %s %u %u\n", names[c], c, e - c);
+        c = e;
+    }
+    free(names);
+    for (uint32_t t = 0; t < warmup; t++) bench_avatar_tick(a, BENCH_DT);
+    (void)sentinel[SENTINEL_BEGIN];
+    bench_avatar_tick(a, BENCH_DT);
+    (void)sentinel[SENTINEL_END];
+    bench_avatar_destroy(a);
+    return 0;
+}
+
 static int run_tick(int argc, char **argv) {
     if (argc < 3) return usage();
-    const int w = find_workload(argv[2]);
+    const int w = strcmp(argv[2], "avatar") == 0 ? BENCH_WORKLOAD_COUNT : find_workload(argv[2]);
     const uint32_t n = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1024;
     const uint32_t warmup = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 2;
     if (w < 0) {
@@ -169,6 +208,7 @@ static int run_tick(int argc, char **argv) {
         fprintf(stderr, "traffic: skipped: avx2: %s\n", skip);
         return 77;
     }
+    if (w == BENCH_WORKLOAD_COUNT) return run_avatar(n, warmup, &clip);
     bench_ring ring;
     char err[512];
     if (bench_ring_create_copies(&ring, (bench_workload)w, CROWD_SIMD_AVX2, n, &clip, 1, err, sizeof err) != 0) {
@@ -326,7 +366,8 @@ static int run_count(void) {
                 !words ? "no layout" : state == 0 ? "no tick (begin sentinel)" : "no end sentinel", lines);
         return 2;
     }
-    const int w = find_workload(L.workload);
+    const bool avatar = strcmp(L.workload, "avatar") == 0; /* no hand count */
+    const int w = avatar ? 0 : find_workload(L.workload);
     if (w < 0) {
         fprintf(stderr, "traffic count: unknown workload '%s'\n", L.workload);
         return 2;
@@ -351,7 +392,7 @@ static int run_count(void) {
     }
     /* against the hand count */
     bench_traffic_part hand[BENCH_TRAFFIC_MAX_PARTS];
-    const uint32_t nhand = bench_workload_parts((bench_workload)w, hand);
+    const uint32_t nhand = avatar ? 0 : bench_workload_parts((bench_workload)w, hand);
     char diff[2048] = "";
     size_t used = 0;
     for (uint32_t k = 0; k < nparts; k++) {
@@ -363,7 +404,7 @@ static int run_count(void) {
                 hw += hand[h].write ? hand[h].count : 0;
             }
         read += p->read, write += p->write, reload += p->reload;
-        if (p->read == hr * L.n && p->write == hw * L.n) continue;
+        if (avatar || (p->read == hr * L.n && p->write == hw * L.n)) continue;
         append(diff, sizeof diff, &used, "%s r %.6g/%llu w %.6g/%llu", p->name, (double)p->read / L.n,
                (unsigned long long)hr, (double)p->write / L.n, (unsigned long long)hw);
     }
@@ -377,7 +418,10 @@ static int run_count(void) {
     fmt_bytes(wb, sizeof wb, write, L.n);
     fmt_bytes(tb, sizeof tb, read + write, L.n);
     fmt_bytes(lb, sizeof lb, reload, L.n);
-    snprintf(hb, sizeof hb, "%.0f", bench_bytes_per_instance((bench_workload)w));
+    if (avatar)
+        snprintf(hb, sizeof hb, "-");
+    else
+        snprintf(hb, sizeof hb, "%.0f", bench_bytes_per_instance((bench_workload)w));
     printf(ROW_FMT, L.workload, rb, wb, tb, hb, lb, used ? diff : "-");
     free(words);
     free(L.names);

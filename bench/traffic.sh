@@ -6,6 +6,8 @@
 #
 #   bench/traffic.sh [BUILD_DIR [N [WARMUP]]]      (default build 1024 2; ~15 s per workload)
 #   WORKLOADS="face limbs" bench/traffic.sh
+#   WORKLOADS=avatar bench/traffic.sh build 128    (the full avatar, avatar.h: measured, no hand
+#                                                   count; ~45 s, so not in the default list)
 #   TRAFFIC=path/to/traffic bench/traffic.sh        (the program, instead of BUILD_DIR/bench/traffic)
 #
 # Columns: read (words loaded before the tick stores them), write (words stored), their total,

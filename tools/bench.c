@@ -2,7 +2,7 @@
  * 12-parameter face rig (gaze, harmonic, blink: the fused tick) at 1k, 10k, 16k, 256k and 1M
  * instances, the full body (face + 15 bones from the built-in walk clip) at 1k and 10k, and
  * the limbs alone at 100k, without and with One Euro smoothing (also as limb chains per
- * second: 4 per instance),
+ * second: 4 per instance), and the full avatar (bench/avatar.h: every controller on one rig) at 10k,
  * on every SIMD target this CPU runs and on the per-object way (bench/reference.h): instance
  * updates per second, the speed-up over the per-object way, and the bytes per second of the
  * columns the tick reads and writes as a fraction of STREAM's triad over buffers as large as
@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "args.h"
+#include "avatar.h"
 #include "commands.h"
 #include "default_crowd.h"
 #include "diag.h"
@@ -36,8 +37,9 @@ static const char bench_usage[] =
     "usage: crowd bench [--frames N] [--threads N] [--json FILE]\n"
     "Measures the tick's instance updates per second on the 12-parameter face rig (gaze,\n"
     "harmonic, blink) at 1k, 10k, 16k, 256k and 1M instances, on the full body (face + 15 bones\n"
-    "from the built-in walk clip) at 1k and 10k and on the limbs alone at 100k (also as limb\n"
-    "chains per second), on each SIMD target this CPU runs and on the per-object way (one record\n"
+    "from the built-in walk clip) at 1k and 10k, on the limbs alone at 100k (also as limb\n"
+    "chains per second) and on the full avatar (every controller on one rig, bench/avatar.h) at\n"
+    "10k, on each SIMD target this CPU runs and on the per-object way (one record\n"
     "per avatar, libm sinf and cglm). Prints the speed-up over the per-object way and the tick's\n"
     "bytes per second as a fraction of the STREAM triad bandwidth. Takes 10-20 s.\n"
     "  --frames N   at least N ticks per measurement (default 3)\n"
@@ -133,6 +135,16 @@ static void tick_slice(void *arg, uint32_t t, uint32_t threads) {
     bench_ring_tick(r, BENCH_DT, first, count);
 }
 
+typedef struct avatar_job {
+    bench_avatar *a;
+} avatar_job;
+
+static void avatar_slice(void *arg, uint32_t t, uint32_t threads) {
+    bench_avatar *a = ((avatar_job *)arg)->a;
+    uint32_t first, count = bench_split(bench_avatar_count(a), threads, t, &first);
+    bench_avatar_tick_range(a, BENCH_DT, first, count);
+}
+
 typedef struct stream_job {
     const stream_buffers *s;
     int triad;
@@ -174,6 +186,30 @@ static double time_ring(bench_ring *r, pool *p, clockid_t clk, uint32_t min_tick
         pool_run(p, tick_slice, r);
         double dt = clock_of(clk) - t0;
         bench_ring_advance(r);
+        ticks++;
+        total += dt;
+        block += dt;
+        in_block++;
+        if (block >= BLOCK_SECONDS || (ticks >= min_ticks && total >= CELL_SECONDS)) {
+            blocks[nblocks++] = block / in_block;
+            block = 0.0;
+            in_block = 0;
+        }
+    }
+    return median(blocks, nblocks);
+}
+
+/* Seconds per tick of the full avatar: the median of blocks, as time_ring. */
+static double time_avatar(bench_avatar *a, pool *p, clockid_t clk, uint32_t min_ticks) {
+    static double blocks[MAX_BLOCKS];
+    uint32_t nblocks = 0, ticks = 0, in_block = 0;
+    double total = 0.0, block = 0.0;
+    avatar_job j = {a};
+    pool_run(p, avatar_slice, &j);
+    while ((ticks < min_ticks || total < CELL_SECONDS || in_block) && nblocks < MAX_BLOCKS) {
+        double t0 = clock_of(clk);
+        pool_run(p, avatar_slice, &j);
+        double dt = clock_of(clk) - t0;
         ticks++;
         total += dt;
         block += dt;
@@ -336,6 +372,32 @@ int cmd_bench(int argc, char **argv) {
             if (chains > 0) json_set(row, "limb_chains_per_second", json_real(chains));
             json_array_append_new(rows, row);
         }
+    }
+    /* the full avatar (bench/avatar.h): every controller on one rig */
+    const uint32_t avatars = 10000;
+    double avatar_per_object = 0.0;
+    for (int k = 0; k < nimpl && st == TOOL_OK && !tool_interrupted; k++) {
+        bench_avatar *av;
+        char err[512];
+        if (bench_avatar_create(&av, impls[k], avatars, 1, &clip, err, sizeof err) != 0) {
+            st = tool_error(TOOL_FAILED, "bench: avatar on %s at %u: %s", bench_impl_name(impls[k]), avatars, err);
+            break;
+        }
+        const double rate = avatars / time_avatar(av, &p, clk, frames), bytes = bench_avatar_bytes_per_instance(av);
+        bench_avatar_destroy(av);
+        if (impls[k] == BENCH_PER_OBJECT) avatar_per_object = rate;
+        const double speedup = avatar_per_object > 0 ? rate / avatar_per_object : 0.0;
+        printf("%-14s %9u  %-10s %14.4g %11.1fx %9s %9s  %.0f B per instance\n", "avatar", avatars,
+               bench_impl_name(impls[k]), rate, speedup, "", "", bytes);
+        fflush(stdout);
+        json_t *row = json_object();
+        json_set(row, "workload", json_string("avatar"));
+        json_set(row, "instances", json_integer(avatars));
+        json_set(row, "implementation", json_string(bench_impl_name(impls[k])));
+        json_set(row, "instances_per_second", json_real(rate));
+        json_set(row, "bytes_per_instance", json_real(bytes));
+        json_set(row, "speedup_vs_per_object", json_real(speedup));
+        json_array_append_new(rows, row);
     }
     if (st == TOOL_OK && tool_interrupted) st = TOOL_FAILED;
     if (st == TOOL_OK && json_file) {
