@@ -215,3 +215,81 @@ def test_lipsync_golden_from_the_wav(name):
             engine.set(Field.LIPSYNC_LEVEL, h, np.full(N, level, np.float32))
             engine.tick(dt)
             assert abs(float(engine.get(Field.OUTPUT, h, 0)[0]) - row[mouth]) <= 1e-6
+
+
+# ---- fingers from a hand track (MediaPipe's own hand results) ----
+def _pbtxt_hand(path):
+    """The label, score and the 21 world and image landmarks of a HandLandmarker result in the
+    proto's text form (MediaPipe's test data)."""
+    import re
+    text = open(path, encoding="utf-8").read()
+    label = re.search(r'label: "(\w+)"', text).group(1)
+    score = float(re.search(r"score: ([-\d.e]+)", text).group(1))
+
+    def block(name):
+        start = re.search(rf"^{name} {{", text, re.M).end()
+        xyz = re.findall(r"x: ([-\d.e]+)\s+y: ([-\d.e]+)\s+z: ([-\d.e]+)", text[start:])[:21]
+        return [{"x": float(x), "y": float(y), "z": float(z)} for x, y, z in xyz]
+    return label, score, block("world_landmarks"), block("landmarks")
+
+
+def _quat_rotate(q, v):
+    x, y, z, w = (float(c) for c in q)
+    u = np.array([x, y, z])
+    return 2 * np.dot(u, v) * u + (w * w - np.dot(u, u)) * np.asarray(v, float) + 2 * w * np.cross(u, v)
+
+
+def _curls(world, right):
+    """tests/test_fingers.c's curl per finger (thumb .. little), degrees: the sum of the signed
+    flexion angles from each parent bone's direction to its child's about the child's side axis."""
+    def direction(k):
+        return _quat_rotate(world[k], (0, 0, 1) if k == 0 else (0, 1, 0))
+    out = []
+    for f in range(5):
+        first, total = 1 + 3 * f, 0.0
+        for j in range(1 if f == 0 else 0, 3):
+            child = first + j
+            parent = 0 if j == 0 else child - 1
+            pd, cd = direction(parent), direction(child)
+            axis = _quat_rotate(world[child], (1, 0, 0)) * (-1 if f > 0 and not right else 1)
+            total += np.arctan2(np.dot(np.cross(pd, cd), axis), np.dot(pd, cd))
+        out.append(np.degrees(total))
+    return out
+
+
+def test_fist_from_a_hand_track_curls_every_finger(tmp_path):
+    d = shared_data()
+    path = os.path.join(d, "mediapipe", "hands", "fist_landmarks.pbtxt") if d else None
+    if not path or not os.path.exists(path):
+        pytest.skip("MediaPipe's hand results (../shared/data/mediapipe/hands) are absent")
+    label, score, world, image = _pbtxt_hand(path)
+    track = tmp_path / "fist.ndjson"
+    line = {"timestampMs": 0, "worldLandmarks": [world], "landmarks": [image],
+            "handedness": [[{"score": score, "categoryName": label, "index": 0}]]}
+    track.write_text(json.dumps(line) + "\n" + json.dumps({**line, "timestampMs": 33}) + "\n")
+    hands = crowd.HandTrack(track)
+    assert len(hands) == 2 and list(hands.times) == [0.0, 0.033] and list(hands.lines) == [1, 2]
+    slot = crowd.hand_from_handedness(label)
+    assert hands.landmarks.shape == (2, 2, 64)
+    assert hands.landmarks[0, slot, 63] == np.float32(score) and hands.landmarks[0, 1 - slot, 63] == 0
+    assert np.allclose(hands.landmarks[0, slot, :63].reshape(21, 3), [[p["x"], p["y"], p["z"]] for p in world])
+    with crowd.Engine(seed=1) as engine:
+        rig = engine.rig(name="hands", fingers=crowd.Fingers())
+        h = rig.add(3)
+        bones = [rig.columns(Field.FINGER_WORLD, slot * crowd.HAND_BONE_COUNT + b) for b in range(crowd.HAND_BONE_COUNT)]
+        for k in range(len(hands)):
+            for s in (crowd.Hand.LEFT, crowd.Hand.RIGHT):
+                engine.set(Field.HAND_LANDMARKS, h, np.repeat(hands.landmarks[k, s][None], 3, axis=0), index=s)
+            engine.tick(1 / 30)
+        world_q = np.stack([np.asarray(b)[:, 0] for b in bones])  # (16, 4): (4, instances) views on the engine
+        curls = _curls(world_q, slot == crowd.Hand.RIGHT)
+        assert all(c > 90 for c in curls), curls
+
+
+def test_bad_hand_track_names_line_and_field(tmp_path, capfd):
+    track = tmp_path / "bad.ndjson"
+    track.write_text('{"timestampMs": 0, "worldLandmarks": [[{"x": 0, "y": 0}]], "handedness": [[{"score": 1, "categoryName": "Left"}]]}\n')
+    with pytest.raises(crowd.IoError):
+        crowd.HandTrack(track)
+    err = capfd.readouterr().err
+    assert "bad.ndjson:1" in err and "worldLandmarks" in err
