@@ -744,7 +744,7 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
         keep.append(lsd)
         rd.lipsync = _C.pointer(lsd)
     if desc.pose is not None:
-        po = desc.pose if isinstance(desc.pose, Pose) else Pose(desc.pose)
+        po: Pose = desc.pose if isinstance(desc.pose, Pose) else Pose(desc.pose)  # type: ignore[arg-type]
         if isinstance(po.source, Live2D):
             src = po.source.pose
             if src is None:
@@ -767,7 +767,8 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
         keep.append(psd)
         rd.pose = _C.pointer(psd)
     if desc.expressions is not None:
-        ex = desc.expressions if isinstance(desc.expressions, Expressions) else Expressions(desc.expressions)
+        ex: Expressions = (desc.expressions if isinstance(desc.expressions, Expressions)
+                           else Expressions(desc.expressions))  # type: ignore[arg-type]
         items: list = []
         for k, e in enumerate(ex.expressions):
             if isinstance(e, Live2D):
@@ -778,18 +779,18 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
                 items += [_ffi.ExpressionItemDesc.from_buffer_copy(lib_.expressions[j])
                           for j in range(lib_.expression_count)]
             else:
-                e = _coerce(Expression, e)
-                ps = [_coerce(ExpressionParameter, p) for p in e.parameters]
+                it: Expression = _coerce(Expression, e)
+                ps = [_coerce(ExpressionParameter, p) for p in it.parameters]
                 pa = array(_ffi.ExpressionParameterDesc, [
                     _ffi.ExpressionParameterDesc(text(p.id), p.value, _enum_value(ExpressionBlend, p.blend)) for p in ps])
-                items.append(_ffi.ExpressionItemDesc(pa, len(ps), e.fade_in, e.fade_out))
+                items.append(_ffi.ExpressionItemDesc(pa, len(ps), it.fade_in, it.fade_out))
         exd = _settings(lib.crowd_expression_defaults(), "expression", ex)
         exd.expressions = array(_ffi.ExpressionItemDesc, items)
         exd.expression_count = len(items)
         keep.append(exd)
         rd.expression = _C.pointer(exd)
     if desc.motions is not None:
-        mo = desc.motions if isinstance(desc.motions, Motions) else Motions(desc.motions)
+        mo: Motion = desc.motions if isinstance(desc.motions, Motion) else Motion(desc.motions)  # type: ignore[arg-type]
         clips: list = []
         model = next((c for c in mo.clips if isinstance(c, Model3)), None)
         for k, c in enumerate(mo.clips):
@@ -866,7 +867,7 @@ class Live2D:
 
     def __init__(self, ptr: int, path: str) -> None:
         self._ptr: Optional[int] = ptr
-        self.path = path
+        self.path = str(_text(_io().crowd_io_live2d_path(ptr)))  # the path as the library read it
 
     def __del__(self) -> None:
         self.close()
@@ -956,10 +957,10 @@ class Live2D:
         return [self.expression_name(k) for k in range(self.expression_count)]
 
 
-def _live2d_open(fn: str, path: Union[str, "os.PathLike[str]"], *args: Any) -> Tuple[int, str]:
+def _live2d_open(fn: Any, path: Union[str, "os.PathLike[str]"], *args: Any) -> Tuple[int, str]:
     p = os.fspath(path)
     out = _C.c_void_p()
-    _io_check(getattr(_io(), fn)(p.encode(), *args, _C.byref(out)), fn, p)
+    _io_check(fn(p.encode(), *args, _C.byref(out)), fn.__name__, p)
     return int(out.value or 0), p
 
 
@@ -968,7 +969,7 @@ class Model3(Live2D):
     "Idle" group as the idle clips), expressions, pose, physics and EyeBlink/LipSync groups."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        super().__init__(*_live2d_open("crowd_io_model3_load", path))
+        super().__init__(*_live2d_open(_io().crowd_io_model3_load, path))
 
     def rig_desc(self, parameters: Sequence[Any], name: Optional[str] = None, **controllers: Any) -> "RigDesc":
         """A RigDesc with every controller the files give (motions, expressions, pose, physics, lip
@@ -996,28 +997,28 @@ class Motion3(Live2D):
     """crowd_io_motion3_load: one .motion3.json as a library of one clip (fades < 0: the file's)."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], fade_in: float = -1.0, fade_out: float = -1.0) -> None:
-        super().__init__(*_live2d_open("crowd_io_motion3_load", path, float(fade_in), float(fade_out)))
+        super().__init__(*_live2d_open(_io().crowd_io_motion3_load, path, float(fade_in), float(fade_out)))
 
 
 class Exp3(Live2D):
     """crowd_io_exp3_load: one .exp3.json as a library of one expression."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        super().__init__(*_live2d_open("crowd_io_exp3_load", path))
+        super().__init__(*_live2d_open(_io().crowd_io_exp3_load, path))
 
 
 class Pose3(Live2D):
     """crowd_io_pose3_load: one .pose3.json."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        super().__init__(*_live2d_open("crowd_io_pose3_load", path))
+        super().__init__(*_live2d_open(_io().crowd_io_pose3_load, path))
 
 
 class Physics3(Live2D):
     """crowd_io_physics3_load: one .physics3.json."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        super().__init__(*_live2d_open("crowd_io_physics3_load", path))
+        super().__init__(*_live2d_open(_io().crowd_io_physics3_load, path))
 
 
 _PHYS = lib.crowd_physics_defaults()
@@ -1112,7 +1113,7 @@ class WavAudio:
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
         self._ptr: Optional[int] = None
-        self.path, self._ptr = os.fspath(path), _live2d_open("crowd_io_wav_load", path)[0]
+        self.path, self._ptr = os.fspath(path), _live2d_open(_io().crowd_io_wav_load, path)[0]
         L = _io()
         self.frames = int(L.crowd_io_wav_frames(self._ptr))
         self.channels = int(L.crowd_io_wav_channels(self._ptr))
@@ -1151,7 +1152,7 @@ class HandTrack:
     (index Hand.LEFT, Hand.RIGHT), lines (frames,)."""
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], mirrored: bool = False, aspect: float = 0.0) -> None:
-        ptr, self.path = _live2d_open("crowd_io_hands_load", path, bool(mirrored), float(aspect))
+        ptr, self.path = _live2d_open(_io().crowd_io_hands_load, path, bool(mirrored), float(aspect))
         L = _io()
         try:
             n = int(L.crowd_io_hands_frames(ptr))
