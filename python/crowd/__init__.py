@@ -1809,6 +1809,14 @@ class Engine:
             self._fail(res, "crowd_motion_events")
         return buf[:n.value], int(lost.value)
 
+    def set_hands(self, handles: Handles, hands: Floats) -> None:
+        """Both hands' HAND_LANDMARKS for each instance: hands (n, 2, 64) or one (2, 64) for all
+        (a HandTrack frame: track.landmarks[k]), the left hand's then the right's."""
+        h = _handles(handles)
+        a = np.broadcast_to(np.asarray(hands, np.float32), (h.size, 2, 3 * HAND_LANDMARK_COUNT + 1))
+        for s in (Hand.LEFT, Hand.RIGHT):
+            self.set(Field.HAND_LANDMARKS, h, np.ascontiguousarray(a[:, int(s)]), index=int(s))
+
     @_exclusive
     def expressions_start(self, handles: Handles, expression: int) -> None:
         """crowd_expressions_start: library expression `expression` on each instance (it fades in

@@ -278,8 +278,7 @@ def test_fist_from_a_hand_track_curls_every_finger(tmp_path):
         h = rig.add(3)
         bones = [rig.columns(Field.FINGER_WORLD, slot * crowd.HAND_BONE_COUNT + b) for b in range(crowd.HAND_BONE_COUNT)]
         for k in range(len(hands)):
-            for s in (crowd.Hand.LEFT, crowd.Hand.RIGHT):
-                engine.set(Field.HAND_LANDMARKS, h, np.repeat(hands.landmarks[k, s][None], 3, axis=0), index=s)
+            engine.set_hands(h, hands.landmarks[k])
             engine.tick(1 / 30)
         world_q = np.stack([np.asarray(b)[:, 0] for b in bones])  # (16, 4): (4, instances) views on the engine
         curls = _curls(world_q, slot == crowd.Hand.RIGHT)
