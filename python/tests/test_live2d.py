@@ -292,3 +292,28 @@ def test_bad_hand_track_names_line_and_field(tmp_path, capfd):
         crowd.HandTrack(track)
     err = capfd.readouterr().err
     assert "bad.ndjson:1" in err and "worldLandmarks" in err
+
+
+def test_level_of_detail_from_the_rig_desc():
+    """RigDesc.lod_interval: new instances update on one tick of every k (crowd.h section 8a):
+    with k = 2 and dt = 1/64 the elapsed time alternates 1/64, 0, and the harmonic's output
+    holds between update ticks; lod_every_tick takes controllers by name."""
+    with crowd.Engine(seed=3) as engine:
+        harmonic = crowd.Harmonic([crowd.HarmonicParameter("ParamBreath")])
+        rig = engine.rig(name="far", parameters=[crowd.Parameter("ParamBreath", 0, 1)], harmonic=harmonic,
+                         lod_interval="2")
+        h = rig.add(4)
+        assert (engine.get(Field.LOD_INTERVAL, h) == 2).all()
+        elapsed, outs = [], []
+        for _ in range(8):
+            engine.tick(1 / 64)
+            elapsed.append(float(engine.get(Field.LOD_ELAPSED, h[:1])[0]))
+            outs.append(float(engine.get(Field.OUTPUT, h[:1])[0]))
+        assert sorted(set(elapsed)) == [0.0, 1 / 64]
+        assert all(outs[k] == outs[k - 1] for k in range(1, 8) if elapsed[k] != 0)
+        assert len(set(outs)) > 1
+        every = engine.rig(name="near", parameters=[crowd.Parameter("ParamBreath", 0, 1)], harmonic=harmonic,
+                           lod_interval="interval_4", lod_every_tick=["harmonic"])
+        assert (engine.get(Field.LOD_INTERVAL, every.add(1)) == 4).all()
+        with pytest.raises(ValueError):
+            engine.rig(name="bad", lod_interval="3")
