@@ -873,9 +873,16 @@ class Live2D:
         self.close()
 
     def close(self) -> None:
+        """Frees the files' memory (rigs made from it keep their own copies)."""
         if getattr(self, "_ptr", None):
             _io().crowd_io_live2d_free(self._ptr)
             self._ptr = None
+
+    def __enter__(self) -> "Live2D":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def _p(self) -> int:
         if not self._ptr:
