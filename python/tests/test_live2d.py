@@ -317,3 +317,36 @@ def test_level_of_detail_from_the_rig_desc():
         assert (engine.get(Field.LOD_INTERVAL, every.add(1)) == 4).all()
         with pytest.raises(ValueError):
             engine.rig(name="bad", lod_interval="3")
+
+
+@pytest.mark.parametrize("name", ["motion_crossfade_Haru_m26_to_m06_60fps", "motion_crossfade_Hiyori_m01_to_m02_30fps"])
+def test_motion_crossfade_golden_through_model3(name):
+    """Two clips of the model3's library (its entries' fades), B started over A after 1 s."""
+    case = _case("motion", name)
+    model = crowd.Model3(_input(case["sources"][0]))
+    params = _parameters(case)
+    desc = model.rig_desc(params)
+    motions = desc.motions
+    motions.idle_clips = []  # the traces start no idle motion when one ends
+    clip = {k: model.motion_groups[case[k]["modelGroup"]][case[k]["modelIndex"]] for k in ("motionA", "motionB")}
+    for k, c in clip.items():
+        assert model.motion.clips[c].fade_in == case[k]["effectiveFadeInSeconds"]
+        assert model.motion.clips[c].fade_out == case[k]["effectiveFadeOutSeconds"]
+    with crowd.Engine(seed=1) as engine:
+        rig = engine.rig(name=name, parameters=params, motions=motions)
+        h = rig.add(N)
+        engine.motion_start(h, clip["motionA"], priority="force", loop=case["motionA"]["loop"])
+        columns = case["columns"]
+        pi = {k: rig.parameter_index(c[6:]) for k, c in enumerate(columns) if c.startswith("param:")}
+        finished = columns.index("managerIsFinished")
+        worst = 0.0
+        for f, (dt, row) in enumerate(zip(case["dt"], case["frames"])):
+            if f == case["crossfade"]["startBeforeFrame"]:
+                engine.motion_start(h, clip["motionB"], priority="force", loop=case["motionB"]["loop"])
+            engine.tick_exact(dt)
+            for k, i in pi.items():
+                v = engine.get(Field.OUTPUT, h, i)
+                assert (v == v[0]).all()
+                worst = max(worst, abs(float(v[0]) - row[k]) / (params[i].max - params[i].min))
+            assert (engine.motion_status(h[0]).playing == 0) == bool(row[finished]), f
+        assert worst <= 1e-5, worst
