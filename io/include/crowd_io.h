@@ -72,6 +72,9 @@ typedef struct crowd_io_scene crowd_io_scene;
 typedef struct crowd_io_world crowd_io_world;
 typedef struct crowd_io_clip crowd_io_clip;
 typedef struct crowd_io_trace crowd_io_trace;
+typedef struct crowd_io_live2d crowd_io_live2d;
+typedef struct crowd_io_wav crowd_io_wav;
+typedef struct crowd_io_hands crowd_io_hands;
 
 /* ---- 1. The library ---- */
 
@@ -157,6 +160,106 @@ CROWD_IO_API const double *crowd_io_clip_times(const crowd_io_clip *clip);
 CROWD_IO_API const float *crowd_io_clip_landmarks(const crowd_io_clip *clip);
 /* [rows] the line of the file each row came from (0: a row of a one-document JSON file). */
 CROWD_IO_API const uint32_t *crowd_io_clip_lines(const crowd_io_clip *clip);
+
+/* ---- 6. Live2D files as crowd.h's descs (motion3, exp3, pose3, physics3 and the model3 that
+ * names them). A crowd_io_live2d holds what a rig desc points to: pass its descs to
+ * crowd_rig_desc (.motion, .expression, .pose, .physics, .lipsync) as they are; they stay valid
+ * while the object lives. The parameters are the host's: a model3 names none (they live in the
+ * .moc3), and crowd_rig_create refuses an id of these descs that names no parameter of the rig
+ * (CROWD_ERR_UNKNOWN_ID), so a host gives the rig the model's parameters, or filters the ids.
+ * Every file read is checked as the readers check it; an error names the file and the JSON path
+ * ("haru_g_m09.motion3.json: Curves[3].Segments[17]: ..."). ---- */
+
+/* A .model3.json and every file it names, relative to its folder as the framework resolves
+ * them: FileReferences.Motions group by group in file order (group g's clips are consecutive,
+ * crowd_io_live2d_motion_group), each with the entry's FadeInTime/FadeOutTime when given (else
+ * the motion3's Meta, else 1); the group "Idle" (the Cubism samples') as the motion library's
+ * idle group, not looping; Groups EyeBlink and LipSync as the library's eye_blink_ids and
+ * lip_sync_ids and the lip sync desc's parameters (weight 0.8); FileReferences.Expressions in
+ * file order (expression k is library index k); Pose; Physics. */
+CROWD_IO_API crowd_io_status crowd_io_model3_load(const char *path, crowd_io_live2d **out);
+/* One .motion3.json: a motion library of one clip (index 0), with these fades (< 0: the file's
+ * Meta.FadeInTime / FadeOutTime, else 1), no EyeBlink or LipSync ids, no idle group. */
+CROWD_IO_API crowd_io_status crowd_io_motion3_load(const char *path, double fade_in, double fade_out,
+                                                   crowd_io_live2d **out);
+/* One .exp3.json: an expression library of one expression (index 0). */
+CROWD_IO_API crowd_io_status crowd_io_exp3_load(const char *path, crowd_io_live2d **out);
+/* One .pose3.json. */
+CROWD_IO_API crowd_io_status crowd_io_pose3_load(const char *path, crowd_io_live2d **out);
+/* One .physics3.json (fps from Meta.Fps; gravity, wind and strength the framework's defaults). */
+CROWD_IO_API crowd_io_status crowd_io_physics3_load(const char *path, crowd_io_live2d **out);
+CROWD_IO_API void crowd_io_live2d_free(crowd_io_live2d *live2d);
+CROWD_IO_API const char *crowd_io_live2d_path(const crowd_io_live2d *live2d);
+/* The descs; NULL where the files have none (no motions, expressions, pose, physics or LipSync
+ * group). */
+CROWD_IO_API const crowd_motion_desc *crowd_io_live2d_motion(const crowd_io_live2d *live2d);
+CROWD_IO_API const crowd_expression_desc *crowd_io_live2d_expression(const crowd_io_live2d *live2d);
+CROWD_IO_API const crowd_pose_desc *crowd_io_live2d_pose(const crowd_io_live2d *live2d);
+CROWD_IO_API const crowd_physics_desc *crowd_io_live2d_physics(const crowd_io_live2d *live2d);
+CROWD_IO_API const crowd_lipsync_desc *crowd_io_live2d_lipsync(const crowd_io_live2d *live2d);
+/* A model3's Groups EyeBlink and LipSync (0 and NULL for the single files and out of range). */
+CROWD_IO_API uint32_t crowd_io_live2d_eye_blink_count(const crowd_io_live2d *live2d);
+CROWD_IO_API const char *crowd_io_live2d_eye_blink_id(const crowd_io_live2d *live2d, uint32_t index);
+CROWD_IO_API uint32_t crowd_io_live2d_lip_sync_count(const crowd_io_live2d *live2d);
+CROWD_IO_API const char *crowd_io_live2d_lip_sync_id(const crowd_io_live2d *live2d, uint32_t index);
+/* A model3's motion groups: group g's name (NULL out of range) and its clips, library indices
+ * *out_first .. *out_first + *out_count - 1 (either pointer may be NULL). */
+CROWD_IO_API uint32_t crowd_io_live2d_motion_group_count(const crowd_io_live2d *live2d);
+CROWD_IO_API const char *crowd_io_live2d_motion_group(const crowd_io_live2d *live2d, uint32_t group,
+                                                      uint32_t *out_first, uint32_t *out_count);
+/* A clip's motion3 path as read, its model3 entry's Sound as written (NULL when none), and the
+ * value of its event k (UserData, the order of the clip's event_times); NULL out of range. */
+CROWD_IO_API const char *crowd_io_live2d_motion_file(const crowd_io_live2d *live2d, uint32_t clip);
+CROWD_IO_API const char *crowd_io_live2d_motion_sound(const crowd_io_live2d *live2d, uint32_t clip);
+CROWD_IO_API const char *crowd_io_live2d_motion_event(const crowd_io_live2d *live2d, uint32_t clip, uint32_t event);
+/* A model3's expression k's Name (NULL out of range, and for an exp3 read alone). */
+CROWD_IO_API const char *crowd_io_live2d_expression_name(const crowd_io_live2d *live2d, uint32_t expression);
+
+/* ---- 7. WAV audio for lip sync (CROWD_FIELD_LIPSYNC_LEVEL, crowd.h section 13) ---- */
+
+/* Reads a RIFF/WAVE file of 8-bit unsigned, 16-bit or 24-bit PCM, any channel count and rate
+ * (what the Cubism samples' WAV handler reads), decoded into that handler's float samples
+ * (crowd_lipsync_rms's scale). Anything else is refused naming the file and the value. */
+CROWD_IO_API crowd_io_status crowd_io_wav_load(const char *path, crowd_io_wav **out);
+CROWD_IO_API void crowd_io_wav_free(crowd_io_wav *wav);
+CROWD_IO_API const char *crowd_io_wav_path(const crowd_io_wav *wav);
+CROWD_IO_API uint64_t crowd_io_wav_frames(const crowd_io_wav *wav);
+CROWD_IO_API uint32_t crowd_io_wav_channels(const crowd_io_wav *wav);
+CROWD_IO_API uint32_t crowd_io_wav_rate(const crowd_io_wav *wav);
+CROWD_IO_API uint32_t crowd_io_wav_bits(const crowd_io_wav *wav);
+/* [frames * channels] the samples, interleaved. */
+CROWD_IO_API const float *crowd_io_wav_samples(const crowd_io_wav *wav);
+/* The mouth level of `count` frames played from the start with these dt (s, each in [0, 1e6]),
+ * as the samples' handler computes it (LAppWavFileHandler.update): frame k's block is the
+ * samples after the previous frame's up to floor(time * rate), time the sum of dt so far in
+ * double; its level is crowd_lipsync_rms of the block; once every sample is used the level is 0
+ * (and time stops). out_levels[count]. CROWD_IO_BAD_INPUT for a dt outside the range. */
+CROWD_IO_API crowd_io_status crowd_io_wav_levels(const crowd_io_wav *wav, const double *dt, uint32_t count,
+                                                 float *out_levels);
+
+/* ---- 8. Hand tracks (MediaPipe Hand Landmarker and Holistic results as NDJSON, one result a
+ * line; the fingers controller's input, crowd.h section 9a) ---- */
+
+/* Reads a hand track: per line the timestamp, and both hands as CROWD_FIELD_HAND_LANDMARKS
+ * holds them (21 x, y, z then the presence: the handedness score, Holistic 1; a hand absent
+ * from a line has presence 0 and keeps its previous landmarks, zeros before any). World
+ * landmarks where a hand has them, else its image landmarks with x and z times aspect (the
+ * image's width/height; 0 means 1). A Hand Landmarker hand goes to the slot
+ * crowd_hand_from_handedness(its label is "Right", mirrored) names; a Holistic hand to its
+ * key's the same way. Two hands in one slot, a landmark list that is not 21 finite points, a
+ * label but Left or Right, a score outside [0, 1], a missing or decreasing timestamp: refused,
+ * naming the file, the line and the JSON path. */
+CROWD_IO_API crowd_io_status crowd_io_hands_load(const char *path, bool mirrored, float aspect, crowd_io_hands **out);
+CROWD_IO_API void crowd_io_hands_free(crowd_io_hands *hands);
+CROWD_IO_API const char *crowd_io_hands_path(const crowd_io_hands *hands);
+CROWD_IO_API uint32_t crowd_io_hands_frames(const crowd_io_hands *hands);
+/* [frames] each line's timestamp in seconds. */
+CROWD_IO_API const double *crowd_io_hands_times(const crowd_io_hands *hands);
+/* [frames * CROWD_HAND_COUNT * CROWD_HAND_FLOATS]: frame by frame, the left hand's then the
+ * right's. */
+CROWD_IO_API const float *crowd_io_hands_landmarks(const crowd_io_hands *hands);
+/* [frames] the line of the file each frame came from. */
+CROWD_IO_API const uint32_t *crowd_io_hands_lines(const crowd_io_hands *hands);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ import enum as _enum
 import functools as _functools
 import math as _math
 import operator as _operator
+import os
 import threading as _threading
 from threading import get_ident as _get_ident
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
@@ -56,7 +57,10 @@ __all__ = [
     "result_text", "simd_name", "simd_width", "simd_supported", "field_width", "field_name", "bone_name",
     "rest_landmarks", "parameter_defaults", "look_parameter_defaults", "look_defaults", "harmonic_parameter_defaults", "harmonic_defaults", "blink_defaults",
     "limbs_defaults", "Fingers", "Hand", "HandBone", "fingers_defaults", "hand_bone_name", "hand_from_handedness",
-    "rest_hand_landmarks", "HAND_LANDMARK_COUNT", "HAND_BONE_COUNT", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
+    "rest_hand_landmarks", "Live2D", "Model3", "Motion3", "Exp3", "Pose3", "Physics3", "Physics", "LipSync", "Lipsync", "Motion",
+    "PosePart", "Pose", "ExpressionParameter", "Expression", "Expressions", "Motions", "WavAudio", "HandTrack",
+    "MotionStatus", "MOTION_EVENT_DTYPE", "IoError", "ExpressionBlend", "MotionPriority", "LodInterval", "Controller",
+    "HAND_LANDMARK_COUNT", "HAND_BONE_COUNT", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
 lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
@@ -70,7 +74,8 @@ from ._generated import (MAX_RIGS, MAX_PARAMETERS, MAX_ENTRIES, MAX_CHANNELS, LA
                          BONE_COUNT, FACE_SCORE_COUNT, FACE_SOURCE_COUNT, FACE_STANDARD_MAPPING_COUNT,
                          Result, Simd, Blend, Axis, Direction, BlinkModel, PoseFrame, AxisFix, LimbFallback,
                          LimbOutputs, Limb, Bone, FaceSource, FaceCurve, BlinkStart, HarmonicPhase, Field,
-                         Hand, HandBone, HAND_LANDMARK_COUNT, HAND_BONE_COUNT)
+                         Hand, HandBone, HAND_LANDMARK_COUNT, HAND_BONE_COUNT, ExpressionBlend, MotionPriority,
+                         LodInterval, Controller)
 from . import _generated  # noqa: E402
 
 Fallback = LimbFallback  # crowd_limb_fallback, by the name this package has always used
@@ -516,6 +521,13 @@ class RigDesc:
     limbs: Optional[Limbs] = None
     face: Optional[Face] = None
     fingers: Optional[Fingers] = None
+    physics: Optional["Physics"] = None
+    lipsync: Optional["LipSync"] = None
+    pose: Optional["Pose"] = None
+    expressions: Optional["Expressions"] = None
+    motions: Optional["Motions"] = None
+    lod_interval: EnumLike = 0  # LodInterval: "1", "2", "4", "8" or the enum; the update interval new instances start with
+    lod_every_tick: Union[int, Sequence[EnumLike]] = 0  # controllers (Controller or names) that run every tick, or their bit mask
 
 
 def parameter_defaults(id: str) -> Parameter:
@@ -711,7 +723,473 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
         fd.mapping_count = len(entries)
         keep.append(fd)
         rd.face = _C.pointer(fd)
+    if desc.physics is not None:
+        ph = desc.physics
+        if not isinstance(ph, Physics):
+            raise TypeError(f"physics: expected crowd.Physics, got {type(ph).__name__}")
+        src = ph.source.physics
+        if src is None:
+            raise ValueError(f"physics: {ph.source.path!r} has no physics")
+        keep.append(ph.source)
+        pd = _ffi.PhysicsDesc.from_buffer_copy(src)
+        _settings(pd, "physics", _dc.replace(ph, fps=src.fps if ph.fps is None else ph.fps))
+        keep.append(pd)
+        rd.physics = _C.pointer(pd)
+    if desc.lipsync is not None:
+        ls_ = _coerce(LipSync, desc.lipsync)
+        ids = [text(p) for p in ls_.parameters]
+        lsd = _settings(lib.crowd_lipsync_defaults(), "lipsync", ls_)
+        lsd.parameters = array(_ffi.cstr, ids)
+        lsd.parameter_count = len(ids)
+        keep.append(lsd)
+        rd.lipsync = _C.pointer(lsd)
+    if desc.pose is not None:
+        po: Pose = desc.pose if isinstance(desc.pose, Pose) else Pose(desc.pose)  # type: ignore[arg-type]
+        if isinstance(po.source, Live2D):
+            src = po.source.pose
+            if src is None:
+                raise ValueError(f"pose: {po.source.path!r} has no pose")
+            keep.append(po.source)
+            psd = _ffi.PoseDesc.from_buffer_copy(src)
+        else:
+            psd = lib.crowd_pose_defaults()
+            groups = []
+            for grp in po.source:
+                parts = [p if isinstance(p, PosePart) else PosePart(p) for p in grp]
+                pa = array(_ffi.PosePartDesc, [
+                    _ffi.PosePartDesc(text(p.id), array(_ffi.cstr, [text(x) for x in p.links]), len(p.links))
+                    for p in parts])
+                groups.append(_ffi.PoseGroupDesc(pa, len(parts)))
+            psd.groups = array(_ffi.PoseGroupDesc, groups)
+            psd.group_count = len(groups)
+        if po.fade_in is not None:
+            psd.fade_in = po.fade_in
+        keep.append(psd)
+        rd.pose = _C.pointer(psd)
+    if desc.expressions is not None:
+        ex: Expressions = (desc.expressions if isinstance(desc.expressions, Expressions)
+                           else Expressions(desc.expressions))  # type: ignore[arg-type]
+        items: list = []
+        for k, e in enumerate(ex.expressions):
+            if isinstance(e, Live2D):
+                lib_ = e.expression
+                if lib_ is None:
+                    raise ValueError(f"expressions[{k}]: {e.path!r} has no expressions")
+                keep.append(e)
+                items += [_ffi.ExpressionItemDesc.from_buffer_copy(lib_.expressions[j])
+                          for j in range(lib_.expression_count)]
+            else:
+                it: Expression = _coerce(Expression, e)
+                ps = [_coerce(ExpressionParameter, p) for p in it.parameters]
+                pa = array(_ffi.ExpressionParameterDesc, [
+                    _ffi.ExpressionParameterDesc(text(p.id), p.value, _enum_value(ExpressionBlend, p.blend)) for p in ps])
+                items.append(_ffi.ExpressionItemDesc(pa, len(ps), it.fade_in, it.fade_out))
+        exd = _settings(lib.crowd_expression_defaults(), "expression", ex)
+        exd.expressions = array(_ffi.ExpressionItemDesc, items)
+        exd.expression_count = len(items)
+        keep.append(exd)
+        rd.expression = _C.pointer(exd)
+    if desc.motions is not None:
+        mo: Motion = desc.motions if isinstance(desc.motions, Motion) else Motion(desc.motions)  # type: ignore[arg-type]
+        clips: list = []
+        model = next((c for c in mo.clips if isinstance(c, Model3)), None)
+        for k, c in enumerate(mo.clips):
+            m = c.motion if isinstance(c, Live2D) else None
+            if m is None:
+                raise ValueError(f"motions.clips[{k}]: expected a Live2D source with motions (Model3, Motion3)")
+            keep.append(c)
+            clips += [_ffi.MotionClip.from_buffer_copy(m.clips[j]) for j in range(m.clip_count)]
+        eye = mo.eye_blink_ids if mo.eye_blink_ids is not None else (model.eye_blink_ids if model else [])
+        lip = mo.lip_sync_ids if mo.lip_sync_ids is not None else (model.lip_sync_ids if model else [])
+        if mo.idle_clips is not None:
+            idle = [_int(i, "motions.idle_clips") for i in mo.idle_clips]
+        else:
+            idle = list(model.motion_groups.get("Idle", ())) if model else []
+            if model is not None and mo.clips[0] is not model:  # the model's clips start after the others'
+                start = sum(int(c.clip_count) for c in mo.clips[:list(mo.clips).index(model)])
+                idle = [i + start for i in idle]
+        md = _settings(lib.crowd_motion_defaults(), "motion", mo)
+        md.clips = array(_ffi.MotionClip, clips)
+        md.clip_count = len(clips)
+        md.eye_blink_ids = array(_ffi.cstr, [text(i) for i in eye])
+        md.eye_blink_count = len(eye)
+        md.lip_sync_ids = array(_ffi.cstr, [text(i) for i in lip])
+        md.lip_sync_count = len(lip)
+        md.idle_clips = array(_ffi.u32, idle)
+        md.idle_count = len(idle)
+        keep.append(md)
+        rd.motion = _C.pointer(md)
+    rd.lod_interval = _enum_value(LodInterval, desc.lod_interval if not isinstance(desc.lod_interval, str)
+                                  or desc.lod_interval.upper().startswith("INTERVAL") else "interval_" + desc.lod_interval)
+    every: Any = desc.lod_every_tick
+    if isinstance(every, (list, tuple, set, frozenset)):
+        every = sum({1 << _enum_value(Controller, c) for c in every})
+    rd.lod_every_tick = _u64(every, "lod_every_tick")
     return rd, keep
+
+
+# ---------------------------------------------------------------------------------------------
+# Live2D files, WAV audio and hand tracks through the io library (crowd_io.h, libcrowd_loaders)
+# ---------------------------------------------------------------------------------------------
+_LOADERS: Any = None
+
+
+def _io() -> Any:
+    global _LOADERS
+    if _LOADERS is None:
+        _LOADERS = _ffi.declare(_ffi.load_loaders(), _ffi.LOADER_SIGNATURES)
+    return _LOADERS
+
+
+class IoError(Error):
+    """A file the io library refused (status 2, bad input) or could not read (1). The library
+    printed the reason, naming the file and the JSON path or line, on standard error."""
+
+
+def _io_check(status: int, what: str, path: str) -> None:
+    if status:
+        kind = "bad input" if status == 2 else "failed"
+        raise IoError(f"{what}({path!r}): {kind} (the reason, naming the file and field, is on standard error)",
+                      status)
+
+
+def _text(p: Any) -> Optional[str]:
+    return p.decode() if p else None
+
+
+class Live2D:
+    """Live2D files read by the io library into crowd.h's descs (crowd_io_live2d). Build one with
+    Model3(path) (a .model3.json and every file it names), Motion3, Exp3, Pose3 or Physics3 (one
+    file). Pass it to the RigDesc dataclasses (Motions, Expressions, Pose, Physics, LipSync), or
+    take Model3.rig_desc(parameters) whole. It owns the memory the descs point into; the rig
+    copies them when it is created."""
+    _kind = "crowd_io_model3_load"
+
+    def __init__(self, ptr: int, path: str) -> None:
+        self._ptr: Optional[int] = ptr
+        self.path = str(_text(_io().crowd_io_live2d_path(ptr)))  # the path as the library read it
+
+    def __del__(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Frees the files' memory (rigs made from it keep their own copies)."""
+        if getattr(self, "_ptr", None):
+            _io().crowd_io_live2d_free(self._ptr)
+            self._ptr = None
+
+    def __enter__(self) -> "Live2D":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _p(self) -> int:
+        if not self._ptr:
+            raise ClosedError(f"{type(self).__name__}({self.path!r}) is closed")
+        return self._ptr
+
+    @staticmethod
+    def _deref(p: Any) -> Any:
+        return p.contents if p else None
+
+    @property
+    def motion(self) -> Any:
+        """The crowd_motion_desc (ctypes), None without motions."""
+        return self._deref(_io().crowd_io_live2d_motion(self._p()))
+
+    @property
+    def expression(self) -> Any:
+        return self._deref(_io().crowd_io_live2d_expression(self._p()))
+
+    @property
+    def pose(self) -> Any:
+        return self._deref(_io().crowd_io_live2d_pose(self._p()))
+
+    @property
+    def physics(self) -> Any:
+        return self._deref(_io().crowd_io_live2d_physics(self._p()))
+
+    @property
+    def lipsync(self) -> Any:
+        return self._deref(_io().crowd_io_live2d_lipsync(self._p()))
+
+    @property
+    def clip_count(self) -> int:
+        m = self.motion
+        return int(m.clip_count) if m is not None else 0
+
+    @property
+    def expression_count(self) -> int:
+        e = self.expression
+        return int(e.expression_count) if e is not None else 0
+
+    @property
+    def eye_blink_ids(self) -> List[str]:
+        L, p = _io(), self._p()
+        return [str(_text(L.crowd_io_live2d_eye_blink_id(p, k))) for k in range(L.crowd_io_live2d_eye_blink_count(p))]
+
+    @property
+    def lip_sync_ids(self) -> List[str]:
+        L, p = _io(), self._p()
+        return [str(_text(L.crowd_io_live2d_lip_sync_id(p, k))) for k in range(L.crowd_io_live2d_lip_sync_count(p))]
+
+    @property
+    def motion_groups(self) -> Dict[str, range]:
+        """model3 FileReferences.Motions: group name -> its clips' library indices."""
+        L, p = _io(), self._p()
+        out: Dict[str, range] = {}
+        first, count = _ffi.u32(), _ffi.u32()
+        for g in range(L.crowd_io_live2d_motion_group_count(p)):
+            name = L.crowd_io_live2d_motion_group(p, g, _C.byref(first), _C.byref(count))
+            out[name.decode()] = range(first.value, first.value + count.value)
+        return out
+
+    def motion_file(self, clip: int) -> Optional[str]:
+        return _text(_io().crowd_io_live2d_motion_file(self._p(), _int(clip, "clip")))
+
+    def motion_sound(self, clip: int) -> Optional[str]:
+        """The model3 entry's Sound as written (relative to the model3's folder), or None."""
+        return _text(_io().crowd_io_live2d_motion_sound(self._p(), _int(clip, "clip")))
+
+    def motion_event(self, clip: int, event: int) -> Optional[str]:
+        """The value of a clip's event (Engine.motion_events reports clip and event indices)."""
+        return _text(_io().crowd_io_live2d_motion_event(self._p(), _int(clip, "clip"), _int(event, "event")))
+
+    def expression_name(self, expression: int) -> Optional[str]:
+        return _text(_io().crowd_io_live2d_expression_name(self._p(), _int(expression, "expression")))
+
+    @property
+    def expression_names(self) -> List[Optional[str]]:
+        return [self.expression_name(k) for k in range(self.expression_count)]
+
+
+def _live2d_open(fn: Any, path: Union[str, "os.PathLike[str]"], *args: Any) -> Tuple[int, str]:
+    p = os.fspath(path)
+    out = _C.c_void_p()
+    _io_check(fn(p.encode(), *args, _C.byref(out)), fn.__name__, p)
+    return int(out.value or 0), p
+
+
+class Model3(Live2D):
+    """crowd_io_model3_load: a .model3.json with its motions (by group, the entries' fades, the
+    "Idle" group as the idle clips), expressions, pose, physics and EyeBlink/LipSync groups."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        super().__init__(*_live2d_open(_io().crowd_io_model3_load, path))
+
+    def rig_desc(self, parameters: Sequence[Any], name: Optional[str] = None, **controllers: Any) -> "RigDesc":
+        """A RigDesc with every controller the files give (motions, expressions, pose, physics, lip
+        sync) over these parameters; ids of the model3's groups that are no parameter are left
+        out (the framework ignores them too). More controllers by keyword (blink=..., ...)."""
+        params = [_coerce(Parameter, p) for p in parameters]
+        ids = {p.id for p in params}
+        desc = RigDesc(name=name, parameters=params, **controllers)
+        if self.clip_count:
+            desc.motions = Motions([self], eye_blink_ids=[i for i in self.eye_blink_ids if i in ids],
+                                   lip_sync_ids=[i for i in self.lip_sync_ids if i in ids])
+        if self.expression is not None:
+            desc.expressions = Expressions([self])
+        if self.pose is not None:
+            desc.pose = Pose(self)
+        if self.physics is not None:
+            desc.physics = Physics(self)
+        lip = [i for i in self.lip_sync_ids if i in ids]
+        if lip:
+            desc.lipsync = LipSync(lip)
+        return desc
+
+
+class Motion3(Live2D):
+    """crowd_io_motion3_load: one .motion3.json as a library of one clip (fades < 0: the file's)."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], fade_in: float = -1.0, fade_out: float = -1.0) -> None:
+        super().__init__(*_live2d_open(_io().crowd_io_motion3_load, path, float(fade_in), float(fade_out)))
+
+
+class Exp3(Live2D):
+    """crowd_io_exp3_load: one .exp3.json as a library of one expression."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        super().__init__(*_live2d_open(_io().crowd_io_exp3_load, path))
+
+
+class Pose3(Live2D):
+    """crowd_io_pose3_load: one .pose3.json."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        super().__init__(*_live2d_open(_io().crowd_io_pose3_load, path))
+
+
+class Physics3(Live2D):
+    """crowd_io_physics3_load: one .physics3.json."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        super().__init__(*_live2d_open(_io().crowd_io_physics3_load, path))
+
+
+_PHYS = lib.crowd_physics_defaults()
+_LIPS = lib.crowd_lipsync_defaults()
+_POSE = lib.crowd_pose_defaults()
+_EXPR = lib.crowd_expression_defaults()
+_MOTN = lib.crowd_motion_defaults()
+
+
+@_dc.dataclass
+class Physics:
+    """crowd_physics_desc: the rig of a physics3 (Physics3 or Model3) with the controller's
+    settings. fps None: the file's Meta.Fps."""
+    source: Live2D
+    fps: Optional[float] = None
+    gravity_x: float = _PHYS.gravity_x
+    gravity_y: float = _PHYS.gravity_y
+    wind_x: float = _PHYS.wind_x
+    wind_y: float = _PHYS.wind_y
+    strength: float = _PHYS.strength
+    wind_gust: float = _PHYS.wind_gust
+    gust_period: float = _PHYS.gust_period
+
+
+@_dc.dataclass
+class Lipsync:
+    """crowd_lipsync_desc: each instance's LIPSYNC_LEVEL times weight added to these parameters."""
+    parameters: Sequence[str] = ()
+    weight: float = _LIPS.weight
+
+
+LipSync = Lipsync
+
+
+@_dc.dataclass
+class PosePart:
+    """crowd_pose_part_desc."""
+    id: str
+    links: Sequence[str] = ()
+
+
+@_dc.dataclass
+class Pose:
+    """crowd_pose_desc: groups of parts (PoseParts or ids), or a pose3's (Pose3 or Model3) as
+    source. fade_in None: the source's (else crowd_pose_defaults()'s)."""
+    source: Union[Live2D, Sequence[Sequence[Union[str, PosePart]]]] = ()
+    fade_in: Optional[float] = None
+
+
+@_dc.dataclass
+class ExpressionParameter:
+    """crowd_expression_parameter_desc."""
+    id: str
+    value: float
+    blend: EnumLike = ExpressionBlend.ADD
+
+
+@_dc.dataclass
+class Expression:
+    """crowd_expression_item_desc (fades < 0: the library's)."""
+    parameters: Sequence[ExpressionParameter] = ()
+    fade_in: float = -1.0
+    fade_out: float = -1.0
+
+
+@_dc.dataclass
+class Expressions:
+    """crowd_expression_desc: the library, in order: each Expression, or every expression of a
+    Live2D source (Exp3: one; Model3: its FileReferences.Expressions)."""
+    expressions: Sequence[Union[Live2D, Expression]] = ()
+    fade_in: float = _EXPR.fade_in
+    fade_out: float = _EXPR.fade_out
+
+
+@_dc.dataclass
+class Motion:
+    """crowd_motion_desc: the library, in order, of every clip of each source (Motion3: one;
+    Model3: all its groups'). eye_blink_ids, lip_sync_ids, idle_clips None: the first Model3
+    source's (its EyeBlink/LipSync groups, its "Idle" group), else none."""
+    clips: Sequence[Live2D] = ()
+    eye_blink_ids: Optional[Sequence[str]] = None
+    lip_sync_ids: Optional[Sequence[str]] = None
+    idle_clips: Optional[Sequence[int]] = None
+    loop_idle: bool = bool(_MOTN.loop_idle)
+
+
+Motions = Motion
+
+
+class WavAudio:
+    """crowd_io_wav_load: a WAV file (8/16/24-bit PCM) as the Cubism samples' handler decodes it."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        self._ptr: Optional[int] = None
+        self.path, self._ptr = os.fspath(path), _live2d_open(_io().crowd_io_wav_load, path)[0]
+        L = _io()
+        self.frames = int(L.crowd_io_wav_frames(self._ptr))
+        self.channels = int(L.crowd_io_wav_channels(self._ptr))
+        self.rate = int(L.crowd_io_wav_rate(self._ptr))
+        self.bits = int(L.crowd_io_wav_bits(self._ptr))
+        n = self.frames * self.channels
+        src = L.crowd_io_wav_samples(self._ptr)
+        self.samples: np.ndarray = (np.ctypeslib.as_array(_C.cast(src, _ffi.FP), (n,)).copy().reshape(-1, self.channels)
+                                    if n else np.zeros((0, max(self.channels, 1)), np.float32))
+        assert _text(L.crowd_io_wav_path(self._ptr)) == self.path
+
+    def __del__(self) -> None:
+        if getattr(self, "_ptr", None):
+            _io().crowd_io_wav_free(self._ptr)
+            self._ptr = None
+
+    def levels(self, dt: Union[float, Floats], count: Optional[int] = None) -> np.ndarray:
+        """crowd_io_wav_levels: the mouth level (float32) of each frame played from the start,
+        dt one number (count frames, default: until the samples end) or one per frame."""
+        if np.ndim(dt) == 0:
+            step = float(dt)  # type: ignore[arg-type]
+            if count is None:
+                count = int(_math.ceil(self.frames / (self.rate * step))) + 1 if step > 0 and self.rate else 0
+            d = np.full(_int(count, "count"), step, np.float64)
+        else:
+            d = np.ascontiguousarray(dt, np.float64).reshape(-1)
+        out = np.empty(d.size, np.float32)
+        _io_check(_io().crowd_io_wav_levels(self._ptr, d.ctypes.data_as(_C.POINTER(_C.c_double)), d.size,
+                                            out.ctypes.data), "crowd_io_wav_levels", self.path)
+        return out
+
+
+class HandTrack:
+    """crowd_io_hands_load: MediaPipe Hand Landmarker / Holistic results (NDJSON) as per-frame
+    hand landmarks: times (frames,), landmarks (frames, 2, 64) as HAND_LANDMARKS holds them
+    (index Hand.LEFT, Hand.RIGHT), lines (frames,)."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], mirrored: bool = False, aspect: float = 0.0) -> None:
+        ptr, self.path = _live2d_open(_io().crowd_io_hands_load, path, bool(mirrored), float(aspect))
+        L = _io()
+        try:
+            n = int(L.crowd_io_hands_frames(ptr))
+            width = 2 * (3 * HAND_LANDMARK_COUNT + 1)
+            self.times: np.ndarray = np.ctypeslib.as_array(L.crowd_io_hands_times(ptr), (max(n, 1),))[:n].copy()
+            lm = _C.cast(L.crowd_io_hands_landmarks(ptr), _ffi.FP)
+            self.landmarks: np.ndarray = np.ctypeslib.as_array(lm, (max(n, 1) * width,))[:n * width].copy().reshape(n, 2, -1)
+            self.lines: np.ndarray = np.ctypeslib.as_array(L.crowd_io_hands_lines(ptr), (max(n, 1),))[:n].copy()
+            assert _text(L.crowd_io_hands_path(ptr)) == self.path
+        finally:
+            L.crowd_io_hands_free(ptr)
+
+    def __len__(self) -> int:
+        return int(self.times.size)
+
+
+@_dc.dataclass
+class MotionStatus:
+    """crowd_motion_status."""
+    playing: int
+    clip: int
+    time: float
+    clock: float
+    current: MotionPriority
+    reserved: MotionPriority
+
+
+# crowd_motion_event as NumPy lays it out (instance, clip, event, time: 24 bytes)
+MOTION_EVENT_DTYPE = np.dtype([("instance", np.uint64), ("clip", np.uint32), ("event", np.uint32),
+                               ("time", np.float64)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1284,6 +1762,101 @@ class Engine:
         if res:
             self._fail(res, "crowd_blink_now")
 
+    # -- Live2D: motions (crowd.h section 15) and expressions (section 14) ---------------------
+    @_exclusive
+    def motion_start(self, handles: Handles, clip: int, priority: EnumLike = MotionPriority.NORMAL,
+                     loop: bool = False, loop_fade_in: bool = True, fade_in: float = -1.0, fade_out: float = -1.0,
+                     offset: float = 0.0) -> np.ndarray:
+        """crowd_motion_start: library clip `clip` on each instance where the reserve rule lets
+        it (priority "idle", "normal" or "force"); returns whether it started, per handle."""
+        h = _handles(handles)
+        d = lib.crowd_motion_start_defaults(_int(clip, "clip"))
+        d.priority, d.loop, d.loop_fade_in = _enum_value(MotionPriority, priority), bool(loop), bool(loop_fade_in)
+        d.fade_in, d.fade_out, d.offset = fade_in, fade_out, offset
+        started = np.zeros(h.size, np.bool_)
+        res = lib.crowd_motion_start(self._p(), h.ctypes.data, h.size, _C.byref(d),
+                                     started.ctypes.data_as(_C.POINTER(_C.c_bool)))
+        if res:
+            self._fail(res, "crowd_motion_start")
+        return started
+
+    @_exclusive
+    def motion_reserve(self, handles: Handles, priority: EnumLike) -> np.ndarray:
+        """crowd_motion_reserve: whether `priority` was reserved, per handle."""
+        h = _handles(handles)
+        out = np.zeros(h.size, np.bool_)
+        res = lib.crowd_motion_reserve(self._p(), h.ctypes.data, h.size, _enum_value(MotionPriority, priority),
+                                       out.ctypes.data_as(_C.POINTER(_C.c_bool)))
+        if res:
+            self._fail(res, "crowd_motion_reserve")
+        return out
+
+    @_exclusive
+    def motion_status(self, handle: int) -> "MotionStatus":
+        """crowd_motion_status_get."""
+        st = _ffi.MotionStatus()
+        res = lib.crowd_motion_status_get(self._p(), _ffi.Instance(_u64(handle, "handle")), _C.byref(st))
+        if res:
+            self._fail(res, "crowd_motion_status_get")
+        return MotionStatus(int(st.playing), int(st.clip), float(st.time), float(st.clock),
+                            MotionPriority(st.current), MotionPriority(st.reserved))
+
+    @_exclusive
+    def motion_events(self, out: Optional[np.ndarray] = None, capacity: int = 1024) -> Tuple[np.ndarray, int]:
+        """crowd_motion_events: the events of the last tick, into `out` (an array of
+        MOTION_EVENT_DTYPE; a new one of `capacity` when None). Returns (the filled part of out,
+        the count of events lost: beyond the buffer or MOTION_EVENTS_PER_TICK per instance)."""
+        buf = np.empty(_int(capacity, "capacity"), MOTION_EVENT_DTYPE) if out is None else out
+        if buf.dtype != MOTION_EVENT_DTYPE or buf.ndim != 1 or not buf.flags.c_contiguous or not buf.flags.writeable:
+            raise TypeError("motion_events: out must be a writable 1-D contiguous array of crowd.MOTION_EVENT_DTYPE")
+        n, lost = _ffi.u32(), _ffi.u64()
+        res = lib.crowd_motion_events(self._p(), buf.ctypes.data_as(_C.POINTER(_ffi.MotionEvent)) if buf.size else None,
+                                      buf.size, _C.byref(n), _C.byref(lost))
+        if res:
+            self._fail(res, "crowd_motion_events")
+        return buf[:n.value], int(lost.value)
+
+    def set_hands(self, handles: Handles, hands: Floats) -> None:
+        """Both hands' HAND_LANDMARKS for each instance: hands (n, 2, 64) or one (2, 64) for all
+        (a HandTrack frame: track.landmarks[k]), the left hand's then the right's."""
+        h = _handles(handles)
+        a = np.broadcast_to(np.asarray(hands, np.float32), (h.size, 2, 3 * HAND_LANDMARK_COUNT + 1))
+        for s in (Hand.LEFT, Hand.RIGHT):
+            self.set(Field.HAND_LANDMARKS, h, np.ascontiguousarray(a[:, int(s)]), index=int(s))
+
+    @_exclusive
+    def expressions_start(self, handles: Handles, expression: int) -> None:
+        """crowd_expressions_start: library expression `expression` on each instance (it fades in
+        from the next tick, the ones playing fade out)."""
+        h = _handles(handles)
+        res = lib.crowd_expressions_start(self._p(), h.ctypes.data, h.size, _int(expression, "expression"))
+        if res:
+            self._fail(res, "crowd_expressions_start")
+
+    def tick_exact(self, dt: float) -> None:
+        """crowd_tick_exact: Engine.tick with dt in double (the motion clocks advance by exactly dt,
+        as a host's double frame clock; every other controller takes dt rounded to float)."""
+        gate = self._gate
+        token = gate.enter_tick(None, 0, _EVERY_ROW, "Engine.tick_exact")
+        try:
+            res = lib.crowd_tick_exact(self._p(), float(dt))
+            if res:
+                raise self._failure(res, "crowd_tick_exact")
+        finally:
+            gate.leave_tick(token)
+
+    def tick_range_exact(self, dt: float, rig: Union["Rig", int], first: int, count: int) -> None:
+        """crowd_tick_range_exact: Engine.tick_range with dt in double."""
+        r, f, c = _rig_id(rig), _int(first, "first"), _int(count, "count")
+        gate = self._gate
+        token = gate.enter_tick(r, f, f + c, "Engine.tick_range_exact")
+        try:
+            res = lib.crowd_tick_range_exact(self._p(), float(dt), _ffi.Rig(r), f, c)
+            if res:
+                raise self._failure(res, "crowd_tick_range_exact")
+        finally:
+            gate.leave_tick(token)
+
     @_exclusive
     def outputs(self, handle: int) -> np.ndarray:
         """crowd_get_outputs: every output parameter of one instance, in the rig's order."""
@@ -1472,6 +2045,19 @@ class Rig:
             a.flags.writeable = False
         return a
 
+    @_exclusive
+    def motion_pseudo_index(self, id: str) -> int:
+        """crowd_rig_motion_pseudo_index: the MOTION_PSEUDO index of a curve id that is no
+        parameter (a PartOpacity curve's part id, an unknown Parameter id)."""
+        out = _ffi.u32()
+        res = lib.crowd_rig_motion_pseudo_index(self.engine._p(), self._c, id.encode(), _C.byref(out))
+        if res:
+            self.engine._fail(res, "crowd_rig_motion_pseudo_index")
+        return out.value
+
+    @property
+    def motion_pseudo_count(self) -> int:
+        return int(lib.crowd_rig_motion_pseudo_count(self.engine._p(), self._c))
     @_exclusive
     def column(self, field: EnumLike, index: int = 0, component: int = 0) -> Column:
         """crowd_rig_column: a zero-copy view of one component, rows 0..instance_count-1."""

@@ -46,7 +46,9 @@ P = C.POINTER
 # crowd.h's structures, callbacks and prototypes: generated (bindings/generate.py), not mirrored
 from ._generated import (SIGNATURES, Allocator, Logger, EngineDesc, Rig, Instance, ParameterDesc,  # noqa: E402
                          LookParameterDesc, LookDesc, HarmonicParameterDesc, HarmonicDesc, BlinkDesc, Quat,
-                         LimbsDesc, FaceMappingDesc, FaceDesc, RigDesc, AddDesc)
+                         LimbsDesc, FaceMappingDesc, FaceDesc, RigDesc, AddDesc, FingersDesc, PhysicsDesc,
+                         LipsyncDesc, PoseDesc, PosePartDesc, PoseGroupDesc, ExpressionDesc, ExpressionItemDesc,
+                         ExpressionParameterDesc, MotionDesc, MotionClip, MotionStartDesc, MotionStatus, MotionEvent)
 from . import _generated as _g  # noqa: E402
 
 ALLOC_FN = _g.AllocatorAllocFn

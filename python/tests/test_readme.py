@@ -21,6 +21,14 @@ def python_section():
     return re.findall(r"^```(\w*)\n(.*?)^```", m.group(1), re.S | re.M)
 
 
+def first_blocks():
+    """{kind: the section's first block of that kind} (later blocks are run on their own)."""
+    out = {}
+    for kind, text in python_section():
+        out.setdefault(kind, text)
+    return out
+
+
 def test_readme_python_section_has_the_install_then_the_example():
     kinds = [kind for kind, _ in python_section()][:2]
     assert kinds == ["sh", "python"], "the section starts with the install commands (sh), then the example"
@@ -28,7 +36,7 @@ def test_readme_python_section_has_the_install_then_the_example():
 
 def test_readme_example_runs_from_the_source_tree(tmp_path):
     """The example alone, against this tree's package (the library from ctest's environment)."""
-    code = dict(python_section())["python"]
+    code = first_blocks()["python"]
     script = tmp_path / "example.py"
     script.write_text(code)
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
@@ -45,7 +53,7 @@ def test_readme_install_commands_run_as_written(tmp_path):
     if subprocess.run(["/usr/bin/python3", "-c", "import venv, ensurepip, setuptools, wheel"],
                       capture_output=True).returncode:
         pytest.skip("Debian's python3-venv, python3-setuptools or python3-wheel is missing (tools/dev installs them)")
-    blocks = dict(python_section())
+    blocks = first_blocks()
     (tmp_path / "python").symlink_to(PYTHON_DIR)
     (tmp_path / "example.py").write_text(blocks["python"])
     env = {k: v for k, v in os.environ.items()
@@ -66,3 +74,21 @@ def test_readme_install_commands_run_as_written(tmp_path):
                        text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "checksum" in r.stdout
+
+
+def test_readme_model3_example_runs_on_the_cubism_samples(tmp_path):
+    """The section's second Python block (a model3 crowd) as written, in the folder of the
+    Cubism samples of the golden traces (../shared/data/cubism/inputs)."""
+    from conftest import shared_data
+    d = shared_data()
+    inputs = os.path.join(d, "cubism", "inputs") if d else None
+    if not inputs or not os.path.isdir(os.path.join(inputs, "Haru")):
+        pytest.skip("the Cubism samples (../shared/data/cubism/inputs) are absent")
+    code = [text for kind, text in python_section() if kind == "python"][1]
+    script = tmp_path / "model3_example.py"
+    script.write_text(code)
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120, cwd=inputs)
+    assert r.returncode == 0, r.stderr
+    mouth = [float(x) for x in r.stdout.replace("[", " ").replace("]", " ").split()]
+    assert len(mouth) == 3 and all(0 < m <= 1 for m in mouth)  # the voice opened every mouth
