@@ -363,8 +363,15 @@ export class Engine {
    * min_cutoff, beta, d_cutoff, outputs, arm_image_bend }, face: { mapping: [{ source, id, gain, offset, curve }]
    * (default: the standard mapping), blend, presence_threshold, handoff_half_life,
    * smoothed_sources: [sources] or a mask, min_cutoff, beta, d_cutoff } }. A face source is its
-   * enum name ("jaw_open") or MediaPipe's ("jawOpen"). A controller is present when its key is; unset settings take
-   * crowd.h's defaults. The engine checks everything and names the field it refuses.
+   * enum name ("jaw_open") or MediaPipe's ("jawOpen"). Live2D: physics: { json: physics3, ...settings },
+   * lipsync: { parameters, weight }, pose: { json: pose3, fade_in }, expressions: { list: [exp3] or
+   * { name: exp3 }, fade_in, fade_out }, motions: { clips: [motion3 or { json, fade_in, fade_out }],
+   * idle, eye_blink_ids, lip_sync_ids, loop_idle }, each taking its files from a model3 (the key's
+   * or the desc's `model3`, with `files`) when its JSON is not given; fingers: { ...settings,
+   * custom_fix, bind_landmarks, bind_rotations }; lod: { interval: 1 | 2 | 4 | 8, every_tick:
+   * [controllers] }. A controller is present when its key is; unset settings take crowd.h's
+   * defaults. The Cubism readers and the engine check everything and name what they refuse;
+   * nothing is made then.
    */
   rig(desc) {
     const M = this.crowd.module;

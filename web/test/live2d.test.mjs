@@ -309,6 +309,25 @@ test('fingers: MediaPipe hand results of four gestures show their curl pattern',
     // the other hand was not detected: presence 0
     assert.equal(engine.get('hand_landmarks', h, right ? 0 : 1)[63], 0);
   }
+  // a HolisticLandmarker result (image landmarks, relative z): both hands, unit rotations
+  const text = fs.readFileSync(path.join(hands, 'male_full_height_hands_result_cpu.pbtxt'), 'utf8');
+  const block = (name) => {
+    const re = /x: ([-\d.e+]+)\s+y: ([-\d.e+]+)\s+z: ([-\d.e+]+)/g;
+    re.lastIndex = text.search(new RegExp(`^${name} \\{`, 'm'));
+    const out = [];
+    for (let m; out.length < 21 && (m = re.exec(text));) out.push({ x: Number(m[1]), y: Number(m[2]), z: Number(m[3]) });
+    return out;
+  };
+  const holistic = engine.rig({ fingers: {} });
+  const hh = holistic.add(1);
+  assert.deepEqual(engine.setHands(hh, { leftHandLandmarks: [block('left_hand_landmarks')], rightHandLandmarks: [block('right_hand_landmarks')] }),
+    ['left', 'right']);
+  engine.tick(1 / 30);
+  for (const side of ['left', 'right'])
+    for (let b = 0; b < 16; b++) {
+      const q = holistic.fingerColumns(side, b).map((col) => col[0]);
+      assert.ok(Math.abs(Math.hypot(...q) - 1) < 1e-5, `${side} bone ${b}: ${q}`);
+    }
   // a mirrored (selfie) view puts MediaPipe's "Right" in the left slot
   assert.equal(crowd.handFromHandedness('Right', true), 'left');
   engine.destroy();
