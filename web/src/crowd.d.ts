@@ -3,7 +3,9 @@
 // crowd.h's enums and constants: generated from the header (crowd_enums.d.ts), re-exported.
 import type { SimdName, AxisName, DirectionName, PoseFrameName,
   BlinkStartName, HarmonicPhaseName, FaceSourceName, FaceCurveName, BoneName,
-  Field, LimbFallback, LookSettings, HarmonicSettings, BlinkSettings, LimbsSettings, FaceSettings } from './crowd_enums.js';
+  Field, LimbFallback, LookSettings, HarmonicSettings, BlinkSettings, LimbsSettings, FaceSettings,
+  PhysicsSettings, LipsyncSettings, PoseSettings, ExpressionSettings, FingersSettings, MotionSettings,
+  HandName, HandBoneName, MotionPriorityName, ControllerName, LodIntervalName } from './crowd_enums.js';
 export * from './crowd_enums.js';
 
 export type FieldName = keyof typeof Field;
@@ -67,6 +69,56 @@ export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
   /** The sources the One Euro filter smooths, or their bit mask. */
   smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
+/** A parsed Cubism JSON file (.model3.json, .motion3.json, .exp3.json, .pose3.json, .physics3.json). */
+export type CubismJson = Record<string, unknown>;
+/**
+ * The Live2D controllers take parsed JSON: their own (`json`, `list`, `clips`), or a model3
+ * (theirs or the rig desc's `model3`) whose FileReferences name files held in `files`
+ * ({ [the name as the model3 writes it]: parsed JSON }; live2dFiles(model3) lists them).
+ */
+export interface Model3Source {
+  model3?: CubismJson;
+  files?: Record<string, CubismJson>;
+}
+/** Physics from a .physics3.json; fps defaults to its Meta.Fps. */
+export interface PhysicsDesc extends PhysicsSettings, Model3Source {
+  json?: CubismJson;
+}
+/** Lip sync onto `parameters` (default: the model3's LipSync group, the ids the rig has). */
+export interface LipsyncDesc extends LipsyncSettings, Model3Source {
+  parameters?: string[];
+}
+/** A pose from a .pose3.json; fade_in defaults to its FadeInTime. */
+export interface PoseDesc extends PoseSettings, Model3Source {
+  json?: CubismJson;
+}
+/** An expression library: .exp3.json files in a list (named by index) or by name, else the model3's. */
+export interface ExpressionsDesc extends ExpressionSettings, Model3Source {
+  list?: CubismJson[] | Record<string, CubismJson>;
+}
+/** One clip: a .motion3.json, or it with the fades to play with (model3's FadeInTime / FadeOutTime). */
+export type MotionClipInput = CubismJson | { json: CubismJson; fade_in?: number; fade_out?: number };
+/**
+ * A motion library: `clips`, else the model3's Motions groups in order (rig.motionGroups). The
+ * EyeBlink and LipSync ids default to the model3's groups; `idle` is a group name or clip indices.
+ */
+export interface MotionsDesc extends MotionSettings, Model3Source {
+  clips?: MotionClipInput[];
+  idle?: string | number[];
+  eye_blink_ids?: string[];
+  lip_sync_ids?: string[];
+}
+/** Fingers (crowd.h 9a): custom_fix and bind_rotations 32 quaternions (128 numbers), bind_landmarks 128 numbers. */
+export interface FingersDesc extends FingersSettings {
+  custom_fix?: ArrayLike<number>;
+  bind_landmarks?: ArrayLike<number>;
+  bind_rotations?: ArrayLike<number>;
+}
+/** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */
+export interface LodDesc {
+  interval?: 1 | 2 | 4 | 8 | LodIntervalName;
+  every_tick?: ControllerName[] | number | bigint;
+}
 /** A controller is present when its key is; unset settings take crowd.h's defaults. */
 export interface RigDesc {
   name?: string;
@@ -76,6 +128,68 @@ export interface RigDesc {
   blink?: BlinkDesc;
   limbs?: LimbsDesc;
   face?: FaceDesc;
+  /** The model3 the Live2D controllers below take their files from, unless they name their own. */
+  model3?: CubismJson;
+  files?: Record<string, CubismJson>;
+  physics?: PhysicsDesc;
+  lipsync?: LipsyncDesc;
+  pose?: PoseDesc;
+  expressions?: ExpressionsDesc;
+  motions?: MotionsDesc;
+  fingers?: FingersDesc;
+  lod?: LodDesc;
+}
+
+/** The JSON files a .model3.json names (motions, expressions, pose, physics), relative to its folder. */
+export declare function live2dFiles(model3: CubismJson): string[];
+/** The Cubism readers rig() uses; a bad file throws a CrowdError whose `path` names the JSON path. */
+export declare function readMotion3(json: CubismJson, name?: string): {
+  duration: number; fps: number; restricted: boolean; fadeIn: number; fadeOut: number;
+  curves: { id: string; target: number; fadeIn: number; fadeOut: number; first: number; count: number }[];
+  segmentTypes: Uint8Array; segmentPoints: Uint32Array; points: Float64Array; eventTimes: Float64Array; eventValues: string[];
+};
+export declare function readExp3(json: CubismJson, name?: string): {
+  fadeIn: number; fadeOut: number; parameters: { id: string; value: number; blend: number }[];
+};
+export declare function readPose3(json: CubismJson, name?: string): { fadeIn: number; groups: { id: string; links: string[] }[][] };
+export declare function readPhysics3(json: CubismJson, name?: string): {
+  fps: number;
+  subrigs: { position: number[]; angle: number[]; inputs: { id: string; weight: number; type: number; reflect: boolean }[];
+    outputs: { id: string; vertex: number; scale: number; weight: number; type: number; reflect: boolean }[]; particles: number[][] }[];
+};
+export declare function readModel3(json: CubismJson, name?: string): {
+  motionGroups: { name: string; motions: { file: string; fadeIn: number; fadeOut: number; sound: string | null }[] }[];
+  expressions: { name: string; file: string }[]; pose: string | null; physics: string | null; eyeBlink: string[]; lipSync: string[];
+};
+
+/** MediaPipe's JavaScript HandLandmarker result, or HolisticLandmarker's hands. */
+export interface HandsResult {
+  landmarks?: Landmark[][];
+  worldLandmarks?: Landmark[][];
+  handedness?: { categoryName: string; score?: number; displayName?: string; index?: number }[][];
+  handednesses?: { categoryName: string; score?: number; displayName?: string; index?: number }[][];
+  leftHandLandmarks?: Landmark[][] | Landmark[];
+  rightHandLandmarks?: Landmark[][] | Landmark[];
+  leftHandWorldLandmarks?: Landmark[][] | Landmark[];
+  rightHandWorldLandmarks?: Landmark[][] | Landmark[];
+}
+export interface MotionStartOptions {
+  priority?: MotionPriorityName;
+  loop?: boolean;
+  loopFadeIn?: boolean;
+  /** < 0 (default): the clip's. */
+  fadeIn?: number;
+  fadeOut?: number;
+  /** Seconds into the clip at its first tick. */
+  offset?: number;
+}
+export interface MotionStatus {
+  playing: number;
+  clip: number;
+  time: number;
+  clock: number;
+  current: MotionPriorityName;
+  reserved: MotionPriorityName;
 }
 
 export interface LoadOptions {
@@ -104,6 +218,10 @@ export declare class Crowd {
   simdWidth(simd: SimdName | number): number;
   fieldWidth(field: FieldName | number): number;
   restLandmarks(frame?: PoseFrameName): Float32Array;
+  /** The relaxed rest hand: 21 landmarks and presence 1 (64 floats). */
+  restHandLandmarks(hand?: HandName, frame?: PoseFrameName): Float32Array;
+  /** The slot of a hand MediaPipe labels "Left" or "Right". */
+  handFromHandedness(label: 'Left' | 'Right', mirrored?: boolean): HandName;
   engine(options?: { seed?: number; simd?: SimdName; initialCapacity?: number }): Engine;
   /** Instances first .. first + count - 1 of the default crowd (10,000 walking avatars). */
   defaultCrowd(options?: { first?: number; count?: number; simd?: SimdName }): DefaultCrowd;
@@ -139,6 +257,18 @@ export declare class Engine {
   load(bytes: Uint8Array): void;
   tick(dt: number): void;
   tickRange(dt: number, rig: Rig, first: number, count: number): void;
+  /** dt in double: the motion clocks advance by exactly dt. */
+  tickExact(dt: number): void;
+  tickRangeExact(dt: number, rig: Rig, first: number, count: number): void;
+  /** 1 where the clip started (the reserve rule). */
+  startMotion(instances: Instances, clip: number, options?: MotionStartOptions): Uint8Array;
+  reserveMotion(instances: Instances, priority: MotionPriorityName): Uint8Array;
+  motionStatus(instance: Instances): MotionStatus;
+  /** The last tick's events: ints 4 per event (rig id, row, clip, event), times the motion clock. */
+  motionEvents(ints: Int32Array, times: Float64Array | Float32Array): { count: number; lost: number };
+  startExpression(instances: Instances, expression: number): void;
+  /** Hands into hand_landmarks; the slots set. options.mirrored must be the rig's fingers.mirrored. */
+  setHands(instances: Instances, result: HandsResult, options?: { mirrored?: boolean; aspect?: number }): HandName[];
   set(field: FieldName, instances: Instances, values: ArrayLike<number>, index?: number): void;
   get(field: FieldName, instances: Instances, index?: number): Float32Array;
   /** Every instance gets the first pose; an empty list keeps the landmarks with visibility 0. */
@@ -158,6 +288,17 @@ export declare class Rig {
   readonly settingsDigest: bigint;
   parameterIndex(id: string): number;
   restPose(): { world: Float32Array; local: Float32Array };
+  /** Clip indices by model3 motion group. */
+  readonly motionGroups: Readonly<Record<string, number[]>>;
+  /** motionEventValues[clip][event]: the UserData values. */
+  readonly motionEventValues: readonly string[][];
+  readonly expressionNames: readonly string[];
+  readonly motionPseudoCount: number;
+  motionPseudoIndex(id: string): number;
+  /** 32 quaternions each (index hand * 16 + hand bone). */
+  restHands(): { world: Float32Array; local: Float32Array };
+  /** Zero-copy [x, y, z, w] views of one finger bone over the rig's rows. */
+  fingerColumns(hand: HandName, bone: HandBoneName | number, space?: 'world' | 'local'): Float32Array[];
   reserve(capacity: number): void;
   add(count: number, options?: { blinkStart?: BlinkStartName; harmonicPhase?: HarmonicPhaseName }): Instances;
   handles(): Instances;

@@ -1,6 +1,6 @@
 // Compiled (not run) by types.test.mjs with tsc --strict against crowd.d.ts: the README's use
 // of the package type-checks, and misuse is caught (each @ts-expect-error must be an error).
-import { loadCrowd, poseFromWorldLandmarks, CrowdError, type Landmark } from 'crowd-engine';
+import { loadCrowd, poseFromWorldLandmarks, CrowdError, live2dFiles, type Landmark, type MotionStatus } from 'crowd-engine';
 
 export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   const crowd = await loadCrowd();
@@ -41,5 +41,23 @@ export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   engine.rig({ face: { mapping: [{ source: 'jawOpen', id: 'a', curve: 'cubic' }] } });
   // @ts-expect-error: outputs are both, world or local
   engine.rig({ limbs: { outputs: 'all' } });
-  return q.length + Number(digest & 1n) + bytes.length + view.length + (pose ? pose.length : 0) + ids.length + ms + sum.length + (detected ? 1 : 0);
+  // Live2D from a model3 and its files, motions and their events, expressions, hands, level of detail
+  const model3 = { FileReferences: { Motions: { Idle: [{ File: 'm.motion3.json' }] } } };
+  const files: Record<string, Record<string, unknown>> = {};
+  for (const f of live2dFiles(model3)) files[f] = {};
+  const haru = engine.rig({ model3, files, motions: { idle: 'Idle', loop_idle: true }, lipsync: { weight: 0.8 }, pose: {},
+    physics: { strength: 1 }, expressions: { list: { smile: {} } }, fingers: { mirrored: true }, lod: { interval: 4, every_tick: ['blink'] } });
+  const started: Uint8Array = engine.startMotion(avatars, haru.motionGroups['Idle'][0], { priority: 'force', loop: true });
+  const status: MotionStatus = engine.motionStatus(avatars);
+  const events = engine.motionEvents(new Int32Array(64), new Float64Array(16));
+  engine.startExpression(avatars, haru.expressionNames.indexOf('smile'));
+  engine.tickExact(1 / 30);
+  const slots: string[] = engine.setHands(avatars, { worldLandmarks: [], handedness: [] }, { mirrored: true });
+  const finger: Float32Array[] = haru.fingerColumns('left', 'index_proximal', 'local');
+  // @ts-expect-error: a priority is idle, normal or force
+  engine.startMotion(avatars, 0, { priority: 'urgent' });
+  // @ts-expect-error: an interval is 1, 2, 4 or 8 ticks
+  engine.rig({ lod: { interval: 3 } });
+  const live = started.length + status.playing + events.count + slots.length + finger.length;
+  return live + q.length + Number(digest & 1n) + bytes.length + view.length + (pose ? pose.length : 0) + ids.length + ms + sum.length + (detected ? 1 : 0);
 }
