@@ -9,11 +9,15 @@
  *   defaults): the parameters as expression_Haru_F04_F05_F02_60fps before F05 starts
  * - pose: Haru's pose3 from its model3, the golden's pseudo-parameter schedule written between
  *   ticks: the part opacities as pose_Haru_60fps
+ * - stream: audio level lines ({"timestamp_ms", "mouth"}) through `crowd stream --params`, the
+ *   levels the framework's RMS of haru_talk_13.wav: ParamMouthOpenY as the framework's after
+ *   addParameterValueById(rms, 0.8) (lipsync_haru_talk_13_60fps); a bad level named by line
  * - bad fields: each refused (exit 2) with its JSON path named */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "cli_support.h"
 #include "scene.h"
@@ -310,11 +314,52 @@ static void bad_fields(void **state) {
     json_decref(g);
 }
 
+static void stream_audio(void **state) {
+    (void)state;
+    json_t *g = golden("cubism/lipsync/lipsync_haru_talk_13_60fps.json");
+    if (!g) skip();
+    json_t *frames = json_object_get(g, "frames");
+    size_t n = json_array_size(frames);
+    cli_buf b = {0};
+    for (size_t k = 0; k < n; k++) {
+        json_t *row = json_array_get(frames, k);
+        /* (the trace's wav clock stops at the sound's end: the frame's own time instead) */
+        cli_buf_printf(&b, "{\"timestamp_ms\": %.17g, \"mouth\": %.17g}\n", (double)k * 1000.0 / 60.0,
+                       json_number_value(json_array_get(row, 5)));
+        if (k == 3) cli_buf_printf(&b, "{\"timestamp_ms\": 999999, \"mouth\": 1.5}\n"); /* line 5: refused, skipped */
+    }
+    const char *in = cli_write("audio.ndjson", b.text);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s '%s' stream --params '%s' < '%s' 2> '%s'", cli_target, cli_exe,
+             cli_path("audio.csv"), in, cli_path("audio.err"));
+    int status = system(cmd);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *err = cli_read(cli_path("audio.err"), NULL), *csv = cli_read(cli_path("audio.csv"), NULL);
+    if (!strstr(err, "-:5: mouth: expected a number in [0, 1]")) FAILF("stderr: %s", err);
+    double worst = 0;
+    size_t seen = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        unsigned f, i;
+        float v;
+        if (sscanf(line, "%u,%u,ParamMouthOpenY,%g", &f, &i, &v) != 3) continue;
+        assert_true(f >= 1 && f <= n);
+        double want = json_number_value(json_array_get(json_array_get(frames, f - 1), 6));
+        worst = fmax(worst, fabs((double)v - want));
+        seen++;
+    }
+    printf("stream audio lines: %zu mouths within %.3g of the framework's\n", seen, worst);
+    assert_int_equal(seen, n);
+    assert_true(worst <= 1e-6);
+    free(err), free(csv), free(b.text);
+    json_decref(g);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(motion), cmocka_unit_test(random_clips), cmocka_unit_test(expression),
-        cmocka_unit_test(pose),   cmocka_unit_test(bad_fields),
+        cmocka_unit_test(pose),   cmocka_unit_test(bad_fields), cmocka_unit_test(stream_audio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
