@@ -12,10 +12,15 @@
  * - stream: audio level lines ({"timestamp_ms", "mouth"}) through `crowd stream --params`, the
  *   levels the framework's RMS of haru_talk_13.wav: ParamMouthOpenY as the framework's after
  *   addParameterValueById(rms, 0.8) (lipsync_haru_talk_13_60fps); a bad level named by line
+ * - render: Haru with its physics3 (2 instances side by side, 0.5 s apart in a TapBody motion)
+ *   against the same scene without physics: the pictures differ (only the hair parameters
+ *   differ: physics writes nothing else drawn) in each instance's half, and differently at two
+ *   frames; a WAV through lip sync shows more mouth-red pixels than the same scene silent
  * - bad fields: each refused (exit 2) with its JSON path named */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 #include <math.h>
+#include <png.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -355,11 +360,100 @@ static void stream_audio(void **state) {
     json_decref(g);
 }
 
+typedef struct picture {
+    uint32_t width, height;
+    uint8_t *rgb;
+} picture;
+
+static picture read_png(const char *path) {
+    picture p = {0};
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&image, path)) fail_msg("%s: %s", path, image.message);
+    image.format = PNG_FORMAT_RGB;
+    p.width = image.width, p.height = image.height;
+    p.rgb = malloc(PNG_IMAGE_SIZE(image));
+    if (!png_image_finish_read(&image, NULL, p.rgb, 0, NULL)) fail_msg("%s: %s", path, image.message);
+    return p;
+}
+
+static picture render(const char *name, json_t *root, const char *frame) {
+    const char *scene_path = write_scene(name, root);
+    char out[1100];
+    snprintf(out, sizeof out, "%s.png", scene_path);
+    cli_result r = cli_run("render", scene_path, "--out", out, "--frame", frame, "--size", "640x480", "--quiet");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    return read_png(out);
+}
+
+/* Pixels that differ between a and b, in the left and the right half; mask[k] set where they do. */
+static void differ(const picture *a, const picture *b, size_t half[2], uint8_t *mask) {
+    half[0] = half[1] = 0;
+    for (uint32_t y = 0; y < a->height; y++)
+        for (uint32_t x = 0; x < a->width; x++) {
+            size_t k = (size_t)y * a->width + x;
+            bool d = memcmp(&a->rgb[k * 3], &b->rgb[k * 3], 3) != 0;
+            if (mask) mask[k] = d;
+            if (d) half[x >= a->width / 2]++;
+        }
+}
+
+static size_t mouth_pixels(const picture *p) { /* render.c's mouth colour */
+    size_t n = 0;
+    for (size_t k = 0; k < (size_t)p->width * p->height; k++)
+        n += p->rgb[k * 3] == 176 && p->rgb[k * 3 + 1] == 64 && p->rgb[k * 3 + 2] == 76;
+    return n;
+}
+
+static void render_hair_mouth(void **state) {
+    (void)state;
+    json_t *pg = golden("cubism/expression/expression_Haru_F04_F05_F02_60fps.json"); /* Haru's parameters */
+    const char *wav = crowd_test_data("cubism/inputs/Haru/sounds/haru_talk_13.wav");
+    char wav_path[4096]; /* (crowd_test_data's buffer is static) */
+    snprintf(wav_path, sizeof wav_path, "%s", wav ? wav : "");
+    if (!pg || !wav || !model3("Haru")) skip();
+    json_t *root = json_pack("{s:f, s:i, s:[{s:s, s:s, s:o, s:{}, s:{}}], s:[{s:s, s:i, s:{s:[f, f], s:i, s:[f, f]}, "
+                             "s:{s:s, s:i, s:b, s:f}}]}",
+                             "dt", 1.0 / 30, "frames", 60, "rigs", "name", "haru", "model3", g_model3, "parameters",
+                             parameters(pg, NULL), "physics", "motions", "groups", "rig", "haru", "count", 2, "place",
+                             "at", 0.0, 1.2, "columns", 2, "spacing", 1.6, 1.0, "motion", "group", "TapBody", "index", 0,
+                             "loop", 1, "stagger", 0.5);
+    assert_non_null(root);
+    json_t *rig = json_array_get(json_object_get(root, "rigs"), 0);
+    picture a40 = render("hair.json", root, "40"), a50 = render("hair.json", root, "50");
+    json_object_del(rig, "physics");
+    picture b40 = render("still.json", root, "40"), b50 = render("still.json", root, "50");
+    size_t n = (size_t)a40.width * a40.height, h40[2], h50[2];
+    uint8_t *m40 = calloc(n, 1), *m50 = calloc(n, 1);
+    differ(&a40, &b40, h40, m40);
+    differ(&a50, &b50, h50, m50);
+    printf("render: hair pixels moved by physics: frame 40 %zu left, %zu right; frame 50 %zu left, %zu right\n", h40[0],
+           h40[1], h50[0], h50[1]);
+    assert_true(h40[0] > 20 && h40[1] > 20 && h50[0] > 20 && h50[1] > 20);
+    assert_true(memcmp(m40, m50, n) != 0);
+    assert_true(h40[0] != h40[1] || h50[0] != h50[1]); /* the two instances' hair swings differently */
+    /* lip sync from the WAV opens the mouths */
+    json_object_set_new(rig, "lipsync", json_object());
+    picture quiet = render("quiet.json", root, "15"); /* (the sound lasts 1.5 s) */
+    json_object_set_new(json_array_get(json_object_get(root, "groups"), 0), "audio",
+                        json_pack("{s:s, s:f}", "wav", wav_path, "stagger", 0.3));
+    picture talk = render("talk.json", root, "15");
+    printf("render: mouth pixels silent %zu, talking %zu\n", mouth_pixels(&quiet), mouth_pixels(&talk));
+    assert_true(mouth_pixels(&talk) > mouth_pixels(&quiet) + 10);
+    free(m40), free(m50);
+    free(a40.rgb), free(a50.rgb), free(b40.rgb), free(b50.rgb), free(quiet.rgb), free(talk.rgb);
+    json_decref(root);
+    json_decref(pg);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(motion), cmocka_unit_test(random_clips), cmocka_unit_test(expression),
         cmocka_unit_test(pose),   cmocka_unit_test(bad_fields), cmocka_unit_test(stream_audio),
+        cmocka_unit_test(render_hair_mouth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
