@@ -1,7 +1,7 @@
 /* crowd render [SCENE]: runs the scene (or the default crowd) and draws its avatars as a crowd
  * seen in perspective: rows on a ground plane receding toward a horizon, drawn back to front,
- * each avatar with its own gaze (head and pupils), blink (eyes), breathing (shoulders and chest)
- * and limbs (each bone's rest direction turned by its world rotation, chained from the hips).
+ * each avatar with its own gaze (head and pupils), blink (eyes), breathing (shoulders and chest),
+ * mouth (ParamMouthOpenY), hair (ParamHairFront/Side/Back, what Cubism physics swings) and limbs (each bone's rest direction turned by its world rotation, chained from the hips).
  * One frame as a PNG, or frames A..B as an animated GIF (gif_out.h). Where the avatars stand:
  * render.h. */
 #include "render.h"
@@ -28,20 +28,26 @@ static const char render_usage[] =
     "                    [--max-file-bytes N] [--max-memory-bytes N] (as crowd run has them)\n"
     "Runs SCENE (or the default crowd) and draws its first N avatars (default 1000) as a crowd in\n"
     "perspective, back to front: eyes follow the blink, pupils and head the gaze, the body breathes,\n"
-    "and the limbs are the engine's bone rotations. A scene's groups may say where they stand (\"place\").\n"
+    "the mouth opens with ParamMouthOpenY (lip sync, motions), hair swings with ParamHairFront/Side/Back\n"
+    "(Cubism physics) on rigs that have them, and the limbs are the engine's bone rotations. A scene's\n"
+    "groups may say where they stand (\"place\").\n"
     "  --out FILE      a PNG of frame K (default: the scene's last frame; default crowd.png, 1280x720)\n"
     "  --gif FILE      an animated GIF of frames A to B (--frames A:B, 1 <= A <= B), one palette for the\n"
     "                  whole clip, --fps F frames a second (default 1/dt, at most 50: what viewers show)\n";
 
 /* ---- the avatar's numbers ---- */
-enum { P_ANGLE_X, P_ANGLE_Y, P_ANGLE_Z, P_EYE_X, P_EYE_Y, P_BODY_X, P_BODY_Z, P_BREATH, P_EYE_L, P_EYE_R, P_MOUTH, P_COUNT };
+enum { P_ANGLE_X, P_ANGLE_Y, P_ANGLE_Z, P_EYE_X, P_EYE_Y, P_BODY_X, P_BODY_Z, P_BREATH, P_EYE_L, P_EYE_R, P_MOUTH,
+       P_HAIR_FRONT, P_HAIR_SIDE, P_HAIR_BACK, P_COUNT };
+/* The hair parameters are the standard ids a Cubism physics3 swings (the sample models'). */
 static const char *const param_ids[P_COUNT] = {
     "ParamAngleX", "ParamAngleY", "ParamAngleZ", "ParamEyeBallX", "ParamEyeBallY", "ParamBodyAngleX",
-    "ParamBodyAngleZ", "ParamBreath", "ParamEyeLOpen", "ParamEyeROpen", "ParamMouthOpenY"};
-static const float param_rest[P_COUNT] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0};
+    "ParamBodyAngleZ", "ParamBreath", "ParamEyeLOpen", "ParamEyeROpen", "ParamMouthOpenY",
+    "ParamHairFront", "ParamHairSide", "ParamHairBack"};
+static const float param_rest[P_COUNT] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0};
 
 typedef struct avatar {
     float p[P_COUNT];
+    bool hair; /* the rig has a hair parameter: strands drawn (rigs without keep the plain head) */
     bool bones;
     bool y_along_bone;
     float q[CROWD_BONE_COUNT][4];
@@ -55,6 +61,8 @@ static void read_avatar(const world *w, uint32_t i, avatar *a) {
         int p = scene_parameter_index(sr, param_ids[k]);
         a->p[k] = p >= 0 ? wr->out[p][row] : param_rest[k];
     }
+    a->hair = false;
+    for (int k = P_HAIR_FRONT; k <= P_HAIR_BACK; k++) a->hair |= scene_parameter_index(sr, param_ids[k]) >= 0;
     a->bones = wr->limbs;
     a->y_along_bone = sr->rig_desc.limbs && sr->limbs.axis_fix == CROWD_AXIS_FIX_Y_ALONG_BONE;
     if (a->bones)
@@ -170,8 +178,24 @@ static void draw_eye(canvas *c, pt at, float r, float open, float look_x, float 
 static void draw_face(canvas *c, const avatar *a, pt head, float r, rgb hair) {
     float tx = a->p[P_ANGLE_X] / 30.0f * 0.3f, ty = -a->p[P_ANGLE_Y] / 30.0f * 0.22f;
     float tilt = a->p[P_ANGLE_Z] * 0.01745329f;
+    /* (clamped: a wild value keeps the strands near the head) */
+    float side = fmaxf(-1.5f, fminf(1.5f, a->p[P_HAIR_SIDE])), front = fmaxf(-1.5f, fminf(1.5f, a->p[P_HAIR_FRONT]));
     draw_disc(c, head.x + tx * 0.15f * r, head.y - 0.12f * r, 1.08f * r, hair);
     draw_disc(c, head.x, head.y, r, skin);
+    if (a->hair) {
+        /* side locks beside the cheeks (ParamHairSide) and three front strands (ParamHairFront),
+         * each root fixed to the head, each tip swung sideways */
+        for (int k = -1; k <= 1; k += 2) {
+            pt root = turn((pt){head.x + (k * 0.92f + tx * 0.3f) * r, head.y - 0.3f * r}, head, tilt);
+            pt tip = turn((pt){head.x + (k * 1.0f + tx * 0.3f + side * 0.6f) * r, head.y + 0.95f * r}, head, tilt);
+            draw_capsule(c, root.x, root.y, tip.x, tip.y, 0.13f * r, hair);
+        }
+        for (int k = -1; k <= 1; k++) {
+            pt root = turn((pt){head.x + (k * 0.35f + tx) * r, head.y - 0.98f * r}, head, tilt);
+            pt tip = turn((pt){head.x + (k * 0.35f + tx + front * 0.3f) * r, head.y - 0.5f * r}, head, tilt);
+            draw_capsule(c, root.x, root.y, tip.x, tip.y, 0.12f * r, hair);
+        }
+    }
     /* features in head units, shifted by the turn, then tilted */
 #define FEATURE(u, v) turn((pt){head.x + ((u) + tx) * r, head.y + ((v) + ty) * r}, head, tilt)
     float far_l = 1.0f - 0.35f * (tx > 0 ? tx / 0.3f : 0), far_r = 1.0f - 0.35f * (tx < 0 ? -tx / 0.3f : 0);
@@ -186,6 +210,16 @@ static void draw_face(canvas *c, const avatar *a, pt head, float r, rgb hair) {
     else draw_capsule(c, m.x - 0.14f * r * cosf(tilt), m.y + 0.14f * r * sinf(tilt), m.x + 0.14f * r * cosf(tilt),
                       m.y - 0.14f * r * sinf(tilt), 0.03f * r + 0.4f, mouth_red);
 #undef FEATURE
+}
+
+/* Long back hair behind the head and shoulders (drawn before the body), its tip swung
+ * sideways by ParamHairBack. */
+static void draw_back_hair(canvas *c, const avatar *a, pt head, float r, rgb hair) {
+    float tx = a->p[P_ANGLE_X] / 30.0f * 0.3f, tilt = a->p[P_ANGLE_Z] * 0.01745329f;
+    float back = fmaxf(-1.5f, fminf(1.5f, a->p[P_HAIR_BACK]));
+    pt root = turn((pt){head.x + tx * 0.15f * r, head.y}, head, tilt);
+    pt tip = turn((pt){head.x + (tx * 0.15f + back * 0.8f) * r, head.y + 1.6f * r}, head, tilt);
+    draw_capsule(c, root.x, root.y, tip.x, tip.y, 0.9f * r, hair);
 }
 
 static void draw_avatar(canvas *c, const avatar *a, const view *v, uint32_t look) {
@@ -205,6 +239,7 @@ static void draw_avatar(canvas *c, const avatar *a, const view *v, uint32_t look
     rgb shirt = shirt_colour(look), hair = hair_colour(look / SHIRTS);
     float ground = s[J_TOE_L].y > s[J_TOE_R].y ? s[J_TOE_L].y : s[J_TOE_R].y;
     draw_ellipse(c, s[J_PELVIS].x, ground + 0.02f * u, 0.3f * u, 0.05f * u, 0, shadow);
+    if (a->hair) draw_back_hair(c, a, s[J_HEAD], 0.22f * u, hair);
     /* legs, torso (wider with the breath), arms, neck, head */
     for (int side = 0; side < 2; side++) {
         int hip = side ? J_HIP_R : J_HIP_L, kn = side ? J_KN_R : J_KN_L, an = side ? J_AN_R : J_AN_L, toe = side ? J_TOE_R : J_TOE_L;

@@ -9,8 +9,11 @@
  * backwards) is reported and dropped; --strict makes either fatal (exit 2). Standard input is
  * read with read(2), so a line is solved as soon as its newline arrives, and a line longer than
  * --max-line-bytes (default 1 MiB) is reported and skipped without being held. End of input:
- * exit 0. */
+ * exit 0. An audio level line ({"timestamp_ms": T, "mouth": L}) sets the face instance's lip sync
+ * level and ticks it on the face clock, as a face frame does. */
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +46,9 @@ static const char stream_usage[] =
     "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
     "line arrives, with dt from the frames' times. Ends at the end of input. A MediaPipe Tasks face\n"
     "landmarker result (faceBlendshapes, facialTransformationMatrixes) drives a face instance instead: the\n"
-    "standard face mapping onto the standard Cubism parameters, with its own clock.\n"
+    "standard face mapping onto the standard Cubism parameters, with its own clock. An audio level line\n"
+    "{\"timestamp_ms\": T, \"mouth\": L} (L in [0, 1], e.g. a frame's RMS) ticks the face instance on the same\n"
+    "clock with lip sync: ParamMouthOpenY gets L * 0.8 added (the Cubism samples' lip sync) until the next level.\n"
     "  --vmc HOST:PORT  send each frame over VMC (OSC/UDP) to a receiver such as VSeeFace (port 39539)\n"
     "  --bones FILE     write the bone rotations (world, or local with --local) as\n"
     "                   frame,instance,bone,qx,qy,qz,qw, flushed every frame; \"-\" (the default\n"
@@ -223,9 +228,11 @@ typedef struct stream_state {
     vmc_face latest;                           /* the latest face frame's, for --vrma (none yet: all false) */
     float face_scores[CROWD_FACE_SCORE_COUNT]; /* latest.scores points here once a face frame came */
     uint32_t frames, bad_lines, dropped;
-    bool have_t;
+    bool have_t, have_face;                    /* have_face: a face frame came (face_scores hold its) */
     double t0, prev_t;
 } stream_state;
+
+static int face_emit(stream_state *s, const stream_options *o, double t_s);
 
 /* Solves the clip's last row and writes / sends it. */
 static int solve_row(stream_state *s, const stream_options *o, const pose_clip *c) {
@@ -278,7 +285,12 @@ static int face_setup(face_stream *f, const stream_options *o) {
     crowd_result res = crowd_engine_create(&desc, &f->engine);
     if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
     crowd_face_desc face = crowd_face_defaults();
-    crowd_rig_desc rd = {.name = "stream_face", .parameters = face_params, .parameter_count = FACE_PARAMS, .face = &face};
+    /* audio level lines feed the mouth as the Cubism samples' lip sync: level * 0.8 added */
+    static const char *const lip_ids[] = {"ParamMouthOpenY"};
+    crowd_lipsync_desc lip = crowd_lipsync_defaults();
+    lip.parameters = lip_ids, lip.parameter_count = 1;
+    crowd_rig_desc rd = {.name = "stream_face", .parameters = face_params, .parameter_count = FACE_PARAMS, .face = &face,
+                         .lipsync = &lip};
     crowd_rig rig;
     crowd_add_desc add = {.count = 1};
     if ((res = crowd_rig_create(f->engine, &rd, &rig)) != CROWD_OK ||
@@ -313,16 +325,25 @@ static int face_line(stream_state *s, const stream_options *o, const char *line,
         (res = crowd_set(f->engine, f->inst, CROWD_FIELD_FACE_PRESENCE, 0, &fr.presence)) != CROWD_OK ||
         (res = crowd_tick(f->engine, (float)step)) != CROWD_OK)
         return tool_engine_error(TOOL_FAILED, f->engine, res, "stream: the face frame");
+    memcpy(s->face_scores, fr.scores, sizeof s->face_scores);
+    s->have_face = true;
+    return face_emit(s, o, fr.t_s);
+}
+
+/* After a tick of the face instance: its parameters out (--params, VMC, the latest for --vrma). */
+static int face_emit(stream_state *s, const stream_options *o, double t_s) {
+    face_stream *f = &s->face;
+    crowd_result res;
+    int st;
     f->frames++;
     float values[FACE_PARAMS];
     if ((res = crowd_get_outputs(f->engine, f->inst, values, FACE_PARAMS)) != CROWD_OK)
         return tool_engine_error(TOOL_FAILED, f->engine, res, "crowd_get_outputs");
     /* (face_params' order: EyeLOpen 3, EyeROpen 4, EyeBallX 5, EyeBallY 6, MouthOpenY 7) */
-    memcpy(s->face_scores, fr.scores, sizeof s->face_scores);
-    s->latest = (vmc_face){.scores = s->face_scores, .blink = {1.0f - values[3], 1.0f - values[4]}, .mouth = values[7],
+    s->latest = (vmc_face){.scores = s->have_face ? s->face_scores : NULL, .blink = {1.0f - values[3], 1.0f - values[4]}, .mouth = values[7],
                            .gaze = {values[5], values[6]}, .has_blink = true, .has_mouth = true, .has_gaze = true};
     if (s->vmc) {
-        vmc_frame vf = {.face = &s->latest, .t_s = fr.t_s - f->t0};
+        vmc_frame vf = {.face = &s->latest, .t_s = t_s - f->t0};
         if ((st = vmc_send_frame(s->vmc, &vf)) != TOOL_OK) return st;
     }
     if (f->out.f) {
@@ -331,6 +352,56 @@ static int face_line(stream_state *s, const stream_options *o, const char *line,
             return tool_error(TOOL_FAILED, "stream: cannot write the parameters to %s", o->params);
     }
     return TOOL_OK;
+}
+
+/* Does the line look like an audio level line (a "mouth" key)? The parser decides. */
+static bool audio_sniff(const char *line, size_t len) {
+    static const char key[] = "\"mouth\"";
+    for (size_t k = 0; k + sizeof key - 1 <= len; k++)
+        if (memcmp(line + k, key, sizeof key - 1) == 0) return true;
+    return false;
+}
+
+/* {"timestamp_ms": T, "mouth": L}: the face instance's lip sync level L, one tick on the face
+ * clock (times must increase across face and audio lines), then its parameters out. */
+static int audio_line(stream_state *s, const stream_options *o, const char *line, size_t len, uint32_t number) {
+    face_stream *f = &s->face;
+    json_error_t err;
+    json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &err);
+    if (!root) return tool_error(TOOL_BAD_INPUT, "%s:%u:%d: %s", STREAM_NAME, number, err.column, err.text);
+    int st = TOOL_OK;
+    const char *key;
+    json_t *v, *jt = json_object_get(root, "timestamp_ms"), *jm = json_object_get(root, "mouth");
+    if (!json_is_object(root)) st = tool_error(TOOL_BAD_INPUT, "%s:%u: expected a JSON object", STREAM_NAME, number);
+    json_object_foreach(root, key, v) if (st == TOOL_OK && strcmp(key, "timestamp_ms") != 0 && strcmp(key, "mouth") != 0)
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: %s: unknown field of an audio level line (timestamp_ms, mouth)",
+                        STREAM_NAME, number, key);
+    double t = 0, level = 0;
+    if (st == TOOL_OK && !jt) st = tool_error(TOOL_BAD_INPUT, "%s:%u: timestamp_ms: is required", STREAM_NAME, number);
+    else if (st == TOOL_OK && (!json_is_number(jt) || !isfinite(t = json_number_value(jt) / 1000.0) || t < 0))
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: timestamp_ms: expected a finite number >= 0", STREAM_NAME, number);
+    if (st == TOOL_OK && (!json_is_number(jm) || !((level = json_number_value(jm)) >= 0 && level <= 1)))
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: mouth: expected a number in [0, 1]", STREAM_NAME, number);
+    json_decref(root);
+    if (st != TOOL_OK) return st;
+    if (f->have_t && !(t > f->prev_t)) {
+        s->dropped++;
+        st = tool_error(TOOL_BAD_INPUT, "%s:%u: time %.9g s %s the previous face or audio line's %.9g s: line %s",
+                        STREAM_NAME, number, t, t == f->prev_t ? "repeats" : "comes before", f->prev_t,
+                        o->strict ? "refused" : "dropped");
+        return o->strict ? st : TOOL_OK;
+    }
+    double step = f->have_t ? t - f->prev_t : 0.0;
+    if (step > 1.0) step = 1.0;
+    if (!f->have_t) f->t0 = t;
+    f->have_t = true;
+    f->prev_t = t;
+    float lv = (float)level;
+    crowd_result res;
+    if ((res = crowd_set(f->engine, f->inst, CROWD_FIELD_LIPSYNC_LEVEL, 0, &lv)) != CROWD_OK ||
+        (res = crowd_tick(f->engine, (float)step)) != CROWD_OK)
+        return tool_engine_error(TOOL_FAILED, f->engine, res, "stream: the audio level");
+    return face_emit(s, o, t);
 }
 
 static int run_stream(stream_state *s, const stream_options *o) {
@@ -360,8 +431,9 @@ static int run_stream(stream_state *s, const stream_options *o) {
             continue;
         }
         if (blank(line, len)) continue;
-        if (face_track_sniff(line, len)) {
-            st = face_line(s, o, line, len, line_number);
+        bool audio = !face_track_sniff(line, len) && audio_sniff(line, len);
+        if (audio || face_track_sniff(line, len)) {
+            st = audio ? audio_line(s, o, line, len, line_number) : face_line(s, o, line, len, line_number);
             if (st == TOOL_BAD_INPUT && !o->strict) {
                 s->bad_lines++;
                 tool_error(TOOL_OK, "%s:%u: line skipped", STREAM_NAME, line_number);

@@ -115,6 +115,9 @@ void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool lim
         .face = r->has_face ? &r->face : NULL,
         .physics = r->has_physics ? &r->physics : NULL,
         .lipsync = r->has_lipsync ? &r->lipsync : NULL,
+        .motion = r->has_motion ? &r->motion : NULL,
+        .expression = r->has_expression ? &r->expression : NULL,
+        .pose = r->has_pose ? &r->pose : NULL,
     };
     r->lipsync.parameters = r->lipsync_parameters;
     r->face.mapping = r->face_mapping;

@@ -34,6 +34,20 @@ typedef struct scene_rig {
     crowd_lipsync_desc lipsync;
     const char *const *lipsync_parameters;
     const char *model3; /* the resolved path of the .model3.json, or NULL */
+    /* Live2D motions, expressions and pose from the model3 (crowd.h sections 14, 15). The
+     * library holds every Motions group's clips in file order: group k's clips are
+     * motion_group_first[k] .. motion_group_first[k + 1] - 1. */
+    bool has_motion;
+    crowd_motion_desc motion;
+    const char *const *motion_group_names;
+    const uint32_t *motion_group_first; /* [motion_group_count + 1] */
+    uint32_t motion_group_count;
+    const double *motion_periods;       /* each clip's loop length: duration + 1/fps */
+    bool has_expression;
+    crowd_expression_desc expression;
+    const char *const *expression_names; /* [expression.expression_count] model3 Expressions names */
+    bool has_pose;
+    crowd_pose_desc pose;
     crowd_rig_desc rig_desc; /* points at the fields above */
 } scene_rig;
 
@@ -84,6 +98,18 @@ typedef struct scene_group {
     uint32_t audio_channels, audio_rate;
     float audio_stagger;
     bool audio_loop;
+    /* a motion each instance starts with (its rig has motions): a clip of the library's range
+     * motion_first .. motion_first + motion_count - 1 (one clip, or one drawn per instance when
+     * motion_random), instance j of the group motion_stagger*j s into it, its clock at
+     * motion_speed times (1 + (2u - 1)*motion_speed_jitter) */
+    bool has_motion;
+    uint32_t motion_first, motion_count;
+    bool motion_random;
+    crowd_motion_priority motion_priority;
+    bool motion_loop;
+    float motion_stagger, motion_speed, motion_speed_jitter;
+    bool has_expression; /* each instance starts library expression `expression` */
+    uint32_t expression;
 } scene_group;
 
 typedef struct scene {

@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "files.h"
+#include "cubism_files.h"
 #include "model3.h"
 #include "physics3.h"
 #include "wav.h"
@@ -896,9 +897,252 @@ static int read_lipsync(jctx *c, const json_t *jl, scene_rig *rig) {
     return TOOL_OK;
 }
 
+/* ---- Live2D motions, expressions and pose from the rig's model3 (crowd.h sections 14, 15) ---- */
+
+/* A path beside the model3 (its FileReferences are relative to its folder), owned by the scene. */
+static char *beside_model3(jctx *c, const char *model3, const char *name) {
+    const char *slash = strrchr(model3, '/');
+    size_t dir = (name[0] != '/' && slash) ? (size_t)(slash - model3) + 1 : 0;
+    char *full = scene_alloc(c->s, dir + strlen(name) + 1, 1);
+    if (full) {
+        memcpy(full, model3, dir);
+        strcpy(full + dir, name);
+    }
+    return full;
+}
+
+/* The model3's Groups ids (EyeBlink, LipSync) that are parameters of the rig: the motion's
+ * model curves act on those (the framework's setEffectIds; an id that is no parameter there
+ * lands in its not-exist map, which nothing reads). */
+static const char *const *rig_ids(jctx *c, const scene_rig *rig, char **ids, uint32_t count, uint32_t *out_count) {
+    const char **out = scene_alloc(c->s, count + 1, sizeof *out);
+    uint32_t n = 0;
+    if (!out) return NULL;
+    for (uint32_t k = 0; k < count && n < 64; k++)
+        if (scene_parameter_index(rig, ids[k]) >= 0 && !(out[n] = scene_strdup(c->s, ids[k]))) return NULL;
+        else if (scene_parameter_index(rig, ids[k]) >= 0) n++;
+    *out_count = n;
+    return out;
+}
+
+/* One motion3 file into a clip whose arrays the scene owns. */
+static int load_clip(jctx *c, const char *path, const cubism_model3_motion *entry, crowd_motion_clip *clip,
+                     double *period) {
+    cubism_motion m = {0};
+    int st = cubism_motion_read(path, &m);
+    if (st != TOOL_OK) return st;
+    crowd_motion_curve *curves = scene_alloc(c->s, m.curve_count + 1, sizeof *curves);
+    uint8_t *types = scene_alloc(c->s, m.segment_count + 1, 1);
+    uint32_t *first = scene_alloc(c->s, m.segment_count + 1, sizeof *first);
+    crowd_motion_point *points = scene_alloc(c->s, m.point_count + 1, sizeof *points);
+    double *events = scene_alloc(c->s, m.event_count + 1, sizeof *events);
+    st = curves && types && first && points && events ? TOOL_OK : TOOL_FAILED;
+    for (uint32_t k = 0; st == TOOL_OK && k < m.curve_count; k++) {
+        const cubism_curve *cc = &m.curves[k];
+        curves[k] = (crowd_motion_curve){scene_strdup(c->s, cc->id), (crowd_motion_target)cc->target, cc->fade_in,
+                                         cc->fade_out, cc->first_segment, cc->segment_count};
+        if (!curves[k].id) st = TOOL_FAILED;
+    }
+    if (st == TOOL_OK) {
+        memcpy(types, m.segment_types, m.segment_count);
+        memcpy(first, m.segment_points, m.segment_count * sizeof *first);
+        for (uint32_t k = 0; k < m.point_count; k++) points[k] = (crowd_motion_point){m.points[k].time, m.points[k].value};
+        for (uint32_t k = 0; k < m.event_count; k++) events[k] = m.events[k].time;
+        /* the model3 entry's fades when set (>= 0), else the file's Meta ones (the sample app's
+         * loadMotion) */
+        *clip = (crowd_motion_clip){m.duration, m.fps, m.beziers_restricted,
+                                    entry->fade_in >= 0 ? entry->fade_in : m.fade_in,
+                                    entry->fade_out >= 0 ? entry->fade_out : m.fade_out,
+                                    m.curve_count, m.segment_count, m.point_count, m.event_count,
+                                    curves, types, first, points, events};
+        *period = m.duration + 1.0 / m.fps;
+    }
+    cubism_motion_free(&m);
+    return st;
+}
+
+/* "motions": {"idle": a Motions group the tick returns to when nothing plays (default none),
+ * "loop_idle": false}: every Motions group of the rig's model3 into its motion library. */
+static int read_motions(jctx *c, const json_t *jm, scene_rig *rig, const cubism_model3 *m3) {
+    static const char *const keys[] = {"idle", "loop_idle", NULL};
+    TRY(check_object(c, jm, keys));
+    const char *idle = NULL;
+    rig->motion = crowd_motion_defaults();
+    TRY(get_string(c, jm, "idle", &idle));
+    TRY(get_bool(c, jm, "loop_idle", &rig->motion.loop_idle));
+    uint64_t total = 0;
+    for (uint32_t g = 0; g < m3->motion_group_count; g++) total += m3->motion_groups[g].motion_count;
+    if (total == 0) return fail(c, "%s has no FileReferences.Motions", rig->model3);
+    if (total > CROWD_MAX_MOTIONS) return fail(c, "%s has %llu motions; at most %u", rig->model3,
+                                               (unsigned long long)total, CROWD_MAX_MOTIONS);
+    crowd_motion_clip *clips = scene_alloc(c->s, total, sizeof *clips);
+    double *periods = scene_alloc(c->s, total, sizeof *periods);
+    const char **names = scene_alloc(c->s, m3->motion_group_count, sizeof *names);
+    uint32_t *firsts = scene_alloc(c->s, m3->motion_group_count + 1, sizeof *firsts);
+    if (!clips || !periods || !names || !firsts) return TOOL_FAILED;
+    uint32_t n = 0;
+    int idle_group = -1;
+    for (uint32_t g = 0; g < m3->motion_group_count; g++) {
+        const cubism_model3_motion_group *mg = &m3->motion_groups[g];
+        if (!(names[g] = scene_strdup(c->s, mg->name))) return TOOL_FAILED;
+        if (idle && strcmp(idle, mg->name) == 0) idle_group = (int)g;
+        firsts[g] = n;
+        for (uint32_t k = 0; k < mg->motion_count; k++, n++) {
+            const char *path = beside_model3(c, rig->model3, mg->motions[k].file);
+            if (!path) return TOOL_FAILED;
+            int st = load_clip(c, path, &mg->motions[k], &clips[n], &periods[n]);
+            if (st != TOOL_OK) {
+                if (st == TOOL_BAD_INPUT) fail(c, "%s: Motions.%s[%u]: cannot use \"%s\"", rig->model3, mg->name, k, path);
+                return st;
+            }
+        }
+    }
+    firsts[m3->motion_group_count] = n;
+    if (idle && idle_group < 0) {
+        size_t o = push_key(c, "idle");
+        int st = fail(c, "%s has no Motions group \"%s\"", rig->model3, idle);
+        pop(c, o);
+        return st;
+    }
+    if (idle_group >= 0) {
+        uint32_t a = firsts[idle_group], b = firsts[idle_group + 1];
+        uint32_t *list = scene_alloc(c->s, b - a + 1, sizeof *list);
+        if (!list) return TOOL_FAILED;
+        for (uint32_t k = a; k < b; k++) list[k - a] = k;
+        rig->motion.idle_clips = list, rig->motion.idle_count = b - a;
+    }
+    rig->motion.clips = clips, rig->motion.clip_count = n;
+    rig->motion.eye_blink_ids = rig_ids(c, rig, m3->eye_blink_ids, m3->eye_blink_count, &rig->motion.eye_blink_count);
+    rig->motion.lip_sync_ids = rig_ids(c, rig, m3->lip_sync_ids, m3->lip_sync_count, &rig->motion.lip_sync_count);
+    if (!rig->motion.eye_blink_ids || !rig->motion.lip_sync_ids) return TOOL_FAILED;
+    rig->motion_group_names = names, rig->motion_group_first = firsts;
+    rig->motion_group_count = m3->motion_group_count, rig->motion_periods = periods;
+    rig->has_motion = true;
+    return TOOL_OK;
+}
+
+/* "expressions": {"fade_in": 1, "fade_out": 1} (s, for exp3 files without their own): the
+ * model3's Expressions into the rig's library, by name for the groups' "expression". */
+static int read_expressions(jctx *c, const json_t *je, scene_rig *rig, const cubism_model3 *m3) {
+    static const char *const keys[] = {"fade_in", "fade_out", NULL};
+    TRY(check_object(c, je, keys));
+    rig->expression = crowd_expression_defaults();
+    TRY(get_float(c, je, "fade_in", 0, false, 1e6f, &rig->expression.fade_in));
+    TRY(get_float(c, je, "fade_out", 0, false, 1e6f, &rig->expression.fade_out));
+    uint32_t n = m3->expression_count;
+    if (n == 0) return fail(c, "%s has no FileReferences.Expressions", rig->model3);
+    if (n > CROWD_MAX_ENTRIES) return fail(c, "%s has %u expressions; at most %u", rig->model3, n, CROWD_MAX_ENTRIES);
+    crowd_expression_item_desc *items = scene_alloc(c->s, n, sizeof *items);
+    const char **names = scene_alloc(c->s, n, sizeof *names);
+    if (!items || !names) return TOOL_FAILED;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *path = beside_model3(c, rig->model3, m3->expressions[k].file);
+        if (!path || !(names[k] = scene_strdup(c->s, m3->expressions[k].name))) return TOOL_FAILED;
+        cubism_expression e = {0};
+        int st = cubism_expression_read(path, &e);
+        if (st != TOOL_OK) {
+            if (st == TOOL_BAD_INPUT) fail(c, "%s: Expressions[%u]: cannot use \"%s\"", rig->model3, k, path);
+            return st;
+        }
+        crowd_expression_parameter_desc *ps = scene_alloc(c->s, e.parameter_count + 1, sizeof *ps);
+        st = ps ? TOOL_OK : TOOL_FAILED;
+        for (uint32_t p = 0; st == TOOL_OK && p < e.parameter_count; p++) {
+            ps[p] = (crowd_expression_parameter_desc){scene_strdup(c->s, e.parameters[p].id),
+                                                      (float)e.parameters[p].value,
+                                                      (crowd_expression_blend)e.parameters[p].blend};
+            if (!ps[p].id) st = TOOL_FAILED;
+        }
+        items[k] = (crowd_expression_item_desc){ps, e.parameter_count, (float)e.fade_in, (float)e.fade_out};
+        cubism_expression_free(&e);
+        if (st != TOOL_OK) return st;
+    }
+    rig->expression.expressions = items, rig->expression.expression_count = n;
+    rig->expression_names = names;
+    rig->has_expression = true;
+    return TOOL_OK;
+}
+
+/* "pose": {"file": a .pose3.json (relative to the scene; default the model3's
+ * FileReferences.Pose)}: which part of each group shows, faded as the framework does. */
+static int read_live2d_pose(jctx *c, const json_t *jp, scene_rig *rig, const cubism_model3 *m3) {
+    static const char *const keys[] = {"file", NULL};
+    TRY(check_object(c, jp, keys));
+    const char *file = NULL, *path = NULL;
+    TRY(get_string(c, jp, "file", &file));
+    if (file) path = resolve(c, file);
+    else if (m3 && m3->pose) path = beside_model3(c, rig->model3, m3->pose);
+    else if (rig->model3) return fail(c, "no \"file\" and %s has no FileReferences.Pose", rig->model3);
+    else return fail(c, "needs a \"file\" (a .pose3.json) or the rig's model3");
+    if (!path) return TOOL_FAILED;
+    cubism_pose p = {0};
+    int st = cubism_pose_read(path, &p);
+    if (st != TOOL_OK) return st;
+    crowd_pose_group_desc *groups = scene_alloc(c->s, p.group_count + 1, sizeof *groups);
+    crowd_pose_part_desc *parts = scene_alloc(c->s, p.part_count + 1, sizeof *parts);
+    const char **links = scene_alloc(c->s, p.link_count + 1, sizeof *links);
+    st = groups && parts && links ? TOOL_OK : TOOL_FAILED;
+    for (uint32_t k = 0; st == TOOL_OK && k < p.link_count; k++)
+        if (!(links[k] = scene_strdup(c->s, p.link_ids[k]))) st = TOOL_FAILED;
+    for (uint32_t k = 0; st == TOOL_OK && k < p.part_count; k++) {
+        parts[k] = (crowd_pose_part_desc){scene_strdup(c->s, p.part_ids[k]), links + p.link_first[k],
+                                          p.link_first[k + 1] - p.link_first[k]};
+        if (!parts[k].id) st = TOOL_FAILED;
+    }
+    for (uint32_t g = 0; st == TOOL_OK && g < p.group_count; g++)
+        groups[g] = (crowd_pose_group_desc){parts + p.group_first[g], p.group_first[g + 1] - p.group_first[g]};
+    if (st == TOOL_OK) {
+        rig->pose = crowd_pose_defaults();
+        rig->pose.groups = groups, rig->pose.group_count = p.group_count, rig->pose.fade_in = (float)p.fade_in;
+        rig->has_pose = true;
+    }
+    cubism_pose_free(&p);
+    return st;
+}
+
+/* The rig's "motions", "expressions" and "pose" (each read only when present). */
+static int read_live2d(jctx *c, const json_t *jr, scene_rig *rig) {
+    const json_t *motions, *expressions, *pose;
+    TRY(get_object(c, jr, "motions", &motions));
+    TRY(get_object(c, jr, "expressions", &expressions));
+    TRY(get_object(c, jr, "pose", &pose));
+    if (!motions && !expressions && !pose) return TOOL_OK;
+    cubism_model3 m3 = {0};
+    if ((motions || expressions) && !rig->model3) {
+        size_t o = push_key(c, motions ? "motions" : "expressions");
+        int st = fail(c, "needs the rig's \"model3\" (its FileReferences name the files)");
+        pop(c, o);
+        return st;
+    }
+    if (rig->model3) {
+        size_t o = push_key(c, "model3");
+        int st = cubism_model3_read(rig->model3, &m3);
+        if (st != TOOL_OK) return st;
+        pop(c, o);
+    }
+    int st = TOOL_OK;
+    size_t o;
+    if (motions) {
+        o = push_key(c, "motions");
+        st = read_motions(c, motions, rig, &m3);
+        if (st == TOOL_OK) pop(c, o);
+    }
+    if (st == TOOL_OK && expressions) {
+        o = push_key(c, "expressions");
+        st = read_expressions(c, expressions, rig, &m3);
+        if (st == TOOL_OK) pop(c, o);
+    }
+    if (st == TOOL_OK && pose) {
+        o = push_key(c, "pose");
+        st = read_live2d_pose(c, pose, rig, rig->model3 ? &m3 : NULL);
+        if (st == TOOL_OK) pop(c, o);
+    }
+    cubism_model3_free(&m3);
+    return st;
+}
+
 static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
     static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "face", "physics",
-                                       "lipsync", "model3", NULL};
+                                       "lipsync", "model3", "motions", "expressions", "pose", NULL};
     TRY(check_object(c, jr, keys));
     const char *name = "hiyori", *model3 = NULL;
     TRY(get_string(c, jr, "name", &name));
@@ -961,6 +1205,7 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
         TRY(read_lipsync(c, lipsync, rig));
         pop(c, o);
     }
+    TRY(read_live2d(c, jr, rig));
     scene_rig_link(rig, look != NULL, harmonic != NULL, blink != NULL, limbs != NULL);
     return TOOL_OK;
 }
@@ -1113,9 +1358,84 @@ static int read_group_audio(jctx *c, const json_t *ja, scene_group *g) {
     return samples ? TOOL_OK : TOOL_FAILED;
 }
 
+/* A group's "motion": {"group": a Motions group of the rig's model3, "index": a clip of it
+ * (default 0) or "random" (each instance draws one), "priority": "idle" | "normal" (default) |
+ * "force", "loop": false, "stagger": seconds further into the clip per instance (0), "speed":
+ * the clock's rate (1), "speed_jitter": each instance's rate times 1 +- up to this (0, < 1)}. */
+static int read_group_motion(jctx *c, const json_t *jm, const scene_rig *rig, scene_group *g) {
+    static const char *const keys[] = {"group", "index", "priority", "loop", "stagger", "speed", "speed_jitter", NULL};
+    TRY(check_object(c, jm, keys));
+    const char *name;
+    TRY(get_required_string(c, jm, "group", &name));
+    int found = -1;
+    for (uint32_t k = 0; k < rig->motion_group_count; k++)
+        if (strcmp(rig->motion_group_names[k], name) == 0) found = (int)k;
+    if (found < 0) {
+        size_t o = push_key(c, "group");
+        int st = fail(c, "%s has no Motions group \"%s\"", rig->model3, name);
+        pop(c, o);
+        return st;
+    }
+    uint32_t first = rig->motion_group_first[found], count = rig->motion_group_first[found + 1] - first;
+    if (count == 0) {
+        size_t o = push_key(c, "group");
+        int st = fail(c, "Motions group \"%s\" of %s is empty", name, rig->model3);
+        pop(c, o);
+        return st;
+    }
+    const json_t *index = json_object_get(jm, "index");
+    g->motion_first = first, g->motion_count = count, g->motion_random = false;
+    if (json_is_string(index)) {
+        if (strcmp(json_string_value(index), "random") != 0) {
+            size_t o = push_key(c, "index");
+            int st = fail(c, "\"%s\": expected an integer or \"random\"", json_string_value(index));
+            pop(c, o);
+            return st;
+        }
+        g->motion_random = true;
+    } else {
+        uint32_t k = 0;
+        TRY(get_u32(c, jm, "index", 0, count - 1, &k));
+        g->motion_first = first + k, g->motion_count = 1;
+    }
+    static const char *const priorities[] = {"idle", "normal", "force"};
+    int pr = -1;
+    TRY(get_enum(c, jm, "priority", priorities, 3, &pr));
+    g->motion_priority = pr >= 0 ? (crowd_motion_priority)(CROWD_MOTION_PRIORITY_IDLE + pr) : CROWD_MOTION_PRIORITY_NORMAL;
+    g->motion_loop = false, g->motion_stagger = 0, g->motion_speed = 1, g->motion_speed_jitter = 0;
+    TRY(get_bool(c, jm, "loop", &g->motion_loop));
+    TRY(get_float(c, jm, "stagger", 0, false, 3600, &g->motion_stagger));
+    TRY(get_float(c, jm, "speed", 0, false, 1000, &g->motion_speed));
+    TRY(get_float(c, jm, "speed_jitter", 0, false, 0.99f, &g->motion_speed_jitter));
+    g->has_motion = true;
+    return TOOL_OK;
+}
+
+/* A group's "expression": the name of one of the rig's model3 Expressions. */
+static int read_group_expression(jctx *c, const json_t *jg, const scene_rig *rig, scene_group *g) {
+    const char *name = NULL;
+    TRY(get_string(c, jg, "expression", &name));
+    if (!name) return TOOL_OK;
+    size_t o = push_key(c, "expression");
+    if (!rig->has_expression) {
+        int st = fail(c, "rig \"%s\" has no \"expressions\"", rig->name);
+        pop(c, o);
+        return st;
+    }
+    for (uint32_t k = 0; k < rig->expression.expression_count; k++)
+        if (strcmp(rig->expression_names[k], name) == 0) {
+            g->has_expression = true, g->expression = k;
+            pop(c, o);
+            return TOOL_OK;
+        }
+    int st = fail(c, "%s has no expression \"%s\"", rig->model3, name);
+    pop(c, o);
+    return st;
+}
+
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
     static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place",
-                                       "audio", NULL};
+                                       "audio", "motion", "expression", NULL};
     TOOL_ENUM_NAMES(phases, harmonic_phase, crowd_harmonic_phase, 0, CROWD_HARMONIC_PHASE_COUNT);
     TOOL_ENUM_NAMES(starts, blink_start, crowd_blink_start, 0, CROWD_BLINK_START_COUNT);
     TRY(check_object(c, jg, keys));
@@ -1175,6 +1495,15 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
         TRY(read_group_audio(c, audio, g));
         pop(c, o);
     }
+    const json_t *motion;
+    TRY(get_object(c, jg, "motion", &motion));
+    if (motion) {
+        o = push_key(c, "motion");
+        if (!rig->has_motion) return fail(c, "rig \"%s\" has no \"motions\"", rig->name);
+        TRY(read_group_motion(c, motion, rig, g));
+        pop(c, o);
+    }
+    TRY(read_group_expression(c, jg, rig, g));
     return TOOL_OK;
 }
 

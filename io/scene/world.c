@@ -215,6 +215,51 @@ uint32_t world_scene_instances(const scene *s) {
     return n > (1u << 30) ? UINT32_MAX : (uint32_t)n;
 }
 
+/* The group's Live2D motion and expression (scene.h): each instance's clip (its own draw when
+ * random), speed (a draw when jittered) and offset into the clip, started before the first tick. */
+static int start_live2d(world *w, uint32_t g) {
+    const scene_group *sg = &w->scene->groups[g];
+    const scene_rig *sr = &w->scene->rigs[sg->rig];
+    uint32_t first = w->group_first[g], count = w->group_first[g + 1] - first;
+    crowd_result res;
+    if (count == 0) return TOOL_OK;
+    if (sg->has_expression && sr->has_expression &&
+        (res = crowd_expressions_start(w->engine, &w->handles[first], count, sg->expression)) != CROWD_OK)
+        return rejected(w, res, "groups[%u].expression (rig \"%s\")", sr->name, g);
+    if (!sg->has_motion || !sr->has_motion) return TOOL_OK;
+    uint64_t group_start = 0; /* the group's first instance in the scene's numbering (shards too) */
+    for (uint32_t h = 0; h < g; h++) group_start += w->scene->groups[h].count;
+    for (uint32_t i = first; i < first + count; i++) {
+        uint32_t clip = sg->motion_first;
+        float speed = sg->motion_speed;
+        if (sg->motion_random) {
+            float u;
+            if ((res = crowd_instance_random(w->engine, w->handles[i], 1, &u)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_random");
+            uint32_t k = (uint32_t)((double)u * sg->motion_count);
+            clip += k < sg->motion_count ? k : sg->motion_count - 1;
+        }
+        if (sg->motion_speed_jitter > 0) {
+            float u;
+            if ((res = crowd_instance_random(w->engine, w->handles[i], 1, &u)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_random");
+            speed *= 1.0f + (2.0f * u - 1.0f) * sg->motion_speed_jitter;
+        }
+        crowd_motion_start_desc d = crowd_motion_start_defaults(clip);
+        d.priority = sg->motion_priority;
+        d.loop = sg->motion_loop;
+        double offset = (double)((uint64_t)w->first + i - group_start) * (double)sg->motion_stagger;
+        if (sg->motion_loop) offset = fmod(offset, sr->motion_periods[clip]);
+        d.offset = offset < CROWD_MAX_MOTION_SECONDS ? offset : CROWD_MAX_MOTION_SECONDS;
+        if ((res = crowd_motion_start(w->engine, &w->handles[i], 1, &d, NULL)) != CROWD_OK)
+            return rejected(w, res, "groups[%u].motion (rig \"%s\")", sr->name, g);
+        if (speed != 1.0f &&
+            (res = crowd_set(w->engine, w->handles[i], CROWD_FIELD_MOTION_SPEED, 0, &speed)) != CROWD_OK)
+            return rejected(w, res, "groups[%u].motion.speed (rig \"%s\")", sr->name, g);
+    }
+    return TOOL_OK;
+}
+
 int world_create(world *w, const scene *s, crowd_simd simd, uint32_t threads) {
     return world_create_range(w, s, simd, threads, 0, world_scene_instances(s));
 }
@@ -297,6 +342,7 @@ int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threa
         next += local;
         st = setup_group(w, g);
         if (st == TOOL_OK) st = check_direct_writes(w, g);
+        if (st == TOOL_OK) st = start_live2d(w, g);
         if (st != TOOL_OK) return st;
     }
     w->group_first[s->group_count] = next;

@@ -5,7 +5,9 @@
  * group. Per instance, right after its group is added, in this order, from the instance's own
  * generator (crowd_instance_random): 3 draws u for the look jitter when the group's jitter r is
  * > 0, offset_c = (2u - 1) * r in float32 for c = x, y, z; then 1 draw u for a random pose
- * offset, offset = u * period of the clip (seconds, double; see clip.h). */
+ * offset, offset = u * period of the clip (seconds, double; see clip.h); then, for a group's
+ * Live2D motion (scene.h), 1 draw u for a random clip (clip k = floor(u * clips) of the
+ * group's range) and 1 draw u for a jittered speed. */
 #ifndef CROWD_TOOLS_WORLD_H
 #define CROWD_TOOLS_WORLD_H
 
