@@ -197,11 +197,12 @@ static inline double cvk_md_ease(double x) {
 static inline double cvk_md_clamp01(double t) { return t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t; }
 
 /* A root of the increasing-or-decreasing cubic f(t) = t^3 + b t^2 + c t + d in [lo, hi] where
- * f changes sign: Newton's steps kept inside the bracket, bisection when one leaves it. */
-static inline double cvk_md_cubic_root(double b, double c, double d, double lo, double hi) {
+ * f changes sign: Newton's steps from `guess` (the midpoint when it is outside), kept inside
+ * the bracket, bisection when one leaves it. */
+static inline double cvk_md_cubic_root(double b, double c, double d, double lo, double hi, double guess) {
     double flo = ((lo + b) * lo + c) * lo + d;
     bool rising = flo < 0.0;
-    double t = 0.5 * (lo + hi);
+    double t = guess > lo && guess < hi ? guess : 0.5 * (lo + hi);
     for (int k = 0; k < 100; k++) {
         double f = ((t + b) * t + c) * t + d;
         if (f == 0.0) return t;
@@ -223,7 +224,7 @@ static inline double cvk_md_cubic_root(double b, double c, double d, double lo, 
  * trigonometric solution picks: the quadratic when sqrt(a) < 1e-5; otherwise of three real
  * roots the largest if it lies within 0.51 of 0.5, else the smallest if it does, else the
  * middle one; of one real root that one; clamped to [0, 1]. */
-static inline double cvk_md_bezier_t(const double *k, double d) {
+static inline double cvk_md_bezier_t(const double *k, double d, double guess) {
     if (k[CROWDI_CUBIC_QUAD] != 0.0) { /* CubismMath.quadraticEquation(b, c, d) */
         double b = k[CROWDI_CUBIC_B], c = k[CROWDI_CUBIC_C], r;
         if (fabs(b) < 0.00001) r = fabs(c) < 0.00001 ? -d : -d / c;
@@ -242,11 +243,11 @@ static inline double cvk_md_bezier_t(const double *k, double d) {
 #define CVK_F(t) ((((t) + ba) * (t) + ca) * (t) + da)
             if (t2 < wh) {
                 double lo = t2 > wl ? t2 : wl;
-                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh));
+                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh, guess));
             }
             if (t1 > wl) {
                 double hi = t1 < wh ? t1 : wh;
-                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi));
+                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi, guess));
             }
             /* the middle root, on the falling branch [t1, t2], clamped to [0, 1] */
             double lo = t1 > 0.0 ? t1 : 0.0, hi = t2 < 1.0 ? t2 : 1.0;
@@ -254,14 +255,14 @@ static inline double cvk_md_bezier_t(const double *k, double d) {
             if (CVK_F(lo) <= 0.0) return 0.0;
             if (CVK_F(hi) >= 0.0) return 1.0;
 #undef CVK_F
-            return cvk_md_cubic_root(ba, ca, da, lo, hi);
+            return cvk_md_cubic_root(ba, ca, da, lo, hi, guess);
         }
     }
     /* One real root r: f < 0 below it, > 0 above. Only its place in [0, 1] matters (the
      * result is clamped), so the search brackets [0, 1]. */
     if (da >= 0.0) return 0.0;                  /* f(0) >= 0: r <= 0 */
     if (1.0 + ba + ca + da <= 0.0) return 1.0;  /* f(1) <= 0: r >= 1 */
-    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0);
+    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0, guess);
 }
 
 static inline double cvk_md_lerp(double a, double b, double t) { return a + (b - a) * t; }
@@ -286,7 +287,11 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
             if (t < 0.0) t = 0.0;
             return cvk_md_bezier_at(pv, t);
         }
-        return cvk_md_bezier_at(pv, cvk_md_bezier_t(m->segment_cubic + (size_t)s * CROWDI_CUBIC_N, pt[0] - time));
+        /* Newton starts from the time's place in the segment: the root itself when the
+         * handles sit at a third and two thirds (as restricted beziers have them), a few steps
+         * away otherwise, where the midpoint took about six */
+        double guess = (time - pt[0]) / (pt[3] - pt[0]);
+        return cvk_md_bezier_at(pv, cvk_md_bezier_t(m->segment_cubic + (size_t)s * CROWDI_CUBIC_N, pt[0] - time, guess));
     }
     case 2: return pv[0];    /* stepped */
     default: return pv[1];   /* inverse stepped */
