@@ -190,6 +190,23 @@ static void *carve(uint8_t *block, size_t *at, size_t size) {
     return p;
 }
 
+/* A curve whose every point (control points too) holds one value v evaluates to v at any time
+ * on every path of the stage: each segment kind gives v or v + (v - v) * t = v for a finite
+ * t, except that the lerps turn -0 into +0, so a -0 curve is left to the full evaluation. */
+static void curve_constant(const crowd_motion_clip *src, const crowd_motion_curve *sc, crowdi_motion_curve *dc) {
+    dc->constant = 0, dc->value = 0.0;
+    uint32_t s0 = sc->first_segment, s1 = sc->first_segment + sc->segment_count;
+    double v = src->points[src->segment_points[s0]].value;
+    if (v == 0.0 && signbit(v)) return;
+    for (uint32_t s = s0; s < s1; s++) {
+        uint32_t first = src->segment_points[s];
+        uint32_t last = first + (src->segment_types[s] == CROWD_MOTION_SEGMENT_BEZIER ? 3u : 1u);
+        for (uint32_t p = first; p <= last; p++)
+            if (src->points[p].value != v) return;
+    }
+    dc->constant = 1, dc->value = v;
+}
+
 static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     const crowd_motion_desc *m = desc->motion;
     motion_part *part = MOTION(r);
@@ -208,7 +225,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
         sizeof(uint32_t) * L,           sizeof(uint32_t) * (E + L + curves),  sizeof(int32_t) * P,
         sizeof(uint32_t) * C * 4,       sizeof(char *) * curves,              sizeof(char *) * curves,
         sizeof(float *) * (E + L + curves), sizeof(float *) * curves,         segments,
-        curves,
+        curves,                         sizeof(double) * CROWDI_CUBIC_N * segments,
     };
     size_t total = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) total += ALIGN8(sizes[k]);
@@ -236,6 +253,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     part->pseudo_cols = CARVE(float **);
     uint8_t *seg_type = CARVE(uint8_t *);
     part->curve_target = CARVE(uint8_t *);
+    double *seg_cubic = CARVE(double *);
 #undef CARVE
     part->clip_segment_base = clip_meta, part->clip_point_base = clip_meta + C;
     part->clip_segment_count = clip_meta + 2 * C, part->clip_point_count = clip_meta + 3 * C;
@@ -274,6 +292,8 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
             seg_point[s0 + s] = p0 + src->segment_points[s];
             uint32_t last = src->segment_points[s] + (src->segment_types[s] == CROWD_MOTION_SEGMENT_BEZIER ? 3u : 1u);
             seg_end[s0 + s] = src->points[last].time;
+            if (src->segment_types[s] == CROWD_MOTION_SEGMENT_BEZIER)
+                cvk_md_cubic_setup(pt_time + seg_point[s0 + s], seg_cubic + (size_t)(s0 + s) * CROWDI_CUBIC_N);
         }
         for (uint32_t e = 0; e < src->event_count; e++) ev_time[e0 + e] = src->event_times[e];
         uint32_t model_end = c0, parameter_end = c0;
@@ -285,6 +305,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
             dc->fade_in = sc->fade_in, dc->fade_out = sc->fade_out;
             dc->first_segment = s0 + sc->first_segment, dc->segment_count = sc->segment_count;
             dc->eye_blink = dc->lip_sync = -1;
+            curve_constant(src, sc, dc);
             if (sc->target == CROWD_MOTION_TARGET_MODEL) {
                 dc->kind = strcmp(sc->id, "EyeBlink") == 0  ? CROWDI_MODEL_EYE_BLINK
                            : strcmp(sc->id, "LipSync") == 0 ? CROWDI_MODEL_LIP_SYNC
@@ -324,6 +345,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     v->clips = clips, v->curves = cvs;
     v->segment_end = seg_end, v->segment_point = seg_point, v->segment_type = seg_type;
     v->point_time = pt_time, v->point_value = pt_value, v->event_time = ev_time;
+    v->segment_cubic = seg_cubic;
     v->idle = idle;
     v->eye_blink_count = E, v->lip_sync_count = L, v->eye_blink = eye, v->lip_sync = lip;
     v->saved_count = saved, v->pseudo_count = pseudo, v->saved_param = saved_param;

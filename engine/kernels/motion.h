@@ -10,6 +10,7 @@
 #define CROWDI_MOTION_H
 
 #include <stdbool.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,7 +56,16 @@ typedef struct crowdi_motion_curve {
     uint32_t target; /* Parameter curves: a saved column (< saved_count) or saved_count + a pseudo
                         index; PartOpacity curves: a pseudo index */
     int32_t eye_blink, lip_sync; /* position in the id lists, or -1 */
+    uint32_t constant; /* every point of the curve holds `value` (not -0): the curve is that value */
+    double value;
 } crowdi_motion_curve;
+
+/* An unrestricted bezier segment's solver terms that do not depend on the time (the
+ * framework computes them every evaluation): whether it is the quadratic case, a, b, c, b/a,
+ * c/a, the discriminant of f' and f''s roots t1 < t2. Computed once per rig, by the same
+ * operations in the same order, so the root is the same double. */
+enum { CROWDI_CUBIC_QUAD, CROWDI_CUBIC_A, CROWDI_CUBIC_B, CROWDI_CUBIC_C, CROWDI_CUBIC_BA, CROWDI_CUBIC_CA,
+       CROWDI_CUBIC_DISC, CROWDI_CUBIC_T1, CROWDI_CUBIC_T2, CROWDI_CUBIC_N };
 
 typedef struct crowdi_motion_view {
     uint32_t clip_count, idle_count;
@@ -67,6 +77,7 @@ typedef struct crowdi_motion_view {
     const uint8_t *segment_type;
     const double *point_time, *point_value;
     const double *event_time;
+    const double *segment_cubic;   /* CROWDI_CUBIC_N per segment (bezier segments only) */
     const uint32_t *idle;          /* clip indices */
     uint32_t eye_blink_count, lip_sync_count;
     const uint32_t *eye_blink, *lip_sync; /* saved columns */
@@ -123,6 +134,26 @@ static inline void cvk_md_store(float *const *c, size_t i, uint32_t s, const cvk
     cvk_md_set(c, k + CROWDI_SLOT_FADE_OUT, i, e->fade_out);
 }
 
+/* The time-independent terms of the bezier with times pt[0..3] (x1, cx1, cx2, x2). */
+static inline void cvk_md_cubic_setup(const double *pt, double *k) {
+    double x1 = pt[0], x2 = pt[3], cx1 = pt[1], cx2 = pt[2];
+    double a = x2 - 3.0 * cx2 + 3.0 * cx1 - x1, b = 3.0 * cx2 - 6.0 * cx1 + 3.0 * x1;
+    double c = 3.0 * cx1 - 3.0 * x1;
+    for (uint32_t n = 0; n < CROWDI_CUBIC_N; n++) k[n] = 0.0;
+    k[CROWDI_CUBIC_A] = a, k[CROWDI_CUBIC_B] = b, k[CROWDI_CUBIC_C] = c;
+    if (a >= 0.0 && sqrt(a) < 0.00001) {
+        k[CROWDI_CUBIC_QUAD] = 1.0;
+        return;
+    }
+    double ba = b / a, ca = c / a;
+    double disc = ba * ba - 3.0 * ca; /* of f' = 3t^2 + 2ba t + ca */
+    k[CROWDI_CUBIC_BA] = ba, k[CROWDI_CUBIC_CA] = ca, k[CROWDI_CUBIC_DISC] = disc;
+    if (disc > 0.0) {
+        double sq = sqrt(disc);
+        k[CROWDI_CUBIC_T1] = (-ba - sq) / 3.0, k[CROWDI_CUBIC_T2] = (-ba + sq) / 3.0;
+    }
+}
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 
@@ -166,11 +197,12 @@ static inline double cvk_md_ease(double x) {
 static inline double cvk_md_clamp01(double t) { return t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t; }
 
 /* A root of the increasing-or-decreasing cubic f(t) = t^3 + b t^2 + c t + d in [lo, hi] where
- * f changes sign: Newton's steps kept inside the bracket, bisection when one leaves it. */
-static inline double cvk_md_cubic_root(double b, double c, double d, double lo, double hi) {
+ * f changes sign: Newton's steps from `guess` (the midpoint when it is outside), kept inside
+ * the bracket, bisection when one leaves it. */
+static inline double cvk_md_cubic_root(double b, double c, double d, double lo, double hi, double guess) {
     double flo = ((lo + b) * lo + c) * lo + d;
     bool rising = flo < 0.0;
-    double t = 0.5 * (lo + hi);
+    double t = guess > lo && guess < hi ? guess : 0.5 * (lo + hi);
     for (int k = 0; k < 100; k++) {
         double f = ((t + b) * t + c) * t + d;
         if (f == 0.0) return t;
@@ -187,21 +219,21 @@ static inline double cvk_md_cubic_root(double b, double c, double d, double lo, 
     return t;
 }
 
-/* CubismMath.cardanoAlgorithmForBezier(a, b, c, d): the bezier's t for a time. The same root
- * as the framework's trigonometric solution picks: the quadratic when sqrt(a) < 1e-5;
- * otherwise of three real roots the largest if it lies within 0.51 of 0.5, else the smallest
- * if it does, else the middle one; of one real root that one; clamped to [0, 1]. */
-static inline double cvk_md_bezier_t(double a, double b, double c, double d) {
-    if (a >= 0.0 && sqrt(a) < 0.00001) { /* CubismMath.quadraticEquation(b, c, d) */
-        double r;
+/* CubismMath.cardanoAlgorithmForBezier(a, b, c, d) with d = x1 - time, the other terms from
+ * cvk_md_cubic_setup: the bezier's t for a time. The same root as the framework's
+ * trigonometric solution picks: the quadratic when sqrt(a) < 1e-5; otherwise of three real
+ * roots the largest if it lies within 0.51 of 0.5, else the smallest if it does, else the
+ * middle one; of one real root that one; clamped to [0, 1]. */
+static inline double cvk_md_bezier_t(const double *k, double d, double guess) {
+    if (k[CROWDI_CUBIC_QUAD] != 0.0) { /* CubismMath.quadraticEquation(b, c, d) */
+        double b = k[CROWDI_CUBIC_B], c = k[CROWDI_CUBIC_C], r;
         if (fabs(b) < 0.00001) r = fabs(c) < 0.00001 ? -d : -d / c;
         else r = -(c + sqrt(c * c - 4.0 * b * d)) / (2.0 * b);
         return cvk_md_clamp01(r);
     }
-    double ba = b / a, ca = c / a, da = d / a;
-    double disc = ba * ba - 3.0 * ca; /* of f' = 3t^2 + 2ba t + ca */
-    if (disc > 0.0) {
-        double sq = sqrt(disc), t1 = (-ba - sq) / 3.0, t2 = (-ba + sq) / 3.0;
+    double ba = k[CROWDI_CUBIC_BA], ca = k[CROWDI_CUBIC_CA], da = d / k[CROWDI_CUBIC_A];
+    if (k[CROWDI_CUBIC_DISC] > 0.0) {
+        double t1 = k[CROWDI_CUBIC_T1], t2 = k[CROWDI_CUBIC_T2];
         double f1 = ((t1 + ba) * t1 + ca) * t1 + da, f2 = ((t2 + ba) * t2 + ca) * t2 + da;
         if (f1 > 0.0 && f2 < 0.0) { /* three real roots s < m < l: f < 0, > 0, < 0, > 0 between */
             /* a root is taken when it lies in the window (-0.01, 1.01), so each search brackets
@@ -211,11 +243,11 @@ static inline double cvk_md_bezier_t(double a, double b, double c, double d) {
 #define CVK_F(t) ((((t) + ba) * (t) + ca) * (t) + da)
             if (t2 < wh) {
                 double lo = t2 > wl ? t2 : wl;
-                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh));
+                if (CVK_F(lo) < 0.0 && CVK_F(wh) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, lo, wh, guess));
             }
             if (t1 > wl) {
                 double hi = t1 < wh ? t1 : wh;
-                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi));
+                if (CVK_F(wl) < 0.0 && CVK_F(hi) > 0.0) return cvk_md_clamp01(cvk_md_cubic_root(ba, ca, da, wl, hi, guess));
             }
             /* the middle root, on the falling branch [t1, t2], clamped to [0, 1] */
             double lo = t1 > 0.0 ? t1 : 0.0, hi = t2 < 1.0 ? t2 : 1.0;
@@ -223,14 +255,14 @@ static inline double cvk_md_bezier_t(double a, double b, double c, double d) {
             if (CVK_F(lo) <= 0.0) return 0.0;
             if (CVK_F(hi) >= 0.0) return 1.0;
 #undef CVK_F
-            return cvk_md_cubic_root(ba, ca, da, lo, hi);
+            return cvk_md_cubic_root(ba, ca, da, lo, hi, guess);
         }
     }
     /* One real root r: f < 0 below it, > 0 above. Only its place in [0, 1] matters (the
      * result is clamped), so the search brackets [0, 1]. */
     if (da >= 0.0) return 0.0;                  /* f(0) >= 0: r <= 0 */
     if (1.0 + ba + ca + da <= 0.0) return 1.0;  /* f(1) <= 0: r >= 1 */
-    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0);
+    return cvk_md_cubic_root(ba, ca, da, 0.0, 1.0, guess);
 }
 
 static inline double cvk_md_lerp(double a, double b, double t) { return a + (b - a) * t; }
@@ -255,10 +287,11 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
             if (t < 0.0) t = 0.0;
             return cvk_md_bezier_at(pv, t);
         }
-        double x1 = pt[0], x2 = pt[3], cx1 = pt[1], cx2 = pt[2];
-        double a = x2 - 3.0 * cx2 + 3.0 * cx1 - x1, b = 3.0 * cx2 - 6.0 * cx1 + 3.0 * x1;
-        double c = 3.0 * cx1 - 3.0 * x1, d = x1 - time;
-        return cvk_md_bezier_at(pv, cvk_md_bezier_t(a, b, c, d));
+        /* Newton starts from the time's place in the segment: the root itself when the
+         * handles sit at a third and two thirds (as restricted beziers have them), a few steps
+         * away otherwise, where the midpoint took about six */
+        double guess = (time - pt[0]) / (pt[3] - pt[0]);
+        return cvk_md_bezier_at(pv, cvk_md_bezier_t(m->segment_cubic + (size_t)s * CROWDI_CUBIC_N, pt[0] - time, guess));
     }
     case 2: return pv[0];    /* stepped */
     default: return pv[1];   /* inverse stepped */
@@ -270,6 +303,7 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
  * last, its last value, or while looping the line back to the first value at loop_end. */
 static inline double cvk_md_curve(const crowdi_motion_view *m, uint32_t restricted, const crowdi_motion_curve *cv,
                                   double time, bool correction, double loop_end) {
+    if (cv->constant) return cv->value;
     uint32_t lo = cv->first_segment, hi = cv->first_segment + cv->segment_count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
