@@ -5,7 +5,7 @@
 // texSubImage2D reads the module's memory at the column's offset, with no JavaScript loop over
 // the avatars and nothing allocated per frame. window.crowd3d reports progress for the test.
 import * as THREE from 'three';
-import { loadCrowd } from '../crowd.js';
+import { loadCrowd, threadsAvailable } from '../crowd.js';
 
 const params = new URLSearchParams(location.search);
 const n = Math.min(10000, Math.max(1, Number(params.get('n') ?? 1000)));
@@ -13,11 +13,18 @@ const simd = params.get('simd') ?? 'auto';
 const stopAt = Number(params.get('frames') ?? 0); // 0: run on
 const shown = Math.min(n, Math.max(0, Number(params.get('show') ?? n))); // avatars drawn (all are ticked)
 const orbit = params.get('orbit') !== '0';
+// ?threads=N: the tick's threads (the module with threads, crowd_wasm_mt, splits every tick's rows
+// over N - 1 workers and the page's thread); 'auto' (the default): up to 4, as the CPU has cores.
+// Without SharedArrayBuffer (a page that is not cross-origin isolated) it is 1, and says so.
+const threadsAsked = params.get('threads') ?? 'auto';
+const canThread = threadsAvailable();
+const threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
+  : Math.max(1, Math.min(8, Math.floor(Number(threadsAsked)) || 1));
 const WINDOW = 600; // per-frame timings kept (a ring: nothing grows per frame)
 const status = (window.crowd3d = {
   frame: 0, checksum: null, done: false, error: null, ready: false, paused: false,
   tickMs: new Float64Array(WINDOW), uploadMs: new Float64Array(WINDOW), renderMs: new Float64Array(WINDOW),
-  simd: null, count: n, shown,
+  simd: null, count: n, shown, threads, threadsAvailable: canThread,
   garbage: false, // the heap test's self-check: allocate a crowd-sized array per frame
 });
 const $ = (id) => document.getElementById(id);
@@ -197,8 +204,17 @@ void main() {
 }`;
 
 async function main() {
-  const crowd = await loadCrowd();
-  const d = crowd.defaultCrowd({ count: n, simd });
+  const crowd = await loadCrowd({ threads: canThread });
+  const d = crowd.defaultCrowd({ count: n, simd, threads });
+  status.threads = d.engine.threads;
+  const select = $('threads');
+  for (const k of new Set([1, 2, 4, 8, threads])) select.add(new Option(String(k), String(k), false, k === threads));
+  select.disabled = !canThread;
+  select.onchange = () => {
+    params.set('threads', select.value);
+    location.search = params.toString();
+  };
+  $('threadsNote').textContent = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
   const rig = d.rig, M = crowd.module;
   status.simd = d.engine.simd;
 
@@ -296,7 +312,7 @@ async function main() {
   };
   placeCamera(0.35);
 
-  $('info').textContent = `${n.toLocaleString()} avatars${shown < n ? ` (${shown.toLocaleString()} drawn)` : ''} · ${d.engine.simd} (width ${d.engine.simdWidth}) · ${renderer.getContext().getParameter(gl.VERSION)}`;
+  $('info').textContent = `${n.toLocaleString()} avatars${shown < n ? ` (${shown.toLocaleString()} drawn)` : ''} · ${d.engine.simd} (width ${d.engine.simdWidth}) · ${d.engine.threads} thread${d.engine.threads > 1 ? 's' : ''} · ${renderer.getContext().getParameter(gl.VERSION)}`;
   $('pause').onclick = () => {
     status.paused = !status.paused;
     $('pause').textContent = status.paused ? 'run' : 'pause';
@@ -351,6 +367,17 @@ async function main() {
   };
   // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
   status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
+  // The test's threads check: the first `count` avatars of the default crowd ticked `frames`
+  // frames in an engine of `k` threads of their own; their checksum.
+  status.checksumWith = (k, frames, count = n) => {
+    const other = crowd.defaultCrowd({ count, simd, threads: k });
+    try {
+      for (let f = 0; f < frames; f++) other.step();
+      return { threads: other.engine.threads, checksum: other.checksum() };
+    } finally {
+      other.destroy();
+    }
+  };
 
   const mean = (ring, count) => {
     let sum = 0;

@@ -1,7 +1,7 @@
 // The 3D demo page (demo/3d.html, three.js from the build tree's npm packages) in headless
 // Chromium with WebGL2 on SwiftShader: it draws avatars where the crowd stands, they move while
-// the sky stays still, its checksum is the native `crowd run` one, and no crowd-sized array is
-// allocated per frame. Screenshots land in CROWD_WEB_ARTIFACTS (default <package>/../artifacts).
+// the sky stays still, its checksum is the native `crowd run` one (ticked on 1, 2 and 4 threads
+// too), and no crowd-sized array is allocated per frame. Screenshots land in CROWD_WEB_ARTIFACTS (default <package>/../artifacts).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -29,8 +29,8 @@ else {
 }
 const skip = chromium ? false : why;
 
-async function open3d(query, until) {
-  const server = await serve(pkgDir, three);
+async function open3d(query, until, { isolated = true } = {}) {
+  const server = await serve(pkgDir, three, { isolated });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     // WebGL2 without a GPU: ANGLE on SwiftShader (software Vulkan)
@@ -136,6 +136,20 @@ test('the 3D page', { skip }, async (t) => {
       assert.deepEqual(demo.errors, []);
     });
 
+    await t.test('threads: the tick split over 1, 2 and 4 threads gives the native checksum', async () => {
+      await demo.page.evaluate(() => window.crowd3d.pause(true));
+      // the test's server sends the COOP/COEP headers: the page loads the module with threads
+      assert.equal(await demo.page.evaluate(() => window.crowd3d.threadsAvailable), true, 'no SharedArrayBuffer on the isolated page');
+      assert.ok((await demo.page.evaluate(() => window.crowd3d.threads)) >= 1);
+      const frames = 30, expected = await reference(frames);
+      for (const k of [1, 2, 4]) {
+        const r = await demo.page.evaluate(([k, f]) => window.crowd3d.checksumWith(k, f, 10000), [k, frames]);
+        assert.equal(r.threads, k, `an engine of ${k} threads ticks on ${r.threads}`);
+        assert.equal(r.checksum, expected, `the checksum after ${frames} frames on ${k} threads`);
+      }
+      assert.deepEqual(demo.errors, []);
+    });
+
     await t.test('allocates no crowd-sized array per frame: the heap stays flat', async (st) => {
       // The profiler counts the JS heap: a JS array of the crowd's size (n numbers, at least 4
       // bytes each) and a typed array's object, not the typed array's backing store (outside the
@@ -215,6 +229,28 @@ test('the 3D page', { skip }, async (t) => {
       t.diagnostic(`worst bone ${worst.toExponential(2)} degrees`);
       assert.deepEqual(demo.errors, []);
     });
+  } finally {
+    await demo.close();
+  }
+});
+
+// A server without the COOP/COEP headers: no SharedArrayBuffer, so one thread, and the page says so.
+test('the 3D page without cross-origin isolation ticks on 1 thread and says why', { skip }, async () => {
+  const demo = await open3d('n=100&threads=2&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 3, { isolated: false });
+  try {
+    const seen = await demo.page.evaluate(() => ({
+      available: window.crowd3d.threadsAvailable, threads: window.crowd3d.threads,
+      note: document.getElementById('threadsNote').textContent, disabled: document.getElementById('threads').disabled,
+    }));
+    assert.deepEqual(seen, { available: false, threads: 1, disabled: true,
+      note: 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread' });
+    // the single-threaded module ticks the first 100 avatars as Node's does
+    const now = await demo.page.evaluate(() => window.crowd3d.checksumNow());
+    const d = (await load()).crowd.defaultCrowd({ count: 100 });
+    for (let k = 0; k < now.frame; k++) d.step();
+    assert.equal(now.checksum, d.checksum(), `the checksum of 100 avatars after ${now.frame} frames`);
+    d.destroy();
+    assert.deepEqual(demo.errors, []);
   } finally {
     await demo.close();
   }
