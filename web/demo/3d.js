@@ -465,6 +465,13 @@ async function main() {
   };
   // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
   status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
+  // The test's view of instance i now: a finger bone's local rotation (field index hand * 16 +
+  // crowd_hand_bone) and the mouth's output.
+  const mouth = rig.parameterIndex('ParamMouthOpenY');
+  status.sample = (i, fingerBone = 4) => ({
+    frame: d.frame, mouth: rig.column('output', mouth, 0)[i],
+    finger: full ? [0, 1, 2, 3].map((c) => rig.column('finger_local', fingerBone, c)[i]) : null,
+  });
   // The test's threads check: the first `count` avatars of the default crowd ticked `frames`
   // frames in an engine of `k` threads of their own; their checksum.
   status.checksumWith = (k, frames, count = n) => {

@@ -237,6 +237,42 @@ test('the 3D page', { skip }, async (t) => {
   }
 });
 
+// The fuller avatar (?avatar=full, web/src/demo_rig.c): fingers that close and open, a mouth that
+// talks, the same bytes on 1, 2 and 4 threads.
+test('the 3D page\'s fuller avatar: fingers and mouth move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
+  const demo = await open3d('avatar=full&n=100&show=9&orbit=0&distance=3.2&threads=2', () => window.crowd3d?.error || window.crowd3d?.frame >= 5);
+  try {
+    assert.equal(await demo.page.evaluate(() => window.crowd3d.threads), 2);
+    // over 96 frames (1.6 s) instance 3's index finger turns (the gesture closes it by up to 72
+    // degrees a joint, 0.35 to 0.85 times a second: more than half a closing) and its mouth opens
+    // and shuts (lip sync adds the talking level times 0.8 to ParamMouthOpenY, 0 without it)
+    const samples = [];
+    for (let k = 0; k < 24; k++) {
+      samples.push(await demo.page.evaluate(() => window.crowd3d.sample(3)));
+      await demo.page.waitForFunction((f) => window.crowd3d.frame >= f + 4, samples.at(-1).frame, { timeout: 60000, polling: 20 });
+    }
+    const frames = samples.at(-1).frame - samples[0].frame;
+    let turn = 0;
+    for (const a of samples) for (const b of samples) {
+      const dot = Math.abs(a.finger.reduce((sum, v, c) => sum + v * b.finger[c], 0));
+      turn = Math.max(turn, (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI);
+    }
+    assert.ok(turn > 20, `the index finger turned only ${turn.toFixed(1)} degrees over ${frames} frames`);
+    const mouths = samples.map((s) => s.mouth);
+    assert.ok(Math.max(...mouths) > 0.2 && Math.min(...mouths) < 0.05, `the mouth stayed within ${Math.min(...mouths)} .. ${Math.max(...mouths)}`);
+    await demo.page.evaluate(() => window.crowd3d.pause(true));
+    await screenshot(demo.page, 'demo3d-full.png');
+    // the same bytes (the outputs and every finger bone) on 1, 2 and 4 threads
+    const sums = [];
+    for (const k of [1, 2, 4]) sums.push(await demo.page.evaluate(([k]) => window.crowd3d.checksumWith(k, 30, 100), [k]));
+    assert.deepEqual(sums.map((r) => r.threads), [1, 2, 4]);
+    assert.equal(new Set(sums.map((r) => r.checksum)).size, 1, `checksums ${sums.map((r) => r.checksum)}`);
+    assert.deepEqual(demo.errors, []);
+  } finally {
+    await demo.close();
+  }
+});
+
 // A server without the COOP/COEP headers: no SharedArrayBuffer, so one thread, and the page says so.
 test('the 3D page without cross-origin isolation ticks on 1 thread and says why', { skip }, async () => {
   const demo = await open3d('n=100&threads=2&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 3, { isolated: false });
