@@ -5,7 +5,7 @@
 // texSubImage2D reads the module's memory at the column's offset, with no JavaScript loop over
 // the avatars and nothing allocated per frame. window.crowd3d reports progress for the test.
 import * as THREE from 'three';
-import { loadCrowd } from '../crowd.js';
+import { loadCrowd, threadsAvailable, Engine, Rig, CrowdError } from '../crowd.js';
 
 const params = new URLSearchParams(location.search);
 const n = Math.min(10000, Math.max(1, Number(params.get('n') ?? 1000)));
@@ -13,11 +13,22 @@ const simd = params.get('simd') ?? 'auto';
 const stopAt = Number(params.get('frames') ?? 0); // 0: run on
 const shown = Math.min(n, Math.max(0, Number(params.get('show') ?? n))); // avatars drawn (all are ticked)
 const orbit = params.get('orbit') !== '0';
+// ?threads=N: the tick's threads (the module with threads, crowd_wasm_mt, splits every tick's rows
+// over N - 1 workers and the page's thread); 'auto' (the default): up to 4, as the CPU has cores.
+// Without SharedArrayBuffer (a page that is not cross-origin isolated) it is 1, and says so.
+const threadsAsked = params.get('threads') ?? 'auto';
+const canThread = threadsAvailable();
+const threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
+  : Math.max(1, Math.min(8, Math.floor(Number(threadsAsked)) || 1));
+// ?avatar=full: the default crowd's rig with fingers and lip sync (demo_rig.c), each avatar's
+// hands closing and opening at its own pace and its mouth talking; its own checksum (the
+// outputs and the finger bones), not `crowd run`'s.
+const full = params.get('avatar') === 'full';
 const WINDOW = 600; // per-frame timings kept (a ring: nothing grows per frame)
 const status = (window.crowd3d = {
   frame: 0, checksum: null, done: false, error: null, ready: false, paused: false,
   tickMs: new Float64Array(WINDOW), uploadMs: new Float64Array(WINDOW), renderMs: new Float64Array(WINDOW),
-  simd: null, count: n, shown,
+  simd: null, count: n, shown, threads, threadsAvailable: canThread, avatar: full ? 'full' : 'default',
   garbage: false, // the heap test's self-check: allocate a crowd-sized array per frame
 });
 const $ = (id) => document.getElementById(id);
@@ -37,6 +48,15 @@ const JOINTS = [
   [-SIDE * 0.1, 0, 0], [0, UPPER_LEG, 0], [0, LOWER_LEG, 0],
 ];
 const HIP_HEIGHT = 0.95;
+// The fingers (?avatar=full): crowd's finger bones hang from the body's hands (their local
+// rotations, CROWD_FIELD_FINGER_LOCAL, chained from the limbs' hand), each along its +y (the
+// fingers' y_along_bone fix). Knuckles in the hand's frame (+z along the hand, +x from the index
+// toward the little finger, as the fingers' and limbs' hands are solved), segment lengths in metres.
+const PALM = 0.09;
+const KNUCKLES = [[-0.03, 0, 0.025], [-0.03, 0, PALM], [-0.01, 0, PALM + 0.004], [0.01, 0, PALM], [0.029, 0, PALM - 0.006]];
+const FINGER_LENGTHS = [[0.04, 0.032, 0.028], [0.045, 0.027, 0.021], [0.05, 0.03, 0.022], [0.046, 0.028, 0.021], [0.036, 0.021, 0.019]];
+const HAND_BONES = 16; // per hand in the finger fields: the hand, then 15 finger bones
+const BODY_HAND = [5, 8]; // crowd_bone of the left and right hand
 // The face's parameters, uploaded after the 60 bone columns.
 const FACE = ['ParamEyeLOpen', 'ParamEyeROpen', 'ParamEyeBallX', 'ParamEyeBallY', 'ParamMouthOpenY'];
 // colour kinds (the shader picks each avatar's colours by a hash of its row)
@@ -45,7 +65,7 @@ const SKIN = 0, SHIRT = 1, PANTS = 2, SHOES = 3, EYE = 4, PUPIL = 5, MOUTH = 6, 
 const BODY = 0, LID_L = 1, LID_R = 2, PUPIL_L = 3, PUPIL_R = 4, LIPS = 5;
 
 /** The humanoid: boxes in their bone's frame (position relative to the bone's joint). */
-function humanoid() {
+function humanoid(withFingers) {
   const pos = [], nrm = [], bone = [], kind = [], part = [], anchor = [], index = [];
   const box = (b, [cx, cy, cz], [sx, sy, sz], k, p = BODY) => {
     const faces = [
@@ -84,8 +104,17 @@ function humanoid() {
   for (const [upper, lower, hand] of [[3, 4, 5], [6, 7, 8]]) {
     box(upper, [0, UPPER_ARM / 2, 0], [0.11, UPPER_ARM + 0.04, 0.11], SHIRT);
     box(lower, [0, LOWER_ARM / 2, 0], [0.09, LOWER_ARM + 0.02, 0.09], SKIN);
-    box(hand, [0, 0, 0.07], [0.04, 0.08, 0.14], SKIN);
+    if (withFingers) box(hand, [0, 0, PALM / 2], [0.085, 0.03, PALM], SKIN); // the palm, its side along +x
+    else box(hand, [0, 0, 0.07], [0.04, 0.08, 0.14], SKIN);
   }
+  // fingers: segment s of finger f of hand h is "bone" BONES + 15h + 3f + s, drawn along its +y
+  if (withFingers)
+    for (let h = 0; h < 2; h++)
+      for (let f = 0; f < 5; f++)
+        for (let seg = 0; seg < 3; seg++) {
+          const len = FINGER_LENGTHS[f][seg], w = f === 0 ? 0.022 : 0.018 - 0.001 * seg;
+          box(BONES + 15 * h + 3 * f + seg, [0, len / 2, 0], [w, len + 0.004, w], SKIN);
+        }
   for (const [upper, lower, foot] of [[9, 10, 11], [12, 13, 14]]) {
     box(upper, [0, UPPER_LEG / 2, 0], [0.15, UPPER_LEG + 0.04, 0.15], PANTS);
     box(lower, [0, LOWER_LEG / 2, 0], [0.12, LOWER_LEG + 0.02, 0.12], PANTS);
@@ -118,6 +147,9 @@ float column(int c, int i) {
 }
 vec4 boneWorld(int b, int i) {
   return vec4(column(4 * b, i), column(4 * b + 1, i), column(4 * b + 2, i), column(4 * b + 3, i));
+}
+vec4 qmul(vec4 a, vec4 b) {
+  return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
 }
 vec3 rotate(vec4 q, vec3 v) {
   vec3 t = 2.0 * cross(q.xyz, v);
@@ -156,10 +188,39 @@ vec3 pick(vec3 a, vec3 b, vec3 c, vec3 d, float u) {
   return u < 0.25 ? a : u < 0.5 ? b : u < 0.75 ? c : d;
 }
 
+uniform int fingerBase; // the first finger-local column (0: no fingers)
+uniform vec3 knuckles[5];
+uniform float fingerLengths[15];
+vec4 fingerLocal(int fb, int i) {
+  int c = fingerBase + 4 * fb;
+  return vec4(column(c, i), column(c + 1, i), column(c + 2, i), column(c + 3, i));
+}
+// the world position of bone b's joint (the hips at the origin)
+vec3 jointOf(int b, int i) {
+  vec3 at = vec3(0.0);
+  for (int j = b; j > 0; j = PARENT[j]) at += rotate(boneWorld(PARENT[j], i), joints[j]);
+  return at;
+}
+
 void main() {
   int i = gl_InstanceID;
   int b = int(bone + 0.5), p = int(part + 0.5), k = int(kind + 0.5);
   vec3 local = position;
+  if (b >= ${BONES}) { // a finger segment: chained from the body's hand by the finger bones' local rotations
+    int h = (b - ${BONES}) / 15, f = ((b - ${BONES}) % 15) / 3, seg = (b - ${BONES}) % 3;
+    int hand = h == 0 ? ${BODY_HAND[0]} : ${BODY_HAND[1]};
+    vec4 q = boneWorld(hand, i);
+    vec3 at = jointOf(hand, i) + rotate(q, knuckles[f]);
+    for (int s = 0; s <= seg; s++) {
+      if (s > 0) at += rotate(q, vec3(0.0, fingerLengths[3 * f + s - 1], 0.0));
+      q = normalize(qmul(q, fingerLocal(${HAND_BONES} * h + 1 + 3 * f + s, i)));
+    }
+    vec3 world = place(at + rotate(q, local) + vec3(0.0, ${HIP_HEIGHT}, 0.0), i);
+    vNormal = placeNormal(rotate(q, normal), i);
+    vColor = pick(vec3(0.96, 0.8, 0.69), vec3(0.87, 0.67, 0.5), vec3(0.63, 0.43, 0.3), vec3(0.4, 0.27, 0.18), hash(i, 5 + ${SKIN}));
+    gl_Position = projectionMatrix * viewMatrix * vec4(world, 1.0);
+    return;
+  }
   if (p == ${LID_L} || p == ${LID_R} || p == ${PUPIL_L} || p == ${PUPIL_R}) {
     float open = clamp(column(${BONES * 4} + (p - 1) % 2, i), 0.0, 1.0); // the lid closes over the eye
     local.y = anchor.y + (local.y - anchor.y) * max(open, 0.06);
@@ -196,9 +257,53 @@ void main() {
   colour = vec4(vColor * light, 1.0);
 }`;
 
+/** The fuller avatar's crowd (demo_rig.c), with DefaultCrowd's shape: step, checksum, destroy. */
+class FullCrowd {
+  constructor(crowd, count, simd, threads) {
+    const M = (this.M = crowd.module);
+    const out = M._malloc(8);
+    const st = M._cw_demo_create(count, crowd._enum(crowd.Simd, simd, 'simd'), threads, out);
+    const ptr = M.HEAPU32[out >> 2];
+    M._free(out);
+    if (st !== 0) throw new CrowdError(st, crowd._toolMessage() || 'the fuller avatar failed');
+    this.ptr = ptr;
+    this.engine = new Engine(crowd, {}, M._cw_demo_engine(ptr));
+    this.rig = new Rig(this.engine, M._cw_demo_rig(ptr));
+    this.dt = Math.fround(1 / 60); // the default crowd's
+    this.frame = 0;
+  }
+  step() {
+    this.M._cw_demo_prepare(this.ptr, ++this.frame, this.dt);
+    const t0 = performance.now();
+    this.engine.tick(this.dt);
+    return performance.now() - t0;
+  }
+  checksum() {
+    const out = this.M._malloc(8);
+    this.M._cw_demo_checksum(this.ptr, out);
+    const v = (BigInt(this.M.HEAPU32[(out >> 2) + 1]) << 32n) | BigInt(this.M.HEAPU32[out >> 2]);
+    this.M._free(out);
+    return '0x' + v.toString(16).padStart(16, '0');
+  }
+  destroy() {
+    this.M._cw_demo_destroy(this.ptr);
+    this.ptr = 0;
+    this.engine.ptr = 0;
+  }
+}
+
 async function main() {
-  const crowd = await loadCrowd();
-  const d = crowd.defaultCrowd({ count: n, simd });
+  const crowd = await loadCrowd({ threads: canThread });
+  const d = full ? new FullCrowd(crowd, n, simd, threads) : crowd.defaultCrowd({ count: n, simd, threads });
+  status.threads = d.engine.threads;
+  const select = $('threads');
+  for (const k of new Set([1, 2, 4, 8, threads])) select.add(new Option(String(k), String(k), false, k === threads));
+  select.disabled = !canThread;
+  select.onchange = () => {
+    params.set('threads', select.value);
+    location.search = params.toString();
+  };
+  $('threadsNote').textContent = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
   const rig = d.rig, M = crowd.module;
   status.simd = d.engine.simd;
 
@@ -206,6 +311,8 @@ async function main() {
   const sources = [];
   for (let b = 0; b < BONES; b++) for (let c = 0; c < 4; c++) sources.push(['bone_world', b, c]);
   for (const id of FACE) sources.push(['output', rig.parameterIndex(id), 0]);
+  const fingerBase = full ? sources.length : 0;
+  if (full) for (let b = 0; b < 2 * HAND_BONES; b++) for (let c = 0; c < 4; c++) sources.push(['finger_local', b, c]);
   const offsets = new Int32Array(sources.length); // float offsets into the module's memory
   const fetchOffsets = () => sources.forEach(([f, i, c], k) => (offsets[k] = rig.column(f, i, c).byteOffset >> 2));
   fetchOffsets();
@@ -232,8 +339,14 @@ async function main() {
   if (!block) texWidth = Math.min(1024, Math.max(uploaded, 1));
   const rowsPerColumn = block ? stride / texWidth : Math.ceil(Math.max(uploaded, 1) / texWidth);
   const columnStride = rowsPerColumn * texWidth;
-  const full = Math.floor(uploaded / texWidth), rest = uploaded % texWidth;
-  status.uploadCalls = block ? 1 + FACE.length : sources.length * ((full > 0) + (rest > 0));
+  const whole = Math.floor(uploaded / texWidth), rest = uploaded % texWidth;
+  // in one block: a call per run of columns one stride apart (the bones, each face column, the
+  // finger bones)
+  const runs = [];
+  for (let c = 0; c < offsets.length; c++)
+    if (c > 0 && offsets[c] === offsets[c - 1] + stride) runs[runs.length - 1][1]++;
+    else runs.push([c, 1]);
+  status.uploadCalls = block ? runs.length : sources.length * ((whole > 0) + (rest > 0));
   const texture = new THREE.DataTexture(new Float32Array(columnStride * sources.length),
     texWidth, rowsPerColumn * sources.length, THREE.RedFormat, THREE.FloatType);
   texture.minFilter = texture.magFilter = THREE.NearestFilter;
@@ -252,15 +365,14 @@ async function main() {
     gl.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
     gl.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
     if (block) {
-      gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, texWidth, boneFloats * rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[0]);
-      for (let c = boneFloats; c < offsets.length; c++)
-        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, c * rowsPerColumn, texWidth, rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[c]);
+      for (const [c, count] of runs)
+        gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, c * rowsPerColumn, texWidth, count * rowsPerColumn, gl.RED, gl.FLOAT, heap, offsets[c]);
       return;
     }
     for (let c = 0; c < offsets.length; c++) {
       const y = c * rowsPerColumn;
-      if (full) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y, texWidth, full, gl.RED, gl.FLOAT, heap, offsets[c]);
-      if (rest) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y + full, rest, 1, gl.RED, gl.FLOAT, heap, offsets[c] + full * texWidth);
+      if (whole) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y, texWidth, whole, gl.RED, gl.FLOAT, heap, offsets[c]);
+      if (rest) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, y + whole, rest, 1, gl.RED, gl.FLOAT, heap, offsets[c] + whole * texWidth);
     }
   }
 
@@ -279,16 +391,18 @@ async function main() {
       columns: { value: texture }, texWidth: { value: texWidth }, columnStride: { value: columnStride },
       gridCols: { value: gridCols }, spacing: { value: spacing }, lightDir: { value: lightDir },
       joints: { value: JOINTS.map((j) => new THREE.Vector3(...j)) },
+      fingerBase: { value: fingerBase }, knuckles: { value: KNUCKLES.map((j) => new THREE.Vector3(...j)) },
+      fingerLengths: { value: FINGER_LENGTHS.flat() },
     },
   });
-  const geometry = humanoid();
+  const geometry = humanoid(full);
   geometry.instanceCount = shown;
   const avatars = new THREE.Mesh(geometry, material);
   avatars.frustumCulled = false;
   scene.add(avatars);
 
   const camera = new THREE.PerspectiveCamera(40, canvas.width / canvas.height, 0.1, 1000);
-  const radius = extent * 1.05 + 6, height = radius * 0.32 + 1;
+  const radius = Number(params.get('distance')) || extent * 1.05 + 6, height = radius * 0.32 + 1; // ?distance=metres: closer
   const placeCamera = (angle) => {
     // angle 0: in front of the crowd (the avatars face +z)
     camera.position.set(Math.sin(angle) * radius, height, Math.cos(angle) * radius);
@@ -296,7 +410,7 @@ async function main() {
   };
   placeCamera(0.35);
 
-  $('info').textContent = `${n.toLocaleString()} avatars${shown < n ? ` (${shown.toLocaleString()} drawn)` : ''} · ${d.engine.simd} (width ${d.engine.simdWidth}) · ${renderer.getContext().getParameter(gl.VERSION)}`;
+  $('info').textContent = `${n.toLocaleString()} avatars${shown < n ? ` (${shown.toLocaleString()} drawn)` : ''} · ${d.engine.simd} (width ${d.engine.simdWidth}) · ${d.engine.threads} thread${d.engine.threads > 1 ? 's' : ''} · ${renderer.getContext().getParameter(gl.VERSION)}`;
   $('pause').onclick = () => {
     status.paused = !status.paused;
     $('pause').textContent = status.paused ? 'run' : 'pause';
@@ -351,6 +465,24 @@ async function main() {
   };
   // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
   status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
+  // The test's view of instance i now: a finger bone's local rotation (field index hand * 16 +
+  // crowd_hand_bone) and the mouth's output.
+  const mouth = rig.parameterIndex('ParamMouthOpenY');
+  status.sample = (i, fingerBone = 4) => ({
+    frame: d.frame, mouth: rig.column('output', mouth, 0)[i],
+    finger: full ? [0, 1, 2, 3].map((c) => rig.column('finger_local', fingerBone, c)[i]) : null,
+  });
+  // The test's threads check: the first `count` avatars of the default crowd ticked `frames`
+  // frames in an engine of `k` threads of their own; their checksum.
+  status.checksumWith = (k, frames, count = n) => {
+    const other = full ? new FullCrowd(crowd, count, simd, k) : crowd.defaultCrowd({ count, simd, threads: k });
+    try {
+      for (let f = 0; f < frames; f++) other.step();
+      return { threads: other.engine.threads, checksum: other.checksum() };
+    } finally {
+      other.destroy();
+    }
+  };
 
   const mean = (ring, count) => {
     let sum = 0;

@@ -197,8 +197,12 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
   print?: (line: string) => void;
+  /** Load crowd_wasm_mt (the module with threads; a cross-origin isolated page only). */
+  threads?: boolean;
 }
 export declare function loadCrowd(options?: LoadOptions): Promise<Crowd>;
+/** SharedArrayBuffer is there and the page is cross-origin isolated (the threaded module loads). */
+export declare function threadsAvailable(): boolean;
 
 export declare class Crowd {
   /** The emscripten module (HEAPF32 and the exported C functions). */
@@ -224,7 +228,7 @@ export declare class Crowd {
   handFromHandedness(label: 'Left' | 'Right', mirrored?: boolean): HandName;
   engine(options?: { seed?: number; simd?: SimdName; initialCapacity?: number }): Engine;
   /** Instances first .. first + count - 1 of the default crowd (10,000 walking avatars). */
-  defaultCrowd(options?: { first?: number; count?: number; simd?: SimdName }): DefaultCrowd;
+  defaultCrowd(options?: { first?: number; count?: number; simd?: SimdName; threads?: number }): DefaultCrowd;
 }
 
 /** Handles in the module's memory. */

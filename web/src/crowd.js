@@ -8,7 +8,8 @@
 // removing, pausing). Either fetch the view again after such calls (rig.column(...)), or keep a
 // Column (rig.columnView(...)) and read its `.array`, which re-fetches when needed.
 //
-// Calls never overlap: the module has no threads, a tick runs to its end without calling any
+// Calls never overlap: a tick runs to its end (on the module's own threads too, loadCrowd({
+// threads: true }), the page's thread waiting for them) without calling any
 // JavaScript, so nothing (destroy, add, reserve, remove) can free or move memory under a tick.
 // A Worker loads a module of its own; objects of one module are not shared with another.
 //
@@ -60,7 +61,10 @@ export class CrowdError extends Error {
 export async function loadCrowd(options = {}) {
   const messages = [];
   let wasmBinary = options.wasmBinary;
-  if (wasmBinary === undefined && !options.locateFile && typeof process !== 'undefined' && process.versions?.node) {
+  // options.threads: the module built with threads (crowd_wasm_mt: a page that is cross-origin
+  // isolated only, see threadsAvailable), whose engines take `threads` > 1.
+  const factory = options.threads ? (await import('./crowd_wasm_mt.mjs')).default : createCrowdModule;
+  if (wasmBinary === undefined && !options.threads && !options.locateFile && typeof process !== 'undefined' && process.versions?.node) {
     const { readFile } = await import('node:fs/promises');
     const url = new URL('./crowd_wasm.wasm', import.meta.url);
     try {
@@ -69,13 +73,22 @@ export async function loadCrowd(options = {}) {
       throw new Error(`loadCrowd: cannot read the module's ${url.href} (${e.code ?? e.message}); pass options.wasmBinary`);
     }
   }
-  const M = await createCrowdModule({
+  const M = await factory({
     wasmBinary,
     locateFile: options.locateFile,
     print: (s) => (options.print ?? console.log)(s),
     printErr: (s) => messages.push(s),
   });
   return new Crowd(M, messages);
+}
+
+/**
+ * Whether this page can load the threaded module: SharedArrayBuffer exists only on a
+ * cross-origin isolated page (served with Cross-Origin-Opener-Policy: same-origin and
+ * Cross-Origin-Embedder-Policy: require-corp).
+ */
+export function threadsAvailable() {
+  return typeof SharedArrayBuffer !== 'undefined' && globalThis.crossOriginIsolated === true;
 }
 
 /** Scratch memory for one call: malloc'd, freed by done(). */
@@ -227,8 +240,8 @@ export class Crowd {
    * Instances first .. first + count - 1 of the tools' default crowd (10,000 avatars of a face
    * rig with every controller, walking: `crowd run` without a scene), in an engine of their own.
    */
-  defaultCrowd({ first = 0, count = 10000, simd = 'auto' } = {}) {
-    return new DefaultCrowd(this, first, count, simd);
+  defaultCrowd({ first = 0, count = 10000, simd = 'auto', threads = 1 } = {}) {
+    return new DefaultCrowd(this, first, count, simd, threads);
   }
 
   // A name (or number) of one of the enums above; CrowdError BAD_ENUM naming `what` otherwise.
@@ -337,7 +350,7 @@ export class Engine {
   get simdWidth() {
     return this.crowd.module._crowd_simd_width(this.crowd.module._crowd_simd_target(this._p()));
   }
-  /** Threads the tick uses: always 1 here (the module has no threads). */
+  /** Threads the tick uses: 1 but in the threaded module (loadCrowd({ threads: true })). */
   get threads() {
     return this.crowd.module._crowd_engine_threads(this._p());
   }
@@ -1071,13 +1084,14 @@ export class Rig {
 }
 
 export class DefaultCrowd {
-  constructor(crowd, first, count, simd) {
+  constructor(crowd, first, count, simd, threads = 1) {
     this.crowd = crowd;
     const M = crowd.module;
     const s = new Scratch(M);
     try {
       const out = s.alloc(4);
-      const st = M._cw_default_create(integer(first, 'first'), integer(count, 'count'), crowd._enum(crowd.Simd, simd, 'simd'), out);
+      const st = M._cw_default_create_threads(integer(first, 'first'), integer(count, 'count'), crowd._enum(crowd.Simd, simd, 'simd'),
+        integer(threads, 'threads', 1, 256), out);
       if (st !== 0) {
         const e = new CrowdError(st === 2 ? Result.RANGE : Result.OUT_OF_MEMORY, crowd._toolMessage() || 'defaultCrowd failed');
         throw e;

@@ -755,7 +755,14 @@ typedef struct cw_default {
 /* Instances first .. first + count - 1 of the default crowd (10,000 avatars: `crowd run`
  * without a scene), in an engine of its own on target simd. 0 (CROWD_IO_OK), or the io library's
  * status with the message printed to standard error (the module's printErr). */
+int cw_default_create_threads(uint32_t first, uint32_t count, int simd, uint32_t threads, cw_default **out);
 int cw_default_create(uint32_t first, uint32_t count, int simd, cw_default **out) {
+    return cw_default_create_threads(first, count, simd, 1, out);
+}
+
+/* The same with an engine of `threads` threads (crowd_tick splits the rows over them; the
+ * threaded module only: the other reports CROWD_IO_FAILED with the engine's CROWD_ERR_THREAD). */
+int cw_default_create_threads(uint32_t first, uint32_t count, int simd, uint32_t threads, cw_default **out) {
     *out = NULL;
     if (first > CROWD_IO_DEFAULT_CROWD_INSTANCES || count > CROWD_IO_DEFAULT_CROWD_INSTANCES - first) {
         char message[160];
@@ -766,7 +773,7 @@ int cw_default_create(uint32_t first, uint32_t count, int simd, cw_default **out
     cw_default *d = calloc(1, sizeof *d);
     if (!d) return crowd_io_error(CROWD_IO_FAILED, "out of memory");
     int st = crowd_io_default_crowd(&d->scene);
-    if (st == CROWD_IO_OK) st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, 1, first, count, &d->world);
+    if (st == CROWD_IO_OK) st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, threads, first, count, &d->world);
     if (st != CROWD_IO_OK) {
         crowd_io_scene_free(d->scene);
         free(d);

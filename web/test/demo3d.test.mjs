@@ -1,7 +1,7 @@
 // The 3D demo page (demo/3d.html, three.js from the build tree's npm packages) in headless
 // Chromium with WebGL2 on SwiftShader: it draws avatars where the crowd stands, they move while
-// the sky stays still, its checksum is the native `crowd run` one, and no crowd-sized array is
-// allocated per frame. Screenshots land in CROWD_WEB_ARTIFACTS (default <package>/../artifacts).
+// the sky stays still, its checksum is the native `crowd run` one (ticked on 1, 2 and 4 threads
+// too), and no crowd-sized array is allocated per frame. Screenshots land in CROWD_WEB_ARTIFACTS (default <package>/../artifacts).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -29,8 +29,8 @@ else {
 }
 const skip = chromium ? false : why;
 
-async function open3d(query, until) {
-  const server = await serve(pkgDir, three);
+async function open3d(query, until, { isolated = true } = {}) {
+  const server = await serve(pkgDir, three, { isolated });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     // WebGL2 without a GPU: ANGLE on SwiftShader (software Vulkan)
@@ -89,9 +89,12 @@ function regionStats([name, other, x0, y0, x1, y1]) {
 const stats = (page, ...args) => page.evaluate(regionStats, args);
 
 // One page load serves every check (each launch of Chromium and SwiftShader costs seconds): the
-// whole default crowd (10,000 avatars, so its checksum is `crowd run`'s), the first 1,000 drawn.
+// whole default crowd (10,000 avatars, so its checksum is `crowd run`'s), the first 1,000 drawn,
+// on one thread (with more, emscripten's wait for the workers on the page's thread polls the
+// clock, a number on the JavaScript heap per poll: the heap test would measure that); the
+// threads test ticks engines of 1, 2 and 4 threads beside it.
 test('the 3D page', { skip }, async (t) => {
-  const demo = await open3d('n=10000&show=1000&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 10);
+  const demo = await open3d('n=10000&show=1000&orbit=0&threads=1', () => window.crowd3d?.error || window.crowd3d?.frame >= 10);
   try {
     await t.test('draws the crowd where it stands; avatars move, the sky does not, pause holds them', async () => {
       await demo.page.evaluate(grab, 'a');
@@ -133,6 +136,20 @@ test('the 3D page', { skip }, async (t) => {
       const now = await demo.page.evaluate(() => window.crowd3d.checksumNow());
       assert.ok(now.frame >= 10, `frame ${now.frame}`);
       assert.equal(now.checksum, await reference(now.frame), `the checksum after ${now.frame} frames`);
+      assert.deepEqual(demo.errors, []);
+    });
+
+    await t.test('threads: the tick split over 1, 2 and 4 threads gives the native checksum', async () => {
+      await demo.page.evaluate(() => window.crowd3d.pause(true));
+      // the test's server sends the COOP/COEP headers: the page loads the module with threads
+      assert.equal(await demo.page.evaluate(() => window.crowd3d.threadsAvailable), true, 'no SharedArrayBuffer on the isolated page');
+      assert.ok((await demo.page.evaluate(() => window.crowd3d.threads)) >= 1);
+      const frames = 30, expected = await reference(frames);
+      for (const k of [1, 2, 4]) {
+        const r = await demo.page.evaluate(([k, f]) => window.crowd3d.checksumWith(k, f, 10000), [k, frames]);
+        assert.equal(r.threads, k, `an engine of ${k} threads ticks on ${r.threads}`);
+        assert.equal(r.checksum, expected, `the checksum after ${frames} frames on ${k} threads`);
+      }
       assert.deepEqual(demo.errors, []);
     });
 
@@ -215,6 +232,64 @@ test('the 3D page', { skip }, async (t) => {
       t.diagnostic(`worst bone ${worst.toExponential(2)} degrees`);
       assert.deepEqual(demo.errors, []);
     });
+  } finally {
+    await demo.close();
+  }
+});
+
+// The fuller avatar (?avatar=full, web/src/demo_rig.c): fingers that close and open, a mouth that
+// talks, the same bytes on 1, 2 and 4 threads.
+test('the 3D page\'s fuller avatar: fingers and mouth move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
+  const demo = await open3d('avatar=full&n=100&show=9&orbit=0&distance=3.2&threads=2', () => window.crowd3d?.error || window.crowd3d?.frame >= 5);
+  try {
+    assert.equal(await demo.page.evaluate(() => window.crowd3d.threads), 2);
+    // over 96 frames (1.6 s) instance 3's index finger turns (the gesture closes it by up to 72
+    // degrees a joint, 0.35 to 0.85 times a second: more than half a closing) and its mouth opens
+    // and shuts (lip sync adds the talking level times 0.8 to ParamMouthOpenY, 0 without it)
+    const samples = [];
+    for (let k = 0; k < 24; k++) {
+      samples.push(await demo.page.evaluate(() => window.crowd3d.sample(3)));
+      await demo.page.waitForFunction((f) => window.crowd3d.frame >= f + 4, samples.at(-1).frame, { timeout: 60000, polling: 20 });
+    }
+    const frames = samples.at(-1).frame - samples[0].frame;
+    let turn = 0;
+    for (const a of samples) for (const b of samples) {
+      const dot = Math.abs(a.finger.reduce((sum, v, c) => sum + v * b.finger[c], 0));
+      turn = Math.max(turn, (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI);
+    }
+    assert.ok(turn > 20, `the index finger turned only ${turn.toFixed(1)} degrees over ${frames} frames`);
+    const mouths = samples.map((s) => s.mouth);
+    assert.ok(Math.max(...mouths) > 0.2 && Math.min(...mouths) < 0.05, `the mouth stayed within ${Math.min(...mouths)} .. ${Math.max(...mouths)}`);
+    await demo.page.evaluate(() => window.crowd3d.pause(true));
+    await screenshot(demo.page, 'demo3d-full.png');
+    // the same bytes (the outputs and every finger bone) on 1, 2 and 4 threads
+    const sums = [];
+    for (const k of [1, 2, 4]) sums.push(await demo.page.evaluate(([k]) => window.crowd3d.checksumWith(k, 30, 100), [k]));
+    assert.deepEqual(sums.map((r) => r.threads), [1, 2, 4]);
+    assert.equal(new Set(sums.map((r) => r.checksum)).size, 1, `checksums ${sums.map((r) => r.checksum)}`);
+    assert.deepEqual(demo.errors, []);
+  } finally {
+    await demo.close();
+  }
+});
+
+// A server without the COOP/COEP headers: no SharedArrayBuffer, so one thread, and the page says so.
+test('the 3D page without cross-origin isolation ticks on 1 thread and says why', { skip }, async () => {
+  const demo = await open3d('n=100&threads=2&orbit=0', () => window.crowd3d?.error || window.crowd3d?.frame >= 3, { isolated: false });
+  try {
+    const seen = await demo.page.evaluate(() => ({
+      available: window.crowd3d.threadsAvailable, threads: window.crowd3d.threads,
+      note: document.getElementById('threadsNote').textContent, disabled: document.getElementById('threads').disabled,
+    }));
+    assert.deepEqual(seen, { available: false, threads: 1, disabled: true,
+      note: 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread' });
+    // the single-threaded module ticks the first 100 avatars as Node's does
+    const now = await demo.page.evaluate(() => window.crowd3d.checksumNow());
+    const d = (await load()).crowd.defaultCrowd({ count: 100 });
+    for (let k = 0; k < now.frame; k++) d.step();
+    assert.equal(now.checksum, d.checksum(), `the checksum of 100 avatars after ${now.frame} frames`);
+    d.destroy();
+    assert.deepEqual(demo.errors, []);
   } finally {
     await demo.close();
   }

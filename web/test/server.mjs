@@ -5,11 +5,22 @@ import path from 'node:path';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
+// Cross-origin isolation: a page served with these two headers has SharedArrayBuffer, which the
+// module with threads (crowd_wasm_mt) needs; a server of your own sends them with every file of
+// the page (the HTML, the scripts, the .wasm and the .worker.js). Resources from another origin
+// then need Cross-Origin-Resource-Policy (or CORS) headers of their own.
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 /**
  * Serves dir on 127.0.0.1 (a free port); resolves to { url, close }. mounts: { '/prefix/': dir }
  * serves other directories under a URL prefix (the 3D demo's three.js from the build tree).
+ * options.isolated (default true) sends ISOLATION_HEADERS; false serves a page without them
+ * (threads unavailable).
  */
-export function serve(dir, mounts = {}) {
+export function serve(dir, mounts = {}, { isolated = true } = {}) {
   const server = http.createServer((req, res) => {
     let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let root = path.resolve(dir);
@@ -25,7 +36,7 @@ export function serve(dir, mounts = {}) {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION_HEADERS : {}) });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {

@@ -1,0 +1,202 @@
+/* The 3D demo's fuller avatar (web/demo/3d.js, ?avatar=full): the default crowd (its rig, walk
+ * and gaze as `crowd run` has them) with fingers (crowd.h section 9a) and lip sync (section 13)
+ * added to its rig. Each frame every avatar's hands get a gesture of their own, its fingers
+ * curling and opening from the relaxed rest hand (crowd_rest_hand_landmarks) at its own pace,
+ * written into CROWD_FIELD_HAND_LANDMARKS, and its mouth a talking level in
+ * CROWD_FIELD_LIPSYNC_LEVEL. The gestures are computed here, in float, on the page's thread, so
+ * they are the same bytes for every thread count of the tick. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowd.h"
+#include "crowd_io.h"
+#include "objects.h"
+
+typedef struct cw_demo {
+    crowd_io_scene *scene;
+    crowd_io_world *world;
+    uint32_t count;
+    float rest[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+    float curl_sign[CROWD_HAND_COUNT][5]; /* which way a finger's joints turn to close the hand */
+} cw_demo;
+
+/* The rig's extra controllers (crowd_rig_create copies them). */
+static crowd_fingers_desc demo_fingers;
+static crowd_lipsync_desc demo_lipsync;
+static const char *const demo_mouth[] = {"ParamMouthOpenY"};
+
+/* A per-instance draw in [0, 1) from its row (a hash: the gesture's pace and phase). */
+static float draw(uint32_t row, uint32_t salt) {
+    uint32_t h = row * 747796405u + salt * 2891336453u;
+    h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
+    return (float)((h >> 22u) ^ h) / 4294967296.0f;
+}
+
+static void sub(const float *a, const float *b, float *out) {
+    for (int k = 0; k < 3; k++) out[k] = a[k] - b[k];
+}
+static void normalise(float *v) {
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (n > 0) for (int k = 0; k < 3; k++) v[k] /= n;
+}
+static void cross(const float *a, const float *b, float *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* p turned by angle about the unit axis through pivot (Rodrigues). */
+static void turn(float *p, const float *pivot, const float *axis, float c, float s) {
+    float v[3], x[3];
+    sub(p, pivot, v);
+    cross(axis, v, x);
+    float d = axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2];
+    for (int k = 0; k < 3; k++) p[k] = pivot[k] + v[k] * c + x[k] * s + axis[k] * d * (1 - c);
+}
+
+/* The five fingers' first landmark (thumb CMC, then the MCPs). */
+static const int finger_base[5] = {1, 5, 9, 13, 17};
+
+/* The axis finger f of a hand of landmarks p bends about: the palm's side axis (index to
+ * little) for the four fingers, the palm's normal for the thumb. */
+static void bend_axis(const float *p, int f, float *axis) {
+    if (f > 0) {
+        sub(p + 3 * 17, p + 3 * 5, axis);
+    } else {
+        float a[3], b[3];
+        sub(p + 3 * 5, p, a);
+        sub(p + 3 * 17, p, b);
+        cross(a, b, axis);
+    }
+    normalise(axis);
+}
+
+/* Curls finger f of landmarks p by angle (radians) at each of its three joints. */
+static void curl(float *p, int f, float sign, float angle) {
+    float axis[3];
+    bend_axis(p, f, axis);
+    float c = cosf(angle), s = sign * sinf(angle);
+    int m = finger_base[f];
+    for (int j = 0; j < 3; j++)
+        for (int q = m + j + 1; q <= m + 3; q++) turn(p + 3 * q, p + 3 * (m + j), axis, c, s);
+}
+
+static float distance2(const float *a, const float *b) {
+    float v[3];
+    sub(a, b, v);
+    return v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+}
+
+int cw_demo_create(uint32_t count, int simd, uint32_t threads, cw_demo **out);
+int cw_demo_create(uint32_t count, int simd, uint32_t threads, cw_demo **out) {
+    *out = NULL;
+    if (count == 0 || count > CROWD_IO_DEFAULT_CROWD_INSTANCES)
+        return crowd_io_error(CROWD_IO_BAD_INPUT, "the demo's avatar: count outside 1 .. 10000");
+    cw_demo *d = calloc(1, sizeof *d);
+    if (!d) return crowd_io_error(CROWD_IO_FAILED, "out of memory");
+    d->count = count;
+    int st = crowd_io_default_crowd(&d->scene);
+    if (st == CROWD_IO_OK) {
+        demo_fingers = crowd_fingers_defaults();
+        demo_fingers.frame = CROWD_FRAME_ENGINE;
+        demo_lipsync = crowd_lipsync_defaults();
+        demo_lipsync.parameters = demo_mouth;
+        demo_lipsync.parameter_count = 1;
+        scene_rig *r = &d->scene->scene.rigs[0];
+        r->rig_desc.fingers = &demo_fingers;
+        r->rig_desc.lipsync = &demo_lipsync;
+        st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, threads, 0, count, &d->world);
+    }
+    if (st != CROWD_IO_OK) {
+        crowd_io_scene_free(d->scene);
+        free(d);
+        return st;
+    }
+    for (int h = 0; h < CROWD_HAND_COUNT; h++) {
+        crowd_rest_hand_landmarks(CROWD_FRAME_ENGINE, (crowd_hand)h, d->rest[h]);
+        /* the sign that brings the fingertip toward the wrist (the thumb's toward the middle
+         * finger's knuckle): a hand closes, never bends backward */
+        for (int f = 0; f < 5; f++) {
+            float p[CROWD_HAND_FLOATS], q[CROWD_HAND_FLOATS];
+            memcpy(p, d->rest[h], sizeof p);
+            memcpy(q, d->rest[h], sizeof q);
+            curl(p, f, 1.0f, 0.3f);
+            curl(q, f, -1.0f, 0.3f);
+            const float *target = f ? d->rest[h] : d->rest[h] + 3 * 9;
+            int tip = 3 * (finger_base[f] + 3);
+            d->curl_sign[h][f] = distance2(p + tip, target) < distance2(q + tip, target) ? 1.0f : -1.0f;
+        }
+    }
+    *out = d;
+    return CROWD_IO_OK;
+}
+
+void cw_demo_destroy(cw_demo *d);
+void cw_demo_destroy(cw_demo *d) {
+    if (!d) return;
+    crowd_io_world_destroy(d->world);
+    crowd_io_scene_free(d->scene);
+    free(d);
+}
+
+crowd_engine *cw_demo_engine(cw_demo *d);
+crowd_engine *cw_demo_engine(cw_demo *d) { return crowd_io_world_engine(d->world); }
+uint32_t cw_demo_rig(cw_demo *d);
+uint32_t cw_demo_rig(cw_demo *d) { return crowd_io_world_rig(d->world, 0).id; }
+
+/* Before tick k (1, 2, ...): the default crowd's walk rows and gaze keys, then every avatar's
+ * hands and mouth at time (k - 1) * dt. */
+void cw_demo_prepare(cw_demo *d, uint32_t k, float dt);
+void cw_demo_prepare(cw_demo *d, uint32_t k, float dt) {
+    crowd_io_world_prepare_frame(d->world, k, dt);
+    crowd_engine *e = crowd_io_world_engine(d->world);
+    crowd_rig rig = crowd_io_world_rig(d->world, 0);
+    float t = (float)(k - 1) * dt, *level = NULL;
+    uint32_t rows = 0;
+    if (crowd_rig_column(e, rig, CROWD_FIELD_LIPSYNC_LEVEL, 0, 0, &level, &rows) != CROWD_OK) return;
+    float *hand[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+    for (int h = 0; h < CROWD_HAND_COUNT; h++)
+        for (int c = 0; c < CROWD_HAND_FLOATS; c++)
+            if (crowd_rig_column(e, rig, CROWD_FIELD_HAND_LANDMARKS, (uint32_t)h, (uint32_t)c, &hand[h][c], &rows) != CROWD_OK)
+                return;
+    const float tau = 6.28318530718f;
+    for (uint32_t i = 0; i < rows && i < d->count; i++) {
+        float pace = 0.35f + 0.5f * draw(i, 1), phase = tau * draw(i, 2);
+        for (int h = 0; h < CROWD_HAND_COUNT; h++) {
+            float p[CROWD_HAND_FLOATS];
+            memcpy(p, d->rest[h], sizeof p);
+            for (int f = 0; f < 5; f++) {
+                /* each finger a little behind the one before: a wave, open to a fist */
+                float open = 0.5f - 0.5f * cosf(tau * pace * t + phase + 0.45f * (float)f + 1.3f * (float)h);
+                curl(p, f, d->curl_sign[h][f], (f ? 1.25f : 0.55f) * open);
+            }
+            for (int c = 0; c < CROWD_HAND_FLOATS; c++) hand[h][c][i] = p[c]; /* presence 1 from the rest hand */
+        }
+        /* talking: syllables at about 3 per second in phrases of a few seconds */
+        float syllable = sinf(tau * (2.6f + draw(i, 3)) * t + phase), phrase = sinf(tau * 0.21f * t + 3.0f * phase);
+        float v = syllable * phrase;
+        level[i] = v > 0 ? (v < 1 ? v : 1) : 0;
+    }
+}
+
+/* The run checksum of the outputs (crowd_io_world_checksum) mixed with an FNV-1a of every
+ * avatar's 32 finger bones' local rotations (bits), as two 32-bit halves, low first. */
+void cw_demo_checksum(cw_demo *d, uint32_t *out);
+void cw_demo_checksum(cw_demo *d, uint32_t *out) {
+    uint64_t sum = crowd_io_world_checksum(d->world);
+    crowd_engine *e = crowd_io_world_engine(d->world);
+    crowd_rig rig = crowd_io_world_rig(d->world, 0);
+    for (uint32_t b = 0; b < CROWD_FINGER_BONE_COUNT; b++)
+        for (uint32_t c = 0; c < 4; c++) {
+            float *v = NULL;
+            uint32_t rows = 0;
+            if (crowd_rig_column(e, rig, CROWD_FIELD_FINGER_LOCAL, b, c, &v, &rows) != CROWD_OK) continue;
+            for (uint32_t i = 0; i < rows; i++) {
+                uint32_t bits;
+                memcpy(&bits, &v[i], sizeof bits);
+                for (int k = 0; k < 4; k++) sum = (sum ^ ((bits >> (8 * k)) & 0xffu)) * 1099511628211ull;
+            }
+        }
+    out[0] = (uint32_t)sum;
+    out[1] = (uint32_t)(sum >> 32);
+}
