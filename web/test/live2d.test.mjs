@@ -363,6 +363,12 @@ test('bad Cubism JSON is refused naming its file, JSON path and value; nothing i
   refused({ model3, files: missing, motions: {} }, /the model3 names ".*", which files does not hold/);
   // the engine's own checks name the field: a lip sync id the rig lacks
   refused({ parameters: [{ id: 'A', min: 0, max: 1 }], lipsync: { parameters: ['ParamMouthOpenY'] } }, /lipsync/);
+  // shapes a reader never sees in a file: a CrowdError naming the key, never a TypeError
+  refused({ motions: { clips: 5 } }, /^motions\.clips: a number, want an array$/);
+  refused({ motions: { clips: [null] } }, /^motions\.clips\[0\]: \(root\): is null, want an object$/);
+  refused({ expressions: { list: 5 } }, /^expressions\.list: a number/);
+  refused({ lipsync: { parameters: 'ParamMouthOpenY' } }, /^lipsync\.parameters: a string, want an array$/);
+  refused({ physics: { json: { Meta: { Fps: NaN }, PhysicsSettings: [] } } }, /^physics: Meta\.Fps: NaN is not finite$/);
   // nothing was made: the next rig takes the id after the first
   assert.equal(engine.rig({}).id, before.id + 1);
   engine.destroy();
