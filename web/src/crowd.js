@@ -512,6 +512,10 @@ export class Engine {
       if (!name) throw new CrowdError(Result.NULL, `${key}: no json, and no model3 whose FileReferences name its ${ref} file`);
       return [file(sub, key, name), name];
     };
+    const array = (v, what) => {
+      if (!Array.isArray(v)) throw new CrowdError(Result.RANGE, `${what}: ${jsonType(v)}, want an array`);
+      return v;
+    };
     const doubles = (values) => {
       const p = s.alloc(values.length * 8);
       M.HEAPF64.set(values, p >> 3);
@@ -534,7 +538,8 @@ export class Engine {
       const { parameters, model3: _m, files: _f, ...rest } = desc.lipsync;
       settings('lipsync', rest);
       // the model3's LipSync group, the ids the rig has (the framework ignores the others)
-      const ids = parameters ?? (model3(desc.lipsync, 'lipsync')?.lipSync ?? []).filter((id) => params.has(id));
+      const ids = parameters !== undefined ? array(parameters, 'lipsync.parameters')
+        : (model3(desc.lipsync, 'lipsync')?.lipSync ?? []).filter((id) => params.has(id));
       ids.forEach((id, k) => {
         if (typeof id !== 'string') throw new CrowdError(Result.NULL, `lipsync.parameters[${k}]: not a string`);
         oom(M._cw_rig_lipsync_parameter(b, s.string(id)));
@@ -557,6 +562,7 @@ export class Engine {
       const { list, model3: _m, files: _f, ...rest } = desc.expressions;
       let entries;
       if (list !== undefined) {
+        if (list === null || typeof list !== 'object') throw new CrowdError(Result.RANGE, `expressions.list: ${jsonType(list)}, want an array or an object of exp3 files`);
         entries = Array.isArray(list) ? list.map((j, k) => [String(k), j, `expressions.list[${k}]`])
           : Object.entries(list).map(([n, j]) => [n, j, `expressions.list.${n}`]);
       } else {
@@ -577,7 +583,7 @@ export class Engine {
       const m = model3(desc.motions, 'motions');
       let entries;
       if (clips !== undefined) {
-        entries = clips.map((c, k) => {
+        entries = array(clips, 'motions.clips').map((c, k) => {
           const wrapped = c !== null && typeof c === 'object' && 'json' in c;
           return { json: wrapped ? c.json : c, fadeIn: wrapped ? c.fade_in ?? -1 : -1, fadeOut: wrapped ? c.fade_out ?? -1 : -1,
             name: `motions.clips[${k}]` };
@@ -609,7 +615,8 @@ export class Engine {
         live.motionEventValues.push(x.eventValues);
       }
       // the model3's EyeBlink and LipSync groups, the ids the rig has, unless given
-      const groupIds = (given, key, which) => given ?? (m ? m[key].filter((id) => params.has(id)) : []);
+      const groupIds = (given, key) => (given !== undefined ? array(given, `motions.${key === 'eyeBlink' ? 'eye_blink_ids' : 'lip_sync_ids'}`)
+        : m ? m[key].filter((id) => params.has(id)) : []);
       groupIds(eye, 'eyeBlink').forEach((id, k) => {
         if (typeof id !== 'string') throw new CrowdError(Result.NULL, `motions.eye_blink_ids[${k}]: not a string`);
         oom(M._cw_rig_motion_id(b, 0, s.string(id)));
@@ -623,7 +630,7 @@ export class Engine {
         if (!Object.hasOwn(live.motionGroups, idle)) throw new CrowdError(Result.UNKNOWN_ID, `motions.idle: no motion group "${idle}"`);
         idleClips = live.motionGroups[idle];
       }
-      idleClips.forEach((k, n) => oom(M._cw_rig_motion_idle(b, integer(k, `motions.idle[${n}]`))));
+      array(idleClips, 'motions.idle').forEach((k, n) => oom(M._cw_rig_motion_idle(b, integer(k, `motions.idle[${n}]`))));
     }
     if (desc.fingers) {
       const { custom_fix, bind_landmarks, bind_rotations, ...rest } = desc.fingers;

@@ -363,6 +363,12 @@ test('bad Cubism JSON is refused naming its file, JSON path and value; nothing i
   refused({ model3, files: missing, motions: {} }, /the model3 names ".*", which files does not hold/);
   // the engine's own checks name the field: a lip sync id the rig lacks
   refused({ parameters: [{ id: 'A', min: 0, max: 1 }], lipsync: { parameters: ['ParamMouthOpenY'] } }, /lipsync/);
+  // shapes a reader never sees in a file: a CrowdError naming the key, never a TypeError
+  refused({ motions: { clips: 5 } }, /^motions\.clips: a number, want an array$/);
+  refused({ motions: { clips: [null] } }, /^motions\.clips\[0\]: \(root\): is null, want an object$/);
+  refused({ expressions: { list: 5 } }, /^expressions\.list: a number/);
+  refused({ lipsync: { parameters: 'ParamMouthOpenY' } }, /^lipsync\.parameters: a string, want an array$/);
+  refused({ physics: { json: { Meta: { Fps: NaN }, PhysicsSettings: [] } } }, /^physics: Meta\.Fps: NaN is not finite$/);
   // nothing was made: the next rig takes the id after the first
   assert.equal(engine.rig({}).id, before.id + 1);
   engine.destroy();
@@ -382,4 +388,41 @@ test('level of detail: rig lod interval and every-tick controllers', () => {
   engine.set('lod_interval', h, [1, 1]);
   assert.throws(() => engine.rig({ lod: { interval: 3 } }), /lod\.interval: 3 ticks/);
   engine.destroy();
+});
+
+test('a Haru crowd from its model3 (every Live2D controller): the same bytes on wasm128 and scalar, and after a snapshot', { skip: skipCubism }, () => {
+  const { model3, files } = model3Files('Haru', 'Haru.model3.json');
+  const parameters = parametersOf(json(path.join(cubism, 'full', 'full_lappmodel_update_Haru_60fps.json')));
+  const n = 37, levels = new Float32Array(n);
+  const make = (simd) => {
+    const engine = crowd.engine({ seed: 11, simd });
+    const rig = engine.rig({ parameters, model3, files, motions: { idle: 'Idle' }, expressions: {}, pose: {}, physics: { wind_gust: 0.5, wind_x: 0.2 },
+      lipsync: {}, lod: { interval: 2, every_tick: [] } });
+    const h = rig.add(n);
+    engine.set('lod_interval', h.slice(0, 5), [1, 1, 1, 1, 1]);
+    return { engine, rig, h };
+  };
+  const frame = (w, k) => {
+    if (k === 10) w.engine.startMotion(w.h.slice(3, 20), w.rig.motionGroups.TapBody[0], { priority: 'normal' });
+    if (k === 25) w.engine.startExpression(w.h.slice(0, 30), 2);
+    for (let i = 0; i < n; i++) levels[i] = 0.5 + 0.5 * Math.sin(0.3 * k + i);
+    w.engine.set('lipsync_level', w.h, levels);
+    w.engine.tick(1 / 60);
+  };
+  // every output and pose opacity of every instance, as bytes
+  const bytes = (w) => [...Array(w.rig.parameterCount).keys()].map((i) => Buffer.from(w.engine.get('output', w.h, i).buffer).toString('hex'))
+    .concat([0, 1, 2].map((i) => Buffer.from(w.engine.get('part_opacity', w.h, i).buffer).toString('hex'))).join('|');
+  const a = make('wasm128'), b = make('scalar');
+  for (let k = 0; k < 40; k++) frame(a, k), frame(b, k);
+  assert.equal(bytes(a), bytes(b));
+  const c = { engine: crowd.engine({ simd: 'scalar' }), rig: null, h: null };
+  c.engine.load(a.engine.snapshot());
+  c.rig = new api.Rig(c.engine, a.rig.id);
+  Object.assign(c.rig, { motionGroups: a.rig.motionGroups });
+  c.h = c.rig.handles();
+  assert.deepEqual(c.h.ids, a.h.ids);
+  for (let k = 40; k < 80; k++) frame(a, k), frame(b, k), frame(c, k);
+  assert.equal(bytes(a), bytes(b));
+  assert.equal(bytes(a), bytes(c));
+  for (const w of [a, b, c]) w.engine.destroy();
 });
