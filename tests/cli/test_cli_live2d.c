@@ -16,6 +16,9 @@
  *   against the same scene without physics: the pictures differ (only the hair parameters
  *   differ: physics writes nothing else drawn) in each instance's half, and differently at two
  *   frames; a WAV through lip sync shows more mouth-red pixels than the same scene silent
+ * - resume: a run saved mid-motion (random looping clips, jittered speeds, an idle group,
+ *   physics) and resumed ends with the uninterrupted run's checksum; the motion3 files are among
+ *   the scene's inputs (what the run fingerprint hashes)
  * - bad fields: each refused (exit 2) with its JSON path named */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
@@ -25,6 +28,7 @@
 #include <sys/wait.h>
 
 #include "cli_support.h"
+#include "files.h"
 #include "scene.h"
 #include "world.h"
 
@@ -448,12 +452,68 @@ static void render_hair_mouth(void **state) {
     json_decref(pg);
 }
 
+static const char *checksum_of(const cli_result *r, char *out, size_t size) {
+    const char *line = strrchr(r->out, '{');
+    assert_non_null(line);
+    json_t *j = json_loads(line, 0, NULL);
+    assert_non_null(j);
+    json_t *c = json_object_get(j, "checksum");
+    if (json_is_string(c)) snprintf(out, size, "%s", json_string_value(c));
+    else snprintf(out, size, "%.17g", json_number_value(c));
+    json_decref(j);
+    return out;
+}
+
+static void resume_mid_motion(void **state) {
+    (void)state;
+    json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
+    if (!g || !model3("Hiyori")) skip();
+    /* 8 s: the TapBody clips end and idle clips start, some of them after the save */
+    json_t *root = json_pack("{s:f, s:i, s:[{s:s, s:s, s:o, s:{s:s}, s:{}}], s:[{s:s, s:i, s:{s:s, s:s, s:b, s:f, s:f}}]}",
+                             "dt", 1.0 / 30, "frames", 240, "rigs", "name", "hiyori", "model3", g_model3, "parameters",
+                             parameters(g, NULL), "motions", "idle", "Idle", "physics", "groups", "rig", "hiyori",
+                             "count", 9, "motion", "group", "TapBody", "index", "random", "loop", 0, "stagger", 0.3,
+                             "speed_jitter", 0.3);
+    assert_non_null(root);
+    const char *scene_path = write_scene("resume.json", root);
+    char whole[64], resumed[64], snap[1100];
+    snprintf(snap, sizeof snap, "%s.snap", scene_path);
+    cli_result r = cli_run("run", scene_path, "--json");
+    cli_expect_ok(&r);
+    checksum_of(&r, whole, sizeof whole);
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--json", "--snapshot-at", "100", snap);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--json", "--resume", snap);
+    cli_expect_ok(&r);
+    checksum_of(&r, resumed, sizeof resumed);
+    cli_result_free(&r);
+    printf("resume mid-motion: whole run %s, resumed after frame 100 %s\n", whole, resumed);
+    assert_string_equal(whole, resumed);
+    /* the motion3 files are inputs of the scene */
+    char *text = json_dumps(root, 0);
+    scene sc;
+    size_t before = tool_input_count();
+    assert_int_equal(scene_parse("resume.json", text, strlen(text), &sc), 0);
+    bool m01 = false;
+    for (size_t k = 0; k < sc.inputs_count; k++) {
+        const tool_input *in = tool_input_at(sc.inputs_first + k);
+        m01 |= strstr(in->path, "Hiyori_m01.motion3.json") != NULL;
+    }
+    assert_true(sc.inputs_first >= before && m01);
+    scene_free(&sc);
+    free(text);
+    json_decref(root);
+    json_decref(g);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(motion), cmocka_unit_test(random_clips), cmocka_unit_test(expression),
         cmocka_unit_test(pose),   cmocka_unit_test(bad_fields), cmocka_unit_test(stream_audio),
-        cmocka_unit_test(render_hair_mouth),
+        cmocka_unit_test(render_hair_mouth), cmocka_unit_test(resume_mid_motion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
