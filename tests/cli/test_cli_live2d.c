@@ -3,7 +3,8 @@
  * - motion: a rig with Hiyori's model3 and "motions", a group playing Motions "Idle" 0: `crowd
  *   run --trace` gives every parameter within 1e-5 of its range of the framework's at every frame
  *   (motion_Hiyori_m01_60fps_noloop; the scene's dt is float32, the trace's 1/60 double), the
- *   same for each instance; "random" gives each instance a clip of the group (not all the same),
+ *   same for each instance, and with `--motion Idle:0` instead of the group's "motion";
+ *   bad --motion and --expression values refused; "random" gives each instance a clip of the group (not all the same),
  *   "stagger" puts instance 1 further into the clip
  * - expression: Haru's F04 from its model3 by name on the golden's base state (its parameters'
  *   defaults): the parameters as expression_Haru_F04_F05_F02_60fps before F05 starts
@@ -155,6 +156,24 @@ static void motion(void **state) {
     assert_true(worst_error(g, t0, frames) <= 1e-5); /* instance 0 is at offset 0 */
     assert_true(worst_error(g, t1, frames) > 1e-3);
     free(t0), free(t1);
+    /* the same clip from the command line: --motion GROUP:INDEX on a group without "motion" */
+    json_object_del(json_array_get(json_object_get(root, "groups"), 0), "motion");
+    scene_path = write_scene("motion_flag.json", root);
+    r = cli_run("run", scene_path, "--trace", trace, "--motion", "Idle:0");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    t0 = read_trace(trace, g, frames, 2);
+    assert_true(worst_error(g, t0, frames) <= 1e-5);
+    free(t0);
+    r = cli_run("run", scene_path, "--motion", "Idle:9");
+    cli_expect_fail(&r, 2, "--motion: Motions group \"Idle\" of ", "has 9 clips: no index 9");
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--motion", "Idle:-1");
+    cli_expect_fail(&r, 2, "--motion \"Idle:-1\": \"-1\" is not a clip index or random");
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--expression", "F01");
+    cli_expect_fail(&r, 2, "--expression: no group of ");
+    cli_result_free(&r);
     json_decref(root);
     json_decref(g);
 }
