@@ -20,6 +20,8 @@
  * - resume: a run saved mid-motion (random looping clips, jittered speeds, an idle group,
  *   physics) and resumed ends with the uninterrupted run's checksum; the motion3 files are among
  *   the scene's inputs (what the run fingerprint hashes)
+ * - ranges: the resume scene split into two worlds of consecutive instances (as crowd run --mpi
+ *   splits it) gives every instance the whole world's bytes each frame
  * - bad fields: each refused (exit 2) with its JSON path named */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
@@ -30,6 +32,7 @@
 
 #include "cli_support.h"
 #include "files.h"
+#include "ticker.h"
 #include "scene.h"
 #include "world.h"
 
@@ -521,6 +524,24 @@ static void resume_mid_motion(void **state) {
         m01 |= strstr(in->path, "Hiyori_m01.motion3.json") != NULL;
     }
     assert_true(sc.inputs_first >= before && m01);
+    /* the same scene in two ranges: each instance's draws (clip, speed) and stagger are its own */
+    world full, part[2];
+    assert_int_equal(world_create(&full, &sc, CROWD_SIMD_SCALAR, 1), 0);
+    assert_int_equal(world_create_range(&part[0], &sc, CROWD_SIMD_SCALAR, 1, 0, 4), 0);
+    assert_int_equal(world_create_range(&part[1], &sc, CROWD_SIMD_SCALAR, 1, 4, 5), 0);
+    for (uint32_t k = 1; k <= 90; k++) {
+        world *all[3] = {&full, &part[0], &part[1]};
+        for (int q = 0; q < 3; q++) {
+            double seconds = 0;
+            world_prepare_frame(all[q], k, sc.dt);
+            assert_int_equal(ticker_tick(all[q], sc.dt, &seconds), 0);
+        }
+        for (uint32_t i = 0; i < 9; i++)
+            assert_true(world_instance_digest(&full, i) == world_instance_digest(&part[i >= 4], i - (i >= 4 ? 4 : 0)));
+    }
+    world_destroy(&full);
+    world_destroy(&part[0]);
+    world_destroy(&part[1]);
     scene_free(&sc);
     free(text);
     json_decref(root);
