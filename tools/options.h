@@ -22,10 +22,12 @@ typedef struct scene_options {
     uint32_t threads;
     crowd_simd simd;
     bool quiet;
+    const char *motion;     /* --motion GROUP[:INDEX|:random]: every group of a rig with motions plays it */
+    const char *expression; /* --expression NAME: every group of a rig with expressions starts it */
 } scene_options;
 
 /* Parses one of the options shared by run and render (--frames --dt --seed --threads --simd
- * --quiet) at a->i. 1: taken; 0: not one of them; -1: a bad value (printed). */
+ * --quiet --motion --expression) at a->i. 1: taken; 0: not one of them; -1: a bad value (printed). */
 int scene_option(tool_args *a, scene_options *o);
 /* Loads the scene (or builds the default crowd) and applies the overrides. */
 int scene_options_load(const scene_options *o, scene *s);

@@ -43,6 +43,8 @@ static const char run_usage[] =
     "  --max-memory-bytes N  refuse a scene whose instances would take more (default: the\n"
     "                 machine's memory, or the container's or process's limit when smaller)\n"
     "  --json         the summary as one JSON object on the last line of standard output\n"
+    "  --motion GROUP[:INDEX|:random]  every group whose rig has \"motions\" plays that clip of the\n"
+    "                 model3's Motions group (random: a draw per instance); --expression NAME likewise\n"
     "  --mpi          under mpirun: shard the crowd over the job's ranks (crowd run --mpi --help)\n"
     "Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.\n";
 

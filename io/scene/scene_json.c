@@ -918,9 +918,10 @@ static const char *const *rig_ids(jctx *c, const scene_rig *rig, char **ids, uin
     const char **out = scene_alloc(c->s, count + 1, sizeof *out);
     uint32_t n = 0;
     if (!out) return NULL;
-    for (uint32_t k = 0; k < count && n < 64; k++)
-        if (scene_parameter_index(rig, ids[k]) >= 0 && !(out[n] = scene_strdup(c->s, ids[k]))) return NULL;
-        else if (scene_parameter_index(rig, ids[k]) >= 0) n++;
+    for (uint32_t k = 0; k < count && n < 64; k++) {
+        if (scene_parameter_index(rig, ids[k]) < 0) continue;
+        if (!(out[n++] = scene_strdup(c->s, ids[k]))) return NULL;
+    }
     *out_count = n;
     return out;
 }

@@ -3,7 +3,8 @@
  * - motion: a rig with Hiyori's model3 and "motions", a group playing Motions "Idle" 0: `crowd
  *   run --trace` gives every parameter within 1e-5 of its range of the framework's at every frame
  *   (motion_Hiyori_m01_60fps_noloop; the scene's dt is float32, the trace's 1/60 double), the
- *   same for each instance; "random" gives each instance a clip of the group (not all the same),
+ *   same for each instance, and with `--motion Idle:0` instead of the group's "motion";
+ *   bad --motion and --expression values refused; "random" gives each instance a clip of the group (not all the same),
  *   "stagger" puts instance 1 further into the clip
  * - expression: Haru's F04 from its model3 by name on the golden's base state (its parameters'
  *   defaults): the parameters as expression_Haru_F04_F05_F02_60fps before F05 starts
@@ -16,6 +17,11 @@
  *   against the same scene without physics: the pictures differ (only the hair parameters
  *   differ: physics writes nothing else drawn) in each instance's half, and differently at two
  *   frames; a WAV through lip sync shows more mouth-red pixels than the same scene silent
+ * - resume: a run saved mid-motion (random looping clips, jittered speeds, an idle group,
+ *   physics) and resumed ends with the uninterrupted run's checksum; the motion3 files are among
+ *   the scene's inputs (what the run fingerprint hashes)
+ * - ranges: the resume scene split into two worlds of consecutive instances (as crowd run --mpi
+ *   splits it) gives every instance the whole world's bytes each frame
  * - bad fields: each refused (exit 2) with its JSON path named */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
@@ -25,6 +31,8 @@
 #include <sys/wait.h>
 
 #include "cli_support.h"
+#include "files.h"
+#include "ticker.h"
 #include "scene.h"
 #include "world.h"
 
@@ -151,6 +159,24 @@ static void motion(void **state) {
     assert_true(worst_error(g, t0, frames) <= 1e-5); /* instance 0 is at offset 0 */
     assert_true(worst_error(g, t1, frames) > 1e-3);
     free(t0), free(t1);
+    /* the same clip from the command line: --motion GROUP:INDEX on a group without "motion" */
+    json_object_del(json_array_get(json_object_get(root, "groups"), 0), "motion");
+    scene_path = write_scene("motion_flag.json", root);
+    r = cli_run("run", scene_path, "--trace", trace, "--motion", "Idle:0");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    t0 = read_trace(trace, g, frames, 2);
+    assert_true(worst_error(g, t0, frames) <= 1e-5);
+    free(t0);
+    r = cli_run("run", scene_path, "--motion", "Idle:9");
+    cli_expect_fail(&r, 2, "--motion: Motions group \"Idle\" of ", "has 9 clips: no index 9");
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--motion", "Idle:-1");
+    cli_expect_fail(&r, 2, "--motion \"Idle:-1\": \"-1\" is not a clip index or random");
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--expression", "F01");
+    cli_expect_fail(&r, 2, "--expression: no group of ");
+    cli_result_free(&r);
     json_decref(root);
     json_decref(g);
 }
@@ -448,12 +474,86 @@ static void render_hair_mouth(void **state) {
     json_decref(pg);
 }
 
+static const char *checksum_of(const cli_result *r, char *out, size_t size) {
+    const char *line = strrchr(r->out, '{');
+    assert_non_null(line);
+    json_t *j = json_loads(line, 0, NULL);
+    assert_non_null(j);
+    json_t *c = json_object_get(j, "checksum");
+    if (json_is_string(c)) snprintf(out, size, "%s", json_string_value(c));
+    else snprintf(out, size, "%.17g", json_number_value(c));
+    json_decref(j);
+    return out;
+}
+
+static void resume_mid_motion(void **state) {
+    (void)state;
+    json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
+    if (!g || !model3("Hiyori")) skip();
+    /* 8 s: the TapBody clips end and idle clips start, some of them after the save */
+    json_t *root = json_pack("{s:f, s:i, s:[{s:s, s:s, s:o, s:{s:s}, s:{}}], s:[{s:s, s:i, s:{s:s, s:s, s:b, s:f, s:f}}]}",
+                             "dt", 1.0 / 30, "frames", 240, "rigs", "name", "hiyori", "model3", g_model3, "parameters",
+                             parameters(g, NULL), "motions", "idle", "Idle", "physics", "groups", "rig", "hiyori",
+                             "count", 9, "motion", "group", "TapBody", "index", "random", "loop", 0, "stagger", 0.3,
+                             "speed_jitter", 0.3);
+    assert_non_null(root);
+    const char *scene_path = write_scene("resume.json", root);
+    char whole[64], resumed[64], snap[1100];
+    snprintf(snap, sizeof snap, "%s.snap", scene_path);
+    cli_result r = cli_run("run", scene_path, "--json");
+    cli_expect_ok(&r);
+    checksum_of(&r, whole, sizeof whole);
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--json", "--snapshot-at", "100", snap);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    r = cli_run("run", scene_path, "--json", "--resume", snap);
+    cli_expect_ok(&r);
+    checksum_of(&r, resumed, sizeof resumed);
+    cli_result_free(&r);
+    printf("resume mid-motion: whole run %s, resumed after frame 100 %s\n", whole, resumed);
+    assert_string_equal(whole, resumed);
+    /* the motion3 files are inputs of the scene */
+    char *text = json_dumps(root, 0);
+    scene sc;
+    size_t before = tool_input_count();
+    assert_int_equal(scene_parse("resume.json", text, strlen(text), &sc), 0);
+    bool m01 = false;
+    for (size_t k = 0; k < sc.inputs_count; k++) {
+        const tool_input *in = tool_input_at(sc.inputs_first + k);
+        m01 |= strstr(in->path, "Hiyori_m01.motion3.json") != NULL;
+    }
+    assert_true(sc.inputs_first >= before && m01);
+    /* the same scene in two ranges: each instance's draws (clip, speed) and stagger are its own */
+    world full, part[2];
+    assert_int_equal(world_create(&full, &sc, CROWD_SIMD_SCALAR, 1), 0);
+    assert_int_equal(world_create_range(&part[0], &sc, CROWD_SIMD_SCALAR, 1, 0, 4), 0);
+    assert_int_equal(world_create_range(&part[1], &sc, CROWD_SIMD_SCALAR, 1, 4, 5), 0);
+    for (uint32_t k = 1; k <= 90; k++) {
+        world *all[3] = {&full, &part[0], &part[1]};
+        for (int q = 0; q < 3; q++) {
+            double seconds = 0;
+            world_prepare_frame(all[q], k, sc.dt);
+            assert_int_equal(ticker_tick(all[q], sc.dt, &seconds), 0);
+        }
+        for (uint32_t i = 0; i < 9; i++)
+            assert_true(world_instance_digest(&full, i) == world_instance_digest(&part[i >= 4], i - (i >= 4 ? 4 : 0)));
+    }
+    world_destroy(&full);
+    world_destroy(&part[0]);
+    world_destroy(&part[1]);
+    scene_free(&sc);
+    free(text);
+    json_decref(root);
+    json_decref(g);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(motion), cmocka_unit_test(random_clips), cmocka_unit_test(expression),
         cmocka_unit_test(pose),   cmocka_unit_test(bad_fields), cmocka_unit_test(stream_audio),
-        cmocka_unit_test(render_hair_mouth),
+        cmocka_unit_test(render_hair_mouth), cmocka_unit_test(resume_mid_motion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
