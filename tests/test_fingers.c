@@ -861,8 +861,11 @@ static int export_comparison(const char *path) {
     static const int fps[3] = {15, 30, 60};
     FILE *out = fopen(path, "w");
     if (!out) return 1;
+    const char *scale_text = getenv("CROWD_FINGERS_NOISE"), *smooth = getenv("CROWD_FINGERS_SMOOTHING");
+    const double noise = scale_text ? atof(scale_text) : 1.0; /* the noise's scale (1: test_truth's) */
     crowd_engine *e = e_new();
     crowd_fingers_desc fd = crowd_fingers_defaults(); /* mediapipe_world, as a tracker's results */
+    fd.smoothing = smooth && strcmp(smooth, "1") == 0;
     crowd_rig rig = fingers_rig(e, &fd, NULL, "export");
     rng r = {2027};
     const double lims[3][2] = {{-20, 90}, {0, 110}, {0, 80}}, tlims[3][2] = {{-10, 40}, {0, 60}, {-10, 80}};
@@ -882,9 +885,9 @@ static int export_comparison(const char *path) {
                     place(&p, wrist, hand, lm, truth, dirs);
                     noise_step(&ns[hand], &r, dt, f == 0);
                     for (int k = 0; k < 21; k++) {
-                        in[hand][3 * k] = (float)(lm[k].x + ns[hand].n[k][0]);
-                        in[hand][3 * k + 1] = (float)-(lm[k].y + ns[hand].n[k][1]);
-                        in[hand][3 * k + 2] = (float)(lm[k].z + ns[hand].n[k][2]);
+                        in[hand][3 * k] = (float)(lm[k].x + noise * ns[hand].n[k][0]);
+                        in[hand][3 * k + 1] = (float)-(lm[k].y + noise * ns[hand].n[k][1]);
+                        in[hand][3 * k + 2] = (float)(lm[k].z + noise * ns[hand].n[k][2]);
                     }
                     in[hand][63] = 0.95f;
                     OK(e, crowd_set(e, h, CROWD_FIELD_HAND_LANDMARKS, (uint32_t)hand, in[hand]));
