@@ -10,6 +10,8 @@
  *   and mirrors x;
  * - bad_hands: a non-finite coordinate, a wrong landmark count, a bad label are refused with the
  *   file, the line and the JSON path; --mirrored without hands is bad usage; nothing is written;
+ * - vmc_fingers: `--vmc` received by the npm package osc (vmc_fingers.mjs): the 30 finger bones
+ *   by Unity's names, and the composed rotations turn vmc.h's T-pose hand onto the landmarks;
  * - blender_hands: Debian's Blender imports the BVH with finger joints (bvh_blender.py --hands):
  *   every finger bone's direction equals its landmark segment within 0.05 degrees, as the body's.
  * argv: TARGET CROWD_EXE */
@@ -330,11 +332,46 @@ static void blender_hands(void **state) {
     free(out.text);
 }
 
+/* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
+static void vmc_fingers(void **state) {
+    (void)state;
+    static double lm[ROWS][2][21][3];
+    write_inputs("vm_clip.csv", "vm_hands.ndjson", NULL, lm);
+    cli_buf b = {0};
+    for (int r = 0; r < ROWS; r++) {
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < 21; k++) cli_buf_printf(&b, " %.9g %.9g %.9g", lm[r][s][k][0], lm[r][s][k][1], lm[r][s][k][2]);
+        cli_buf_printf(&b, "\n");
+    }
+    char txt[1400], clip[1400], hands[1400];
+    snprintf(txt, sizeof txt, "%s", cli_write("vm_hands.txt", b.text));
+    snprintf(clip, sizeof clip, "%s", cli_path("vm_clip.csv"));
+    snprintf(hands, sizeof hands, "%s", cli_path("vm_hands.ndjson"));
+    free(b.text);
+    char pkg[1400];
+    snprintf(pkg, sizeof pkg, "%s/node_modules/osc/package.json", CROWD_VMC_NPM_DIR);
+    if (!cli_exists(pkg) || system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node or the npm package osc (the npm_vmc fixture) is missing: the VMC finger check skipped\n");
+        skip();
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' '%s' '%s' %d 2>&1", cli_target, CROWD_VMC_FINGERS_SCRIPT,
+             CROWD_VMC_NPM_DIR, cli_exe, clip, hands, txt, ROWS);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("the osc receiver's finger check failed:\n%s", out);
+    print_message("%s", out);
+}
+
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hands_bones), cmocka_unit_test(holistic), cmocka_unit_test(mirrored),
-        cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands),
+        cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }
