@@ -10,6 +10,8 @@
  *   and mirrors x;
  * - bad_hands: a non-finite coordinate, a wrong landmark count, a bad label are refused with the
  *   file, the line and the JSON path; --mirrored without hands is bad usage; nothing is written;
+ * - stream_hands: `crowd stream --hands` on a Holistic recording, and on hand lines beside pose
+ *   lines, writes crowd pose's bytes;
  * - vmc_fingers: `--vmc` received by the npm package osc (vmc_fingers.mjs): the 30 finger bones
  *   by Unity's names, and the composed rotations turn vmc.h's T-pose hand onto the landmarks;
  * - blender_hands: Debian's Blender imports the BVH with finger joints (bvh_blender.py --hands):
@@ -332,6 +334,48 @@ static void blender_hands(void **state) {
     free(out.text);
 }
 
+/* crowd stream --hands on a Holistic recording (pose and hands on each line) writes the bytes
+ * crowd pose writes for the same file; and hand lines beside pose lines (the Hand Landmarker's
+ * shape) the same as the split files given to crowd pose. */
+static void stream_hands(void **state) {
+    (void)state;
+    write_inputs("st_clip.csv", "st_hands.ndjson", "st_holistic.ndjson", NULL);
+    char hol[1400], a[1400], b[1400], cmd[6000];
+    snprintf(hol, sizeof hol, "%s", cli_path("st_holistic.ndjson"));
+    snprintf(a, sizeof a, "%s", cli_path("st_pose.csv"));
+    snprintf(b, sizeof b, "%s", cli_path("st_stream.csv"));
+    cli_result r = cli_run("pose", hol, "--bones", a);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s '%s' stream --hands --bones '%s' < '%s'", cli_target, cli_exe, b, hol);
+    assert_int_equal(system(cmd), 0);
+    char *ta = cli_read(a, NULL), *tb = cli_read(b, NULL);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    assert_non_null(strstr(ta, ",right_little_distal,"));
+    assert_string_equal(ta, tb);
+    free(tb);
+    /* the Holistic lines split: a hand line (Hand Landmarker), then its pose line (Tasks) */
+    char *text = cli_read(hol, NULL), *hands = cli_read(cli_path("st_hands.ndjson"), NULL);
+    cli_buf split = {0};
+    for (char *p = text, *h = hands; *p; p = strchr(p, '\n') + 1, h = strchr(h, '\n') + 1) {
+        char *pose = strstr(p, "\"poseWorldLandmarks\""), *end = strstr(p, "]], \"leftHand");
+        cli_buf_printf(&split, "%.*s", (int)(strchr(h, '\n') + 1 - h), h);
+        cli_buf_printf(&split, "{\"timestamp_ms\": %.17g, \"worldLandmarks\"%.*s]]}\n", strtod(p + 15, NULL),
+                       (int)(end - pose - 20), pose + 20);
+    }
+    const char *split_path = cli_write("st_split.ndjson", split.text);
+    free(split.text);
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s '%s' stream --hands --bones '%s' < '%s'", cli_target, cli_exe, b, split_path);
+    assert_int_equal(system(cmd), 0);
+    tb = cli_read(b, NULL);
+    assert_string_equal(ta, tb);
+    free(ta);
+    free(tb);
+    free(text);
+    free(hands);
+}
+
 /* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
 static void vmc_fingers(void **state) {
     (void)state;
@@ -372,6 +416,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hands_bones), cmocka_unit_test(holistic), cmocka_unit_test(mirrored),
         cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
+        cmocka_unit_test(stream_hands),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }
