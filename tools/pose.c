@@ -45,7 +45,8 @@ static const char pose_usage[] =
     "               finger bones (a Holistic recording given as CLIP brings its own hands); a pose row\n"
     "               takes the last hand frame at or before its t_s\n"
     "  --mirrored   the hands come from a mirrored (selfie) image (which hand is which: README.md)\n"
-    "  --hand-threshold V  a hand is trusted when its presence score is >= V (default 0.5; 0: always)\n"
+    "  --hand-threshold V  a hand is trusted when its presence score is >= V (default 0.5; 0: always);\n"
+    "               --smoothing and its settings filter the hands' landmarks too\n"
     "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
     "  --outputs    the rotations the rig stores (default both): world only suits the world trace and\n"
     "               --vmc, local only --local and --bvh; asking for the other kind is refused\n"
@@ -321,6 +322,9 @@ int cmd_pose(int argc, char **argv) {
         /* the Hand Landmarker's world landmarks are MediaPipe's frame, whatever the pose clip's */
         fingers.frame = CROWD_FRAME_MEDIAPIPE_WORLD;
         fingers.axis_fix = limbs.axis_fix;
+        /* --smoothing and its settings filter the hands' landmarks too */
+        fingers.smoothing = limbs.smoothing;
+        fingers.min_cutoff = limbs.min_cutoff, fingers.beta = limbs.beta, fingers.d_cutoff = limbs.d_cutoff;
     }
     pose_clip clip;
     if ((st = clip_load(clip_path, &clip)) != TOOL_OK) {

@@ -513,6 +513,8 @@ int cmd_stream(int argc, char **argv) {
         return tool_error(TOOL_BAD_INPUT, "stream: --mirrored and --hand-threshold need --hands");
     o.fingers.frame = CROWD_FRAME_MEDIAPIPE_WORLD; /* the Hand Landmarker's frame, whatever the pose's */
     o.fingers.axis_fix = o.limbs.axis_fix;
+    o.fingers.smoothing = o.limbs.smoothing; /* --smoothing filters the hands' landmarks too */
+    o.fingers.min_cutoff = o.limbs.min_cutoff, o.fingers.beta = o.limbs.beta, o.fingers.d_cutoff = o.limbs.d_cutoff;
     crowd_rig_desc rd = {.name = "stream", .limbs = &o.limbs, .fingers = o.hands ? &o.fingers : NULL};
     crowd_rig rig;
     if ((res = crowd_rig_create(s.engine, &rd, &rig)) != CROWD_OK) {

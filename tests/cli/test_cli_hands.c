@@ -4,6 +4,7 @@
  *   finger bone's direction (y_along_bone: local +y) is its landmark segment, taken from
  *   MediaPipe's frame into the engine's (y negated), within 1e-4 rad on every frame (presence
  *   threshold 0: the plain solve); the hand rows are the palms' (wrist to the middle of 5, 17);
+ *   the local trace (easing, the limbs' smoothing) the same bytes as the scalar target's;
  * - holistic: the same body and hands as one Holistic recording (JavaScript names) give the same
  *   bytes as the two files;
  * - mirrored: --mirrored swaps the hands (MediaPipe's "Left" label of a selfie is the right hand)
@@ -177,6 +178,24 @@ static void hands_bones(void **state) {
     assert_int_equal(rows, ROWS * 45);
     assert_int_equal(checked, ROWS * 32);
     print_message("%d hand bones, worst direction %.3g rad\n", checked, worst);
+    /* the same bytes as the scalar target's, with smoothing and easing on (the defaults but
+     * One Euro) */
+    char cmd[6000], here[1400], scalar[1400];
+    snprintf(here, sizeof here, "%s", cli_path("hb_here.csv"));
+    snprintf(scalar, sizeof scalar, "%s", cli_path("hb_scalar.csv"));
+    r = cli_run("pose", cli_path("hb_clip.csv"), "--frame", "engine", "--hands", cli_path("hb_hands.ndjson"), "--smoothing",
+                "one_euro", "--local", "--bones", here);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=scalar '%s' pose '%s' --frame engine --hands '%s' --smoothing one_euro --local --bones '%s'",
+             cli_exe, cli_path("hb_clip.csv"), cli_path("hb_hands.ndjson"), scalar);
+    assert_int_equal(system(cmd), 0);
+    char *a = cli_read(here, NULL), *b = cli_read(scalar, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
 }
 
 static void holistic(void **state) {
