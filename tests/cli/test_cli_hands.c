@@ -6,7 +6,7 @@
  *   threshold 0: the plain solve); the hand rows are the palms' (wrist to the middle of 5, 17);
  *   the local trace (easing, the limbs' smoothing) the same bytes as the scalar target's;
  * - holistic: the same body and hands as one Holistic recording (JavaScript names) give the same
- *   bytes as the two files;
+ *   finger rows as the two files, and the Python API's names the same bytes as JavaScript's;
  * - mirrored: --mirrored swaps the hands (MediaPipe's "Left" label of a selfie is the right hand)
  *   and mirrors x;
  * - bad_hands: a non-finite coordinate, a wrong landmark count, a bad label are refused with the
@@ -198,6 +198,17 @@ static void hands_bones(void **state) {
     free(b);
 }
 
+/* base with every occurrence of from (which to does not contain) replaced. malloc'd. */
+static char *replace_all(const char *base, const char *from, const char *to) {
+    char *s = cli_replace(base, from, to);
+    while (strstr(s, from)) {
+        char *next = cli_replace(s, from, to);
+        free(s);
+        s = next;
+    }
+    return s;
+}
+
 static void holistic(void **state) {
     (void)state;
     write_inputs("ho_clip.csv", "ho_hands.ndjson", "ho_holistic.ndjson", NULL);
@@ -227,6 +238,28 @@ static void holistic(void **state) {
     }
     assert_int_equal(lines, ROWS * 6);
     free(ta);
+    /* the Python API's names: timestamp_ms, and pose_world_landmarks holding the one pose's
+     * landmarks directly: the same bytes */
+    char *js = cli_read(cli_path("ho_holistic.ndjson"), NULL);
+    char *p1 = replace_all(js, "\"timestampMs\"", "\"timestamp_ms\"");
+    char *p2 = replace_all(p1, "\"poseWorldLandmarks\": [[", "\"pose_world_landmarks\": [");
+    char *p3 = replace_all(p2, "]], \"leftHandWorldLandmarks\"", "], \"left_hand_world_landmarks\"");
+    char *p4 = replace_all(p3, "\"rightHandWorldLandmarks\"", "\"right_hand_world_landmarks\"");
+    assert_null(strstr(p4, "WorldLandmarks"));
+    char py[1400];
+    snprintf(py, sizeof py, "%s", cli_write("ho_python.ndjson", p4));
+    r = cli_run("pose", py, "--bones", cli_path("ho_python.csv"));
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char *tp = cli_read(cli_path("ho_python.csv"), NULL);
+    assert_non_null(tp);
+    assert_string_equal(tp, tb);
+    free(tp);
+    free(js);
+    free(p1);
+    free(p2);
+    free(p3);
+    free(p4);
     free(tb);
 }
 
