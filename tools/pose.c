@@ -258,9 +258,11 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
             bvh_frame_hands(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q, (const float(*)[4])fingers);
         }
         if (vrma) {
-            if ((st = get_bones(engine, inst, false, q, NULL)) != TOOL_OK) return st;
-            st = vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame),
-                            frame, NULL);
+            if ((st = get_bones(engine, inst, false, q, fingers)) != TOOL_OK) return st;
+            st = fingers ? vrma_frame_fingers(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
+                                              (const float(*)[4])fingers, clip_landmarks(clip, k, frame), frame)
+                         : vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
+                                      clip_landmarks(clip, k, frame), frame, NULL);
             if (st != TOOL_OK) return st;
         }
         if (vmc) {
@@ -370,6 +372,7 @@ int cmd_pose(int argc, char **argv) {
     if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
     vrma_writer vrma = {0};
     if (st == TOOL_OK && vrma_path) st = vrma_open(&vrma, vrma_path, &limbs, clip.row_count);
+    if (st == TOOL_OK && vrma_path && hands_path) st = vrma_set_fingers(&vrma, &fingers);
     if (st == TOOL_OK)
         st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL,
                    vrma_path ? &vrma : NULL, hands_path ? &hands : NULL);

@@ -140,6 +140,8 @@ static const char *const finger_names[CROWD_FINGER_BONE_COUNT] = {
     "RightMiddleIntermediate", "RightMiddleDistal", "RightRingProximal",      "RightRingIntermediate",
     "RightRingDistal",    "RightLittleProximal",    "RightLittleIntermediate", "RightLittleDistal"};
 
+void vmc_finger_offset(const vmc_sender *s, int i, float out[3]) { memcpy(out, s->finger_offset[i], 3 * sizeof *out); }
+
 const char *vmc_finger_name(int i) { return i >= 0 && i < CROWD_FINGER_BONE_COUNT ? finger_names[i] : "?"; }
 
 /* The T-pose hand of vmc.h: engine frame, metres from the wrist, left hand (right: x mirrored). */

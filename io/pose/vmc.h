@@ -149,6 +149,8 @@ typedef struct vmc_frame {
 /* Solves the T-pose hand (above) with the rig's finger settings, so frames with fingers send the
  * finger bones. TOOL_OK, TOOL_BAD_INPUT or TOOL_FAILED (printed). */
 int vmc_set_fingers(vmc_sender *s, const crowd_fingers_desc *fingers);
+/* Finger bone i's T-pose offset from its parent's joint (Unity's frame, m; the hands': 0). */
+void vmc_finger_offset(const vmc_sender *s, int i, float out[3]);
 /* Unity's HumanBodyBones name of finger bone i (hand * 16 + crowd_hand_bone; the hand: LeftHand). */
 const char *vmc_finger_name(int i);
 /* The local rotations (Unity's frame) vmc_send_frame sends for the fingers: out[i] for the 32 hand

@@ -15,6 +15,8 @@
  *   lines, writes crowd pose's bytes;
  * - vmc_fingers: `--vmc` received by the npm package osc (vmc_fingers.mjs): the 30 finger bones
  *   by Unity's names, and the composed rotations turn vmc.h's T-pose hand onto the landmarks;
+ * - vrma_fingers: `--vrma` played by @pixiv/three-vrm-animation on a VRM humanoid with finger
+ *   bones (vrma_fingers.mjs): every finger bone along its landmark segment within 0.05 degrees;
  * - blender_hands: Debian's Blender imports the BVH with finger joints (bvh_blender.py --hands):
  *   every finger bone's direction equals its landmark segment within 0.05 degrees, as the body's.
  * argv: TARGET CROWD_EXE */
@@ -428,6 +430,44 @@ static void stream_hands(void **state) {
     free(hands);
 }
 
+/* crowd pose --hands --vrma played by @pixiv/three-vrm-animation (vrma_fingers.mjs). */
+static void vrma_fingers(void **state) {
+    (void)state;
+    static double lm[ROWS][2][21][3];
+    write_inputs("vr_clip.csv", "vr_hands.ndjson", NULL, lm);
+    cli_buf b = {0};
+    for (int r = 0; r < ROWS; r++) {
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < 21; k++) cli_buf_printf(&b, " %.9g %.9g %.9g", lm[r][s][k][0], lm[r][s][k][1], lm[r][s][k][2]);
+        cli_buf_printf(&b, "\n");
+    }
+    char txt[1400], vrma[1400];
+    snprintf(txt, sizeof txt, "%s", cli_write("vr_hands.txt", b.text));
+    snprintf(vrma, sizeof vrma, "%s", cli_path("vr.vrma"));
+    free(b.text);
+    cli_result r = cli_run("pose", cli_path("vr_clip.csv"), "--frame", "engine", "--hands", cli_path("vr_hands.ndjson"),
+                           "--hand-threshold", "0", "--vrma", vrma);
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char pkg[1400];
+    snprintf(pkg, sizeof pkg, "%s/node_modules/@pixiv/three-vrm-animation/package.json", CROWD_VMC_NPM_DIR);
+    if (!cli_exists(pkg) || system("node --version >/dev/null 2>&1") != 0) {
+        print_message("node or @pixiv/three-vrm-animation (the npm_vmc fixture) is missing: the .vrma finger check skipped\n");
+        skip();
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' %d %.17g 2>&1", CROWD_VRMA_FINGERS_SCRIPT, CROWD_VMC_NPM_DIR, vrma, txt,
+             ROWS, FPS);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's finger check failed:\n%s", out);
+    print_message("%s", out);
+}
+
 /* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
 static void vmc_fingers(void **state) {
     (void)state;
@@ -468,7 +508,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hands_bones), cmocka_unit_test(holistic), cmocka_unit_test(mirrored),
         cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
-        cmocka_unit_test(stream_hands),
+        cmocka_unit_test(stream_hands), cmocka_unit_test(vrma_fingers),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }
