@@ -850,7 +850,78 @@ static void test_validity(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* For the side-by-side with kalidokit (tests/cli/kalidokit_fingers.mjs): with
+ * CROWD_FINGERS_EXPORT=FILE this program writes, instead of testing, the truth sequences at 15,
+ * 30 and 60 fps under test_truth's noise (both hands, always present) as lines
+ *   SEQ FPS HAND T, 63 landmarks (mediapipe_world: y down, as MediaPipe gives them),
+ *   14 true flexion angles (deg: index, middle, ring, little MCP PIP DIP; thumb MCP, IP: the
+ *   skeleton's own joint angles after its limits), 14 of crowd's (curls()' per-joint angles)
+ * and the node script compares both solvers' angles with the truth. */
+static int export_comparison(const char *path) {
+    static const int fps[3] = {15, 30, 60};
+    FILE *out = fopen(path, "w");
+    if (!out) return 1;
+    const char *scale_text = getenv("CROWD_FINGERS_NOISE"), *smooth = getenv("CROWD_FINGERS_SMOOTHING");
+    const double noise = scale_text ? atof(scale_text) : 1.0; /* the noise's scale (1: test_truth's) */
+    crowd_engine *e = e_new();
+    crowd_fingers_desc fd = crowd_fingers_defaults(); /* mediapipe_world, as a tracker's results */
+    fd.smoothing = smooth && strcmp(smooth, "1") == 0;
+    crowd_rig rig = fingers_rig(e, &fd, NULL, "export");
+    rng r = {2027};
+    const double lims[3][2] = {{-20, 90}, {0, 110}, {0, 80}}, tlims[3][2] = {{-10, 40}, {0, 60}, {-10, 80}};
+    for (int fi = 0; fi < 3; fi++)
+        for (int sq = 0; sq < SEQS; sq++) {
+            crowd_instance h = add1(e, rig);
+            noise_state ns[2];
+            const double dt = 1.0 / fps[fi];
+            for (int f = 0; f < 4 * fps[fi]; f++) {
+                const double t = f * dt;
+                hand_pose p;
+                qd wrist, truth[NHB];
+                v3 lm[21], dirs[NHB];
+                sequence(sq, t, &p, &wrist);
+                float in[2][HF];
+                for (int hand = 0; hand < 2; hand++) {
+                    place(&p, wrist, hand, lm, truth, dirs);
+                    noise_step(&ns[hand], &r, dt, f == 0);
+                    for (int k = 0; k < 21; k++) {
+                        in[hand][3 * k] = (float)(lm[k].x + noise * ns[hand].n[k][0]);
+                        in[hand][3 * k + 1] = (float)-(lm[k].y + noise * ns[hand].n[k][1]);
+                        in[hand][3 * k + 2] = (float)(lm[k].z + noise * ns[hand].n[k][2]);
+                    }
+                    in[hand][63] = 0.95f;
+                    OK(e, crowd_set(e, h, CROWD_FIELD_HAND_LANDMARKS, (uint32_t)hand, in[hand]));
+                }
+                OK(e, crowd_tick(e, (float)dt));
+                hands_out o;
+                read_hands(e, h, &o);
+                for (int hand = 0; hand < 2; hand++) {
+                    fprintf(out, "%s %d %s %.6f", seq_names[sq], fps[fi], hand ? "Right" : "Left", t);
+                    for (int k = 0; k < 63; k++) fprintf(out, " %.9g", (double)in[hand][k]);
+                    for (int fg = 0; fg < 4; fg++)
+                        for (int j = 0; j < 3; j++) fprintf(out, " %.6f", clampd(p.flex[fg][j], lims[j][0], lims[j][1]));
+                    for (int j = 1; j < 3; j++) fprintf(out, " %.6f", clampd(p.t_flex[j], tlims[j][0], tlims[j][1]));
+                    /* crowd's per-joint angles, as curls() sums them */
+                    const qd *w = &o.world[hand * NHB];
+                    double got[14];
+                    for (int fg = 0; fg < 5; fg++)
+                        for (int j = fg == 0 ? 1 : 0; j < 3; j++) {
+                            const int child = 1 + 3 * fg + j, parent = j == 0 ? 0 : child - 1;
+                            v3 pd = bone_dir(w[parent], parent), cd = bone_dir(w[child], child), axis = bone_side(w[child]);
+                            if (fg > 0 && hand == CROWD_HAND_LEFT) axis = v_scale(axis, -1);
+                            got[fg == 0 ? 11 + j : 3 * (fg - 1) + j] = atan2(v_dot(v_cross(pd, cd), axis), v_dot(pd, cd)) / DEG;
+                        }
+                    for (int k = 0; k < 14; k++) fprintf(out, " %.6f", got[k]);
+                    fputc('\n', out);
+                }
+            }
+        }
+    crowd_engine_destroy(e);
+    return fclose(out) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (getenv("CROWD_FINGERS_EXPORT")) return export_comparison(getenv("CROWD_FINGERS_EXPORT"));
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gestures), cmocka_unit_test(test_plain), cmocka_unit_test(test_truth),

@@ -1,9 +1,13 @@
 /* crowd pose CLIP: one instance (root identity) through a pose clip, one tick per row with dt
  * the difference of t_s (computed in double, rounded to float32 once; 0 on the first row), and
  * its 15 bone rotations (world, or local with --local) as a bones trace; frame k is the clip's
- * k-th row, counted from 1; the instance column is 0. */
+ * k-th row, counted from 1; the instance column is 0. With hands (--hands FILE, or a Holistic
+ * recording as the clip) the rig also solves fingers (crowd.h section 9a): row k takes the last
+ * hand frame whose time is at or before its t_s, the hand rows carry the fingers' refined hands
+ * and the 30 finger bones follow the body's. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 #include "bvh.h"
@@ -11,6 +15,8 @@
 #include "commands.h"
 #include "diag.h"
 #include "files.h"
+#include "hand_track.h"
+#include "landmark_json.h"
 #include "trace.h"
 #include "vmc.h"
 #include "vrma.h"
@@ -23,6 +29,7 @@ static const char pose_usage[] =
     "                  [--outputs both|world|local]\n"
     "                  [--local] [--bones FILE] [--max-file-bytes N] [--bvh FILE] [--vmc HOST:PORT] [--realtime]\n"
     "                  [--vmc-send bones,fingers,face,eyes] [--vmc-blend vrm0|arkit] [--vrma FILE]\n"
+    "                  [--hands FILE] [--mirrored] [--hand-threshold V]\n"
     "Solves one instance (root identity) through the pose clip CLIP (CSV, or landmark JSON from MediaPipe\n"
     "Tasks or TF.js; formats in README.md), one tick per row with dt the difference of t_s (0 on the\n"
     "first row), and writes its bone rotations\n"
@@ -34,6 +41,12 @@ static const char pose_usage[] =
     "               (port 39539; README.md); then too the trace is written only when --bones names a file\n"
     "  --vmc-send LIST  the VMC groups sent (default all; README.md); --vmc-blend: blend shape names\n"
     "  --vrma FILE  also the motion as VRM Animation (glTF binary with VRMC_vrm_animation; README.md)\n"
+    "  --hands FILE MediaPipe Hand Landmarker or Holistic results (NDJSON; README.md): also solve the 30\n"
+    "               finger bones (a Holistic recording given as CLIP brings its own hands); a pose row\n"
+    "               takes the last hand frame at or before its t_s\n"
+    "  --mirrored   the hands come from a mirrored (selfie) image (which hand is which: README.md)\n"
+    "  --hand-threshold V  a hand is trusted when its presence score is >= V (default 0.5; 0: always);\n"
+    "               --smoothing and its settings filter the hands' landmarks too\n"
     "  --realtime   pace the frames at their t_s (from the first row) instead of as fast as possible\n"
     "  --outputs    the rotations the rig stores (default both): world only suits the world trace and\n"
     "               --vmc, local only --local and --bvh; asking for the other kind is refused\n"
@@ -108,7 +121,8 @@ int pose_limb_option(tool_args *a, crowd_limbs_desc *limbs) {
 
 static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs_desc *limbs, bool *local,
                       const char **bones_path, const char **bvh_path, const char **vmc, bool *realtime,
-                      vmc_settings *vmc_choice, const char **vrma_path) {
+                      vmc_settings *vmc_choice, const char **vrma_path, const char **hands_path,
+                      crowd_fingers_desc *fingers) {
     tool_args a = {argc, argv, 1, "pose"};
     for (; a.i < argc; a.i++) {
         const char *v;
@@ -131,6 +145,15 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
         } else if ((m = args_value(&a, "--vmc", &v)) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *vmc = v;
+        } else if ((m = args_value(&a, "--hands", &v)) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            *hands_path = v;
+        } else if ((m = args_flag(&a, "--mirrored")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            fingers->mirrored = true;
+        } else if ((m = args_value(&a, "--hand-threshold", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--hand-threshold", v, 0.0f, 1.0f, &fingers->presence_threshold) != TOOL_OK)
+                return TOOL_BAD_INPUT;
         } else if ((m = args_flag(&a, "--realtime")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             *realtime = true;
@@ -154,11 +177,53 @@ static int parse_args(int argc, char **argv, const char **clip_path, crowd_limbs
     return TOOL_OK;
 }
 
+/* The rotations of one kind (world or local) of the body bones, with the hands' replaced by the
+ * fingers' refined hands, and of the 32 hand bones (fingers NULL: no hands). */
+static int get_bones(crowd_engine *engine, crowd_instance inst, bool local, float q[CROWD_BONE_COUNT][4],
+                     float (*fingers)[4]) {
+    crowd_result res;
+    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
+        if ((res = crowd_get(engine, inst, local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
+            return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+    if (!fingers) return TOOL_OK;
+    for (uint32_t b = 0; b < CROWD_FINGER_BONE_COUNT; b++)
+        if ((res = crowd_get(engine, inst, local ? CROWD_FIELD_FINGER_LOCAL : CROWD_FIELD_FINGER_WORLD, b, fingers[b])) !=
+            CROWD_OK)
+            return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (fingers)");
+    memcpy(q[CROWD_BONE_LEFT_HAND], fingers[CROWD_HAND_LEFT * CROWD_HAND_BONE_COUNT], sizeof q[0]);
+    memcpy(q[CROWD_BONE_RIGHT_HAND], fingers[CROWD_HAND_RIGHT * CROWD_HAND_BONE_COUNT], sizeof q[0]);
+    return TOOL_OK;
+}
+
+/* Feeds the hand frame in effect at time t (the last at or before it; none yet: no hand). */
+static int feed_hands(crowd_engine *engine, crowd_instance inst, const hand_track *hands, double t, uint32_t *next) {
+    while (*next < hands->count && hands->frames[*next].t_s <= t) ++*next;
+    static const float none[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+    const float(*h)[CROWD_HAND_FLOATS] = *next ? (const float(*)[CROWD_HAND_FLOATS])hands->frames[*next - 1].hands : none;
+    for (uint32_t k = 0; k < CROWD_HAND_COUNT; k++) {
+        crowd_result res = crowd_set(engine, inst, CROWD_FIELD_HAND_LANDMARKS, k, h[k]);
+        if (res != CROWD_OK) {
+            char what[1300];
+            snprintf(what, sizeof what, "%s:%u: crowd_set (hand landmarks)", hands->path, hands->frames[*next - 1].line);
+            return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
+        }
+    }
+    return TOOL_OK;
+}
+
+static void hand_bone_label(uint32_t b, char *buf, size_t size) {
+    snprintf(buf, size, "%s_%s", crowd_hand_name((crowd_hand)(b / CROWD_HAND_BONE_COUNT)),
+             crowd_hand_bone_name((crowd_hand_bone)(b % CROWD_HAND_BONE_COUNT)));
+}
+
 /* Ticks through the clip and writes the trace. */
 static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *clip, crowd_pose_frame frame, bool local,
-                 trace_file *out, bvh_file *bvh, vmc_sender *vmc, vmc_pacer *pacer, vrma_writer *vrma) {
-    crowd_field field = local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD;
+                 trace_file *out, bvh_file *bvh, vmc_sender *vmc, vmc_pacer *pacer, vrma_writer *vrma,
+                 const hand_track *hands) {
     crowd_result res;
+    uint32_t next_hand = 0;
+    float fq[CROWD_FINGER_BONE_COUNT][4];
+    float(*fingers)[4] = hands ? fq : NULL;
     for (uint32_t k = 0; k < clip->row_count; k++) {
         if (tool_interrupted) return tool_error(TOOL_FAILED, "interrupted");
         double step = k ? clip->t_s[k] - clip->t_s[k - 1] : 0.0;
@@ -174,50 +239,65 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
             snprintf(what, sizeof what, "%s: crowd_set (pose)", clip_row_where(clip, k, where, sizeof where));
             return tool_engine_error(TOOL_BAD_INPUT, engine, res, what);
         }
+        int st;
+        if (hands && (st = feed_hands(engine, inst, hands, clip->t_s[k], &next_hand)) != TOOL_OK) return st;
         if ((res = crowd_tick(engine, dt)) != CROWD_OK) return tool_engine_error(TOOL_FAILED, engine, res, "crowd_tick");
-        for (uint32_t b = 0; out->f && b < CROWD_BONE_COUNT; b++) {
-            float q[4];
-            if ((res = crowd_get(engine, inst, field, b, q)) != CROWD_OK)
-                return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            trace_bone(out, k + 1, 0, crowd_bone_name((crowd_bone)b), q);
+        float q[CROWD_BONE_COUNT][4];
+        if (out->f) {
+            if ((st = get_bones(engine, inst, local, q, fingers)) != TOOL_OK) return st;
+            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) trace_bone(out, k + 1, 0, crowd_bone_name((crowd_bone)b), q[b]);
+            for (uint32_t b = 0; fingers && b < CROWD_FINGER_BONE_COUNT; b++) {
+                if (b % CROWD_HAND_BONE_COUNT == CROWD_HAND_BONE_HAND) continue; /* the hand rows above */
+                char name[64];
+                hand_bone_label(b, name, sizeof name);
+                trace_bone(out, k + 1, 0, name, fingers[b]);
+            }
         }
         if (bvh) {
-            float q[CROWD_BONE_COUNT][4];
-            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
-                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_LOCAL, b, q[b])) != CROWD_OK)
-                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            bvh_frame(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q);
+            if ((st = get_bones(engine, inst, true, q, fingers)) != TOOL_OK) return st;
+            bvh_frame_hands(bvh, clip_landmarks(clip, k, frame), (const float(*)[4])q, (const float(*)[4])fingers);
         }
         if (vrma) {
-            float q[CROWD_BONE_COUNT][4];
-            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
-                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
-                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
-            int st = vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q, clip_landmarks(clip, k, frame),
-                                frame, NULL);
+            if ((st = get_bones(engine, inst, false, q, fingers)) != TOOL_OK) return st;
+            st = fingers ? vrma_frame_fingers(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
+                                              (const float(*)[4])fingers, clip_landmarks(clip, k, frame), frame)
+                         : vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
+                                      clip_landmarks(clip, k, frame), frame, NULL);
             if (st != TOOL_OK) return st;
         }
         if (vmc) {
-            float q[CROWD_BONE_COUNT][4];
-            for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
-                if ((res = crowd_get(engine, inst, CROWD_FIELD_BONE_WORLD, b, q[b])) != CROWD_OK)
-                    return tool_engine_error(TOOL_FAILED, engine, res, "crowd_get (bones)");
+            if ((st = get_bones(engine, inst, false, q, fingers)) != TOOL_OK) return st;
             vmc_frame vf = {.world = (const float(*)[4])q, .landmarks = clip_landmarks(clip, k, frame), .frame = frame,
-                            .t_s = clip->t_s[k] - clip->t_s[0]};
-            int st = vmc_send_frame(vmc, &vf);
-            if (st != TOOL_OK) return st;
+                            .t_s = clip->t_s[k] - clip->t_s[0], .fingers = (const float(*)[4])fingers};
+            if ((st = vmc_send_frame(vmc, &vf)) != TOOL_OK) return st;
         }
     }
     return TOOL_OK;
 }
 
+/* Is the clip a Holistic Landmarker recording (landmark JSON whose first line names hands)? */
+static bool holistic(const char *path) {
+    struct stat info;
+    if (stat(path, &info) != 0 || !S_ISREG(info.st_mode)) return false; /* clip_load tells why (never read a pipe twice) */
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char head[65536];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    const char *nl = memchr(head, '\n', n);
+    if (nl) n = (size_t)(nl - head);
+    return landmark_json_sniff(head, n) && hand_track_sniff(head, n);
+}
+
 int cmd_pose(int argc, char **argv) {
-    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL, *vrma_path = NULL;
+    const char *clip_path = NULL, *bones_path = NULL, *bvh_path = NULL, *vmc_target = NULL, *vrma_path = NULL,
+               *hands_path = NULL;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
+    crowd_fingers_desc fingers = crowd_fingers_defaults();
     bool local = false, realtime = false;
     vmc_settings vmc_choice = vmc_settings_defaults();
     int st = parse_args(argc, argv, &clip_path, &limbs, &local, &bones_path, &bvh_path, &vmc_target, &realtime,
-                        &vmc_choice, &vrma_path);
+                        &vmc_choice, &vrma_path, &hands_path, &fingers);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if ((st = vmc_settings_check(&vmc_choice, "pose", vmc_target)) != TOOL_OK) return st;
     if (!bones_path && !bvh_path && !vmc_target && !vrma_path) bones_path = "-";
@@ -230,20 +310,39 @@ int cmd_pose(int argc, char **argv) {
     if (bones_path && bvh_path && strcmp(bones_path, bvh_path) == 0)
         return tool_error(TOOL_BAD_INPUT, "pose: --bones and --bvh name the same file %s", bvh_path);
 
-    const tool_named_file files[4] = {{"--bones", bones_path, true}, {"--bvh", bvh_path, true}, {"the pose clip", clip_path, false},
-                                      {"--vrma", vrma_path, true}};
-    if ((st = tool_check_aliases("pose", files, 4)) != TOOL_OK) return st;
+    if (!hands_path && holistic(clip_path)) hands_path = clip_path;
+    if (!hands_path && (fingers.mirrored || fingers.presence_threshold != crowd_fingers_defaults().presence_threshold))
+        return tool_error(TOOL_BAD_INPUT, "pose: --mirrored and --hand-threshold need hands (--hands FILE or a Holistic clip)");
+
+    const tool_named_file files[5] = {{"--bones", bones_path, true}, {"--bvh", bvh_path, true}, {"the pose clip", clip_path, false},
+                                      {"--vrma", vrma_path, true}, {"--hands", hands_path, false}};
+    if ((st = tool_check_aliases("pose", files, 5)) != TOOL_OK) return st;
+    hand_track hands = {0};
+    if (hands_path) {
+        hand_track_options hopt = {.mirrored = fingers.mirrored, .aspect = 1.0f};
+        if ((st = hand_track_load(hands_path, &hopt, &hands)) != TOOL_OK) return st;
+        /* the Hand Landmarker's world landmarks are MediaPipe's frame, whatever the pose clip's */
+        fingers.frame = CROWD_FRAME_MEDIAPIPE_WORLD;
+        fingers.axis_fix = limbs.axis_fix;
+        /* --smoothing and its settings filter the hands' landmarks too */
+        fingers.smoothing = limbs.smoothing;
+        fingers.min_cutoff = limbs.min_cutoff, fingers.beta = limbs.beta, fingers.d_cutoff = limbs.d_cutoff;
+    }
     pose_clip clip;
-    if ((st = clip_load(clip_path, &clip)) != TOOL_OK) return st;
+    if ((st = clip_load(clip_path, &clip)) != TOOL_OK) {
+        hand_track_free(&hands);
+        return st;
+    }
     clip_frame_warning(&clip, limbs.frame, "--frame");
     crowd_engine *engine = NULL;
     crowd_engine_desc desc = {0};
     crowd_result res = crowd_engine_create(&desc, &engine);
     if (res != CROWD_OK) {
         clip_free(&clip);
+        hand_track_free(&hands);
         return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
     }
-    crowd_rig_desc rd = {.name = "pose", .limbs = &limbs};
+    crowd_rig_desc rd = {.name = "pose", .limbs = &limbs, .fingers = hands_path ? &fingers : NULL};
     crowd_rig rig;
     crowd_instance inst;
     crowd_add_desc add = {.count = 1};
@@ -262,18 +361,21 @@ int cmd_pose(int argc, char **argv) {
         double frame_time = n > 1 ? (clip.t_s[n - 1] - clip.t_s[0]) / (n - 1) : 0.0;
         if (!(frame_time > 0)) frame_time = 1.0 / 30.0; /* one row, or every row at one time */
         st = bvh_skeleton_make(&sk, engine, rig, limbs.frame, &clip);
+        if (st == TOOL_OK && hands_path) st = bvh_skeleton_hands(&sk, &fingers, &hands);
         if (st == TOOL_OK) st = bvh_open(&bvh, bvh_path, &sk, limbs.frame, n, frame_time);
     }
     vmc_sender *vmc = NULL;
     vmc_pacer pacer = {0};
     if (st == TOOL_OK && vmc_target) st = vmc_open(&vmc, "pose: --vmc", vmc_target, &limbs);
+    if (st == TOOL_OK && vmc && hands_path) st = vmc_set_fingers(vmc, &fingers);
     vmc_configure(vmc, &vmc_choice);
     if (st == TOOL_OK && bones_path) st = trace_open(&out, bones_path, TRACE_BONE_HEADER);
     vrma_writer vrma = {0};
     if (st == TOOL_OK && vrma_path) st = vrma_open(&vrma, vrma_path, &limbs, clip.row_count);
+    if (st == TOOL_OK && vrma_path && hands_path) st = vrma_set_fingers(&vrma, &fingers);
     if (st == TOOL_OK)
         st = solve(engine, inst, &clip, limbs.frame, local, &out, bvh_path ? &bvh : NULL, vmc, realtime ? &pacer : NULL,
-                   vrma_path ? &vrma : NULL);
+                   vrma_path ? &vrma : NULL, hands_path ? &hands : NULL);
     vmc_close(vmc);
     if (st == TOOL_OK) st = trace_finish(&out);
     if (st == TOOL_OK && bvh_path) st = bvh_finish(&bvh);
@@ -283,5 +385,6 @@ int cmd_pose(int argc, char **argv) {
     bvh_abort(&bvh);
     crowd_engine_destroy(engine);
     clip_free(&clip);
+    hand_track_free(&hands);
     return st;
 }

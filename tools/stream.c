@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "face_track.h"
+#include "hand_track.h"
 #include "files.h"
 #include "landmark_json.h"
 #include "trace.h"
@@ -41,7 +42,7 @@ static const char stream_usage[] =
     "                    [--fallback stable|root|previous] [--visibility-threshold V] [--smoothing off|one_euro]\n"
     "                    [--min-cutoff HZ] [--beta X] [--d-cutoff HZ] [--hold-half-life S]\n"
     "                    [--reacquire-half-life S] [--bend-min DEG] [--bend-full DEG] [--arm-image-bend DEG]\n"
-    "                    [--outputs both|world|local]\n"
+    "                    [--outputs both|world|local] [--hands] [--mirrored] [--hand-threshold V]\n"
     "Reads landmark frames from standard input, one JSON line a frame (a MediaPipe Tasks pose landmarker\n"
     "result or a TF.js pose-detection frame; README.md), and solves each one instance as soon as its\n"
     "line arrives, with dt from the frames' times. Ends at the end of input. A MediaPipe Tasks face\n"
@@ -59,6 +60,10 @@ static const char stream_usage[] =
     "                   ends (kept in memory: at most 524288 keyframes, later ones are left out with a warning)\n"
     "  --vmc-send LIST  what --vmc sends: bones,fingers,face,eyes (default all); face frames go as blend\n"
     "                   shapes (--vmc-blend vrm0: Blink_L/R, A, I, U, E, O; arkit: the 52 names) and eyes\n"
+    "  --hands          also solve the 30 finger bones from hand lines (MediaPipe Hand Landmarker results, or\n"
+    "                   Holistic ones, whose pose goes to the body too): each sets the hands for the pose\n"
+    "                   frames after it; the bones trace and --vmc then carry the fingers (as crowd pose --hands)\n"
+    "  --mirrored, --hand-threshold V  as crowd pose's\n"
     "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
     "                   reported and skipped\n"
     "  --max-line-bytes N  the longest line read (default 1048576); a longer one is a bad line\n"
@@ -71,6 +76,8 @@ typedef struct stream_options {
     bool local, strict;
     uint32_t max_line;
     crowd_limbs_desc limbs;
+    bool hands; /* --hands: a fingers rig, hand lines read */
+    crowd_fingers_desc fingers;
 } stream_options;
 
 static int parse_args(int argc, char **argv, stream_options *o) {
@@ -99,6 +106,15 @@ static int parse_args(int argc, char **argv, stream_options *o) {
         } else if ((m = args_flag(&a, "--local")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->local = true;
+        } else if ((m = args_flag(&a, "--hands")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->hands = true;
+        } else if ((m = args_flag(&a, "--mirrored")) != 0) {
+            if (m < 0) return TOOL_BAD_INPUT;
+            o->fingers.mirrored = true;
+        } else if ((m = args_value(&a, "--hand-threshold", &v)) != 0) {
+            if (m < 0 || parse_float(&a, "--hand-threshold", v, 0.0f, 1.0f, &o->fingers.presence_threshold) != TOOL_OK)
+                return TOOL_BAD_INPUT;
         } else if ((m = args_flag(&a, "--strict")) != 0) {
             if (m < 0) return TOOL_BAD_INPUT;
             o->strict = true;
@@ -230,6 +246,8 @@ typedef struct stream_state {
     uint32_t frames, bad_lines, dropped;
     bool have_t, have_face;                    /* have_face: a face frame came (face_scores hold its) */
     double t0, prev_t;
+    hand_frame hand_last; /* --hands: the latest hand line's (hand_lines 0: none yet) */
+    uint32_t hand_lines;
 } stream_state;
 
 static int face_emit(stream_state *s, const stream_options *o, double t_s);
@@ -255,15 +273,34 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
     for (uint32_t b = 0; (s->vmc || s->vrma.path || (s->out.f && !o->local)) && b < CROWD_BONE_COUNT; b++) /* what needs them */
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
-    if (s->vrma.path) {
+    /* --hands: the 32 hand bones, world and local; the hand rows become the fingers' hands */
+    float fw[CROWD_FINGER_BONE_COUNT][4], fl[CROWD_FINGER_BONE_COUNT][4], body_hand[2][4];
+    for (uint32_t b = 0; o->hands && b < CROWD_FINGER_BONE_COUNT; b++)
+        if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_FINGER_WORLD, b, fw[b])) != CROWD_OK ||
+            (res = crowd_get(s->engine, s->inst, CROWD_FIELD_FINGER_LOCAL, b, fl[b])) != CROWD_OK)
+            return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (fingers)");
+    if (o->hands) {
+        memcpy(body_hand[0], world[CROWD_BONE_LEFT_HAND], sizeof body_hand[0]);
+        memcpy(body_hand[1], world[CROWD_BONE_RIGHT_HAND], sizeof body_hand[1]);
+        memcpy(world[CROWD_BONE_LEFT_HAND], fw[CROWD_HAND_LEFT * CROWD_HAND_BONE_COUNT], sizeof world[0]);
+        memcpy(world[CROWD_BONE_RIGHT_HAND], fw[CROWD_HAND_RIGHT * CROWD_HAND_BONE_COUNT], sizeof world[0]);
+    }
+    if (s->vrma.path) { /* the body only (the .vrma has no finger bones yet): the body's hands */
+        float vw[CROWD_BONE_COUNT][4];
+        memcpy(vw, world, sizeof vw);
+        if (o->hands) {
+            memcpy(vw[CROWD_BONE_LEFT_HAND], body_hand[0], sizeof vw[0]);
+            memcpy(vw[CROWD_BONE_RIGHT_HAND], body_hand[1], sizeof vw[0]);
+        }
         bool any = s->latest.has_blink || s->latest.has_mouth || s->latest.has_gaze || s->latest.scores;
-        int st = vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])world, clip_landmarks(c, k, o->limbs.frame),
+        int st = vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])vw, clip_landmarks(c, k, o->limbs.frame),
                             o->limbs.frame, any ? &s->latest : NULL);
         if (st != TOOL_OK) return st;
     }
     if (s->vmc) {
         vmc_frame vf = {.world = (const float(*)[4])world, .landmarks = clip_landmarks(c, k, o->limbs.frame),
-                        .frame = o->limbs.frame, .t_s = t - s->t0};
+                        .frame = o->limbs.frame, .t_s = t - s->t0,
+                        .fingers = o->hands ? (const float(*)[4])fw : NULL};
         int st = vmc_send_frame(s->vmc, &vf);
         if (st != TOOL_OK) return st;
     }
@@ -272,7 +309,16 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
             float q[4];
             if (o->local && (res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_LOCAL, b, q)) != CROWD_OK)
                 return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
+            if (o->local && o->hands && (b == CROWD_BONE_LEFT_HAND || b == CROWD_BONE_RIGHT_HAND))
+                memcpy(q, fl[(b == CROWD_BONE_RIGHT_HAND) * CROWD_HAND_BONE_COUNT], sizeof q);
             trace_bone(&s->out, s->frames, 0, crowd_bone_name((crowd_bone)b), o->local ? q : world[b]);
+        }
+        for (uint32_t b = 0; o->hands && b < CROWD_FINGER_BONE_COUNT; b++) {
+            if (b % CROWD_HAND_BONE_COUNT == CROWD_HAND_BONE_HAND) continue;
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", crowd_hand_name((crowd_hand)(b / CROWD_HAND_BONE_COUNT)),
+                     crowd_hand_bone_name((crowd_hand_bone)(b % CROWD_HAND_BONE_COUNT)));
+            trace_bone(&s->out, s->frames, 0, name, o->local ? fl[b] : fw[b]);
         }
         if (fflush(s->out.f) != 0 || ferror(s->out.f))
             return tool_error(TOOL_FAILED, "stream: cannot write the bones to %s", o->bones);
@@ -404,6 +450,36 @@ static int audio_line(stream_state *s, const stream_options *o, const char *line
     return face_emit(s, o, t);
 }
 
+/* --hands: a hand line sets the hands for the pose frames after it. TOOL_OK, TOOL_BAD_INPUT. */
+static int hand_line(stream_state *s, const stream_options *o, const char *line, size_t len, uint32_t number) {
+    hand_track_options hopt = {.mirrored = o->fingers.mirrored, .aspect = 1.0f};
+    hand_frame fr;
+    int st = hand_track_line(STREAM_NAME, line, len, number, &hopt, s->hand_lines ? &s->hand_last : NULL, &fr);
+    if (st != TOOL_OK) return st;
+    for (uint32_t k = 0; k < CROWD_HAND_COUNT; k++) {
+        crowd_result res = crowd_set(s->engine, s->inst, CROWD_FIELD_HAND_LANDMARKS, k, fr.hands[k]);
+        if (res != CROWD_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "%s:%u: crowd_set (hand landmarks)", STREAM_NAME, number);
+            return tool_engine_error(TOOL_BAD_INPUT, s->engine, res, what);
+        }
+    }
+    s->hand_last = fr;
+    s->hand_lines++;
+    return TOOL_OK;
+}
+
+/* Does a line hold a pose too (a Holistic result)? */
+static bool has_pose(const char *line, size_t len) {
+    static const char *const keys[] = {"\"poseWorldLandmarks\"", "\"pose_world_landmarks\"", "\"worldLandmarks\""};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        size_t n = strlen(keys[k]);
+        for (size_t i = 0; i + n <= len; i++)
+            if (memcmp(line + i, keys[k], n) == 0) return k < 2 || !hand_track_sniff(line, len);
+    }
+    return false;
+}
+
 static int run_stream(stream_state *s, const stream_options *o) {
     line_reader r = {.fd = STDIN_FILENO, .cap = 64 * 1024, .max = o->max_line};
     if (!(r.buf = tool_malloc(r.cap))) return TOOL_FAILED;
@@ -431,6 +507,16 @@ static int run_stream(stream_state *s, const stream_options *o) {
             continue;
         }
         if (blank(line, len)) continue;
+        if (o->hands && hand_track_sniff(line, len)) {
+            st = hand_line(s, o, line, len, line_number);
+            if (st == TOOL_BAD_INPUT && !o->strict) {
+                s->bad_lines++;
+                tool_error(TOOL_OK, "%s:%u: line skipped", STREAM_NAME, line_number);
+                st = TOOL_OK;
+                continue;
+            }
+            if (st != TOOL_OK || !has_pose(line, len)) continue; /* a Holistic line's pose follows */
+        }
         bool audio = !face_track_sniff(line, len) && audio_sniff(line, len);
         if (audio || face_track_sniff(line, len)) {
             st = audio ? audio_line(s, o, line, len, line_number) : face_line(s, o, line, len, line_number);
@@ -471,7 +557,7 @@ static int run_stream(stream_state *s, const stream_options *o) {
 
 int cmd_stream(int argc, char **argv) {
     stream_options o = {.max_line = STREAM_DEFAULT_MAX_LINE, .limbs = crowd_limbs_defaults(),
-                        .vmc_choice = vmc_settings_defaults()};
+                        .vmc_choice = vmc_settings_defaults(), .fingers = crowd_fingers_defaults()};
     int st = parse_args(argc, argv, &o);
     if (st != TOOL_OK) return st < 0 ? TOOL_OK : st;
     if ((st = vmc_settings_check(&o.vmc_choice, "stream", o.vmc)) != TOOL_OK) return st;
@@ -495,7 +581,13 @@ int cmd_stream(int argc, char **argv) {
     crowd_engine_desc desc = {0};
     crowd_result res = crowd_engine_create(&desc, &s.engine);
     if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
-    crowd_rig_desc rd = {.name = "stream", .limbs = &o.limbs};
+    if (!o.hands && (o.fingers.mirrored || o.fingers.presence_threshold != crowd_fingers_defaults().presence_threshold))
+        return tool_error(TOOL_BAD_INPUT, "stream: --mirrored and --hand-threshold need --hands");
+    o.fingers.frame = CROWD_FRAME_MEDIAPIPE_WORLD; /* the Hand Landmarker's frame, whatever the pose's */
+    o.fingers.axis_fix = o.limbs.axis_fix;
+    o.fingers.smoothing = o.limbs.smoothing; /* --smoothing filters the hands' landmarks too */
+    o.fingers.min_cutoff = o.limbs.min_cutoff, o.fingers.beta = o.limbs.beta, o.fingers.d_cutoff = o.limbs.d_cutoff;
+    crowd_rig_desc rd = {.name = "stream", .limbs = &o.limbs, .fingers = o.hands ? &o.fingers : NULL};
     crowd_rig rig;
     if ((res = crowd_rig_create(s.engine, &rd, &rig)) != CROWD_OK) {
         st = tool_engine_error(TOOL_BAD_INPUT, s.engine, res, "stream: the limbs settings");
@@ -506,6 +598,7 @@ int cmd_stream(int argc, char **argv) {
     }
     if (st == TOOL_OK) st = face_setup(&s.face, &o);
     if (st == TOOL_OK && o.vmc) st = vmc_open(&s.vmc, "stream: --vmc", o.vmc, &o.limbs);
+    if (st == TOOL_OK && s.vmc && o.hands) st = vmc_set_fingers(s.vmc, &o.fingers);
     vmc_configure(s.vmc, &o.vmc_choice);
     if (st == TOOL_OK && o.vrma) st = vrma_open(&s.vrma, o.vrma, &o.limbs, 0);
     if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);

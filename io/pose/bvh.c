@@ -160,8 +160,109 @@ static void indent(FILE *f, int depth) {
     for (int k = 0; k < depth; k++) fputc('\t', f);
 }
 
-static void write_joint(FILE *f, const bvh_skeleton *sk, int b, int depth) {
+/* Finger bones within a hand (crowd_hand_bone): parent and first landmark, as the engine's. */
+static const int hand_parent[CROWD_HAND_BONE_COUNT] = {-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11, 0, 13, 14};
+static const int hand_from[CROWD_HAND_BONE_COUNT] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
+static const char *const finger_names[CROWD_HAND_BONE_COUNT] = {
+    "Hand", "ThumbMetacarpal", "ThumbProximal", "ThumbDistal", "IndexProximal", "IndexIntermediate",
+    "IndexDistal", "MiddleProximal", "MiddleIntermediate", "MiddleDistal", "RingProximal", "RingIntermediate",
+    "RingDistal", "LittleProximal", "LittleIntermediate", "LittleDistal"};
+
+static bool is_distal(int bone) { return bone % 3 == 0; } /* thumb, index ... little distal: 3, 6, ... 15 */
+
+/* The median length of landmark segment a-b over the hand frames where `hand` is seen. */
+static double hand_length(const hand_track *t, int hand, int a, int b, double fallback, double *scratch) {
+    size_t n = 0;
+    for (uint32_t k = 0; k < t->count; k++) {
+        const float *h = t->frames[k].hands[hand];
+        if (!(h[3 * CROWD_HAND_LANDMARK_COUNT] >= 0.5f)) continue;
+        double d = 0;
+        for (int c = 0; c < 3; c++) d += ((double)h[b * 3 + c] - h[a * 3 + c]) * ((double)h[b * 3 + c] - h[a * 3 + c]);
+        if ((d = sqrt(d)) > 1e-6) scratch[n++] = d;
+    }
+    if (!n) return fallback;
+    qsort(scratch, n, sizeof *scratch, by_value);
+    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}
+
+int bvh_skeleton_hands(bvh_skeleton *sk, const crowd_fingers_desc *fingers, const hand_track *hands) {
+    /* the rest hand's own solve: a rig with limbs would give its hands the body's rest hand */
+    crowd_quat world[CROWD_FINGER_BONE_COUNT];
+    crowd_engine *engine = NULL;
+    crowd_engine_desc desc = {0};
+    crowd_result res = crowd_engine_create(&desc, &engine);
+    if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
+    crowd_rig_desc rd = {.name = "bvh_rest_hands", .fingers = fingers};
+    crowd_rig rig;
+    if ((res = crowd_rig_create(engine, &rd, &rig)) == CROWD_OK) res = crowd_rig_rest_hands(engine, rig, world, NULL);
+    if (res != CROWD_OK) {
+        int st = tool_engine_error(TOOL_FAILED, engine, res, "crowd_rig_rest_hands");
+        crowd_engine_destroy(engine);
+        return st;
+    }
+    crowd_engine_destroy(engine);
+    double *scratch = tool_malloc(((size_t)hands->count + 1) * sizeof *scratch);
+    if (!scratch) return TOOL_FAILED;
+    for (int h = 0; h < CROWD_HAND_COUNT; h++) {
+        float rest[CROWD_HAND_FLOATS];
+        crowd_rest_hand_landmarks(CROWD_FRAME_ENGINE, (crowd_hand)h, rest);
+        double p[CROWD_HAND_LANDMARK_COUNT][3];
+        for (int k = 0; k < CROWD_HAND_LANDMARK_COUNT; k++)
+            for (int c = 0; c < 3; c++) p[k][c] = rest[k * 3 + c];
+        for (int b = 1; b < CROWD_HAND_BONE_COUNT; b++) {
+            int parent = hand_parent[b], a = hand_from[parent], s = hand_from[b], i = h * CROWD_HAND_BONE_COUNT + b;
+            double rest_len = sqrt((p[s][0] - p[a][0]) * (p[s][0] - p[a][0]) + (p[s][1] - p[a][1]) * (p[s][1] - p[a][1]) +
+                                   (p[s][2] - p[a][2]) * (p[s][2] - p[a][2]));
+            offset_of(world, h * CROWD_HAND_BONE_COUNT + parent, p[a], p[s], hand_length(hands, h, a, s, rest_len, scratch),
+                      sk->finger_offset[i]);
+            if (is_distal(b)) {
+                int e = s + 1;
+                double end_len = sqrt((p[e][0] - p[s][0]) * (p[e][0] - p[s][0]) + (p[e][1] - p[s][1]) * (p[e][1] - p[s][1]) +
+                                      (p[e][2] - p[s][2]) * (p[e][2] - p[s][2]));
+                offset_of(world, i, p[s], p[e], hand_length(hands, h, s, e, end_len, scratch), sk->finger_end[i]);
+            }
+        }
+    }
+    free(scratch);
+    sk->hands = true;
+    return TOOL_OK;
+}
+
+static void end_site(FILE *f, const double e[3], int depth) {
+    indent(f, depth);
+    fprintf(f, "End Site\n");
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "OFFSET %.6f %.6f %.6f\n", mirrored_x(e[0]), e[1], e[2]);
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
+/* Finger bone i (hand * 16 + bone) and the rest of its chain. */
+static void write_finger(bvh_file *out, const bvh_skeleton *sk, int i, int depth) {
+    FILE *f = out->out.f;
+    int h = i / CROWD_HAND_BONE_COUNT, b = i % CROWD_HAND_BONE_COUNT;
+    out->order[out->joints++] = 100 + i;
+    indent(f, depth);
+    fprintf(f, "JOINT %s%s\n", h == CROWD_HAND_LEFT ? "Left" : "Right", finger_names[b]);
+    indent(f, depth);
+    fprintf(f, "{\n");
+    indent(f, depth + 1);
+    fprintf(f, "OFFSET %.6f %.6f %.6f\n", mirrored_x(sk->finger_offset[i][0]), sk->finger_offset[i][1],
+            sk->finger_offset[i][2]);
+    indent(f, depth + 1);
+    fprintf(f, "CHANNELS 3 Zrotation Xrotation Yrotation\n");
+    if (is_distal(b)) end_site(f, sk->finger_end[i], depth + 1);
+    else write_finger(out, sk, i + 1, depth + 1);
+    indent(f, depth);
+    fprintf(f, "}\n");
+}
+
+static void write_joint(bvh_file *out, const bvh_skeleton *sk, int b, int depth) {
+    FILE *f = out->out.f;
     const joint *j = &joints[b];
+    out->order[out->joints++] = b;
     indent(f, depth);
     fprintf(f, "%s %s\n", j->parent < 0 ? "ROOT" : "JOINT", j->name);
     indent(f, depth);
@@ -174,34 +275,18 @@ static void write_joint(FILE *f, const bvh_skeleton *sk, int b, int depth) {
     bool child = false;
     for (int c = 0; c < CROWD_BONE_COUNT; c++)
         if (joints[c].parent == b) {
-            write_joint(f, sk, c, depth + 1);
+            write_joint(out, sk, c, depth + 1);
             child = true;
         }
-    if (!child) {
-        indent(f, depth + 1);
-        fprintf(f, "End Site\n");
-        indent(f, depth + 1);
-        fprintf(f, "{\n");
-        indent(f, depth + 2);
-        fprintf(f, "OFFSET %.6f %.6f %.6f\n", mirrored_x(sk->end[b][0]), sk->end[b][1], sk->end[b][2]);
-        indent(f, depth + 1);
-        fprintf(f, "}\n");
+    if (sk->hands && (b == CROWD_BONE_LEFT_HAND || b == CROWD_BONE_RIGHT_HAND)) {
+        int h = b == CROWD_BONE_LEFT_HAND ? CROWD_HAND_LEFT : CROWD_HAND_RIGHT;
+        for (int first = 1; first < CROWD_HAND_BONE_COUNT; first += 3) /* each finger's first bone */
+            write_finger(out, sk, h * CROWD_HAND_BONE_COUNT + first, depth + 1);
+        child = true;
     }
+    if (!child) end_site(f, sk->end[b], depth + 1);
     indent(f, depth);
     fprintf(f, "}\n");
-}
-
-/* The order of the joints in the file (depth first, as written): the order of MOTION's values. */
-static int file_order(int order[CROWD_BONE_COUNT]) {
-    int n = 0, stack[CROWD_BONE_COUNT], top = 0;
-    stack[top++] = CROWD_BONE_HIPS;
-    while (top) {
-        int b = stack[--top];
-        order[n++] = b;
-        for (int c = CROWD_BONE_COUNT - 1; c >= 0; c--)
-            if (joints[c].parent == b) stack[top++] = c;
-    }
-    return n;
 }
 
 int bvh_open(bvh_file *b, const char *path, const bvh_skeleton *sk, crowd_pose_frame frame, uint32_t frames,
@@ -211,7 +296,8 @@ int bvh_open(bvh_file *b, const char *path, const bvh_skeleton *sk, crowd_pose_f
     if (st != TOOL_OK) return st;
     b->frame = frame;
     b->lift = sk->lift;
-    write_joint(b->out.f, sk, CROWD_BONE_HIPS, 0);
+    b->joints = 0; /* write_joint records the order of MOTION's values */
+    write_joint(b, sk, CROWD_BONE_HIPS, 0);
     fprintf(b->out.f, "MOTION\nFrames: %u\nFrame Time: %.9g\n", frames, frame_time);
     return TOOL_OK;
 }
@@ -240,17 +326,22 @@ void bvh_euler_zxy(const float qf[4], double *z_deg, double *x_deg, double *y_de
 }
 
 void bvh_frame(bvh_file *b, const float lm[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4]) {
+    bvh_frame_hands(b, lm, local, NULL);
+}
+
+void bvh_frame_hands(bvh_file *b, const float lm[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4],
+                     const float (*fingers)[4]) {
+    static const float identity[4] = {0, 0, 0, 1};
     FILE *f = b->out.f;
     double pelvis[3];
     at(lm, &P_PELVIS, pelvis);
     if (b->frame == CROWD_FRAME_MEDIAPIPE_WORLD) pelvis[1] = -pelvis[1];
     fprintf(f, "%.4f %.4f %.4f", mirrored_x(pelvis[0] * 100.0), pelvis[1] * 100.0 + b->lift, pelvis[2] * 100.0);
-    int order[CROWD_BONE_COUNT];
-    int n = file_order(order);
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < b->joints; k++) {
         double z, x, y;
         float q[4];
-        mirror_rotation(local[order[k]], q);
+        int j = b->order[k];
+        mirror_rotation(j < 100 ? local[j] : fingers ? fingers[j - 100] : identity, q);
         bvh_euler_zxy(q, &z, &x, &y);
         fprintf(f, " %.6f %.6f %.6f", z, x, y);
     }

@@ -32,27 +32,47 @@
 #ifndef CROWD_TOOLS_BVH_H
 #define CROWD_TOOLS_BVH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "clip.h"
 #include "crowd.h"
+#include "hand_track.h"
 #include "trace.h"
 
 typedef struct bvh_skeleton {
     double offset[CROWD_BONE_COUNT][3]; /* cm, in the parent bone's frame (the hips': 0) */
     double end[CROWD_BONE_COUNT][3];    /* end sites (head, hands, feet), cm, in the bone's frame */
     double lift;                        /* cm added to the root's y */
+    bool hands;                         /* finger joints under the hands (bvh_skeleton_hands) */
+    double finger_offset[CROWD_FINGER_BONE_COUNT][3]; /* cm, in the parent's frame (index as the fields') */
+    double finger_end[CROWD_FINGER_BONE_COUNT][3];    /* the distal bones' end sites (fingertips) */
 } bvh_skeleton;
+
+/* Fingers (crowd pose --hands): under each Hand its 15 finger joints, with VRM 1.0's names in
+ * Unity's spelling (LeftThumbMetacarpal, LeftThumbProximal, LeftThumbDistal, LeftIndexProximal,
+ * LeftIndexIntermediate, LeftIndexDistal, ... LeftLittleDistal; note Unity's own thumb names
+ * are one joint further out), each finger a chain ending at its tip's end site; the Hand then
+ * has no end site. A finger joint sits at its bone's first landmark (thumb 1, 2, 3; index 5, 6,
+ * 7; middle 9; ring 13; little 17, ...), the tip at 4, 8, 12, 16, 20; OFFSETs as the body's:
+ * the rest hand (crowd_rest_hand_landmarks) in the parent's rest frame (its solve with the rig's
+ * finger settings: crowd_rig_rest_hands of a rig with fingers only),
+ * lengths the median over the hand frames with presence >= 0.5 (else the rest hand's). The Hand
+ * joint's channels are then the fingers' refined hand (CROWD_FIELD_FINGER_LOCAL's hand). */
+int bvh_skeleton_hands(bvh_skeleton *sk, const crowd_fingers_desc *fingers, const hand_track *hands);
 
 /* The skeleton of a limbs rig: rest rotations from the engine, lengths from the clip (NULL: the
  * rest pose's). */
 int bvh_skeleton_make(bvh_skeleton *sk, crowd_engine *engine, crowd_rig rig, crowd_pose_frame frame,
                       const pose_clip *clip);
 
+#define BVH_MAX_JOINTS (CROWD_BONE_COUNT + CROWD_FINGER_BONE_COUNT)
 typedef struct bvh_file {
     trace_file out;
     crowd_pose_frame frame;
     double lift;
+    int order[BVH_MAX_JOINTS]; /* the joints as written: a crowd_bone, or 100 + a finger bone index */
+    int joints;
 } bvh_file;
 
 /* Writes the hierarchy and the MOTION header for `frames` frames of frame_time seconds. */
@@ -61,6 +81,10 @@ int bvh_open(bvh_file *b, const char *path, const bvh_skeleton *sk, crowd_pose_f
 /* One frame: the instance's landmarks (as fed, in `frame`: they give the root position) and its
  * 15 local rotations (x, y, z, w) in the engine frame (mirrored here). */
 void bvh_frame(bvh_file *b, const float landmarks[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4]);
+/* The same with the 32 hand bones' local rotations (CROWD_FIELD_FINGER_LOCAL; NULL: no hands) for
+ * a skeleton with hands; `local`'s hand rows then are the fingers' refined hands. */
+void bvh_frame_hands(bvh_file *b, const float landmarks[CLIP_FLOATS], const float local[CROWD_BONE_COUNT][4],
+                     const float (*fingers)[4]);
 int bvh_finish(bvh_file *b);
 void bvh_abort(bvh_file *b);
 

@@ -171,12 +171,18 @@ static int push(reader *r, const jpath *p, const char *tkey, double t, const flo
 static int tasks_frame(reader *r, const json_t *v, const char *fpath, const char *list_key, const json_t *list) {
     jpath at = {fpath, NULL, -1, -1}, lp = {fpath, list_key, -1, -1};
     double ms = 0;
-    int st = number(r, v, &at, "timestamp_ms", true, 0, -1e300, 1e300, &ms);
+    /* the Holistic Landmarker's JavaScript results name the time timestampMs */
+    const char *tkey = !json_object_get(v, "timestamp_ms") && json_object_get(v, "timestampMs") ? "timestampMs" : "timestamp_ms";
+    int st = number(r, v, &at, tkey, true, 0, -1e300, 1e300, &ms);
     if (st != TOOL_OK) return st;
     if (!json_is_array(list)) return bad_path(r, &lp, NULL, "expected an array of poses, got %s", tool_json_type_name(list));
-    if (json_array_size(list) == 0) return push(r, &at, "timestamp_ms", ms / 1000.0, NULL); /* nobody detected */
+    if (json_array_size(list) == 0) return push(r, &at, tkey, ms / 1000.0, NULL); /* nobody detected */
     const json_t *pose = json_array_get(list, 0);
     lp.i = 0;
+    if (json_is_object(pose)) { /* the Holistic Landmarker's Python result: one pose, not a list of them */
+        pose = list;
+        lp.i = -1;
+    }
     if (!json_is_array(pose)) return bad_path(r, &lp, NULL, "expected an array of 33 landmarks, got %s", tool_json_type_name(pose));
     size_t n = json_array_size(pose);
     if (n != CROWD_LANDMARK_COUNT) return bad_path(r, &lp, NULL, "has %zu landmarks, expected 33 (MediaPipe Pose)", n);
@@ -185,7 +191,7 @@ static int tasks_frame(reader *r, const json_t *v, const char *fpath, const char
         lp.j = (long)k;
         if ((st = point(r, json_array_get(pose, k), &lp, "visibility", &lm[k * 4])) != TOOL_OK) return st;
     }
-    return push(r, &at, "timestamp_ms", ms / 1000.0, lm);
+    return push(r, &at, tkey, ms / 1000.0, lm);
 }
 
 static int tfjs_frame(reader *r, const json_t *v, const char *fpath, const json_t *kp) {
@@ -217,10 +223,12 @@ static int frame(reader *r, const json_t *v, const char *fpath) {
     if (list) return tasks_frame(r, v, fpath, "worldLandmarks", list);
     if ((list = json_object_get(v, "pose_world_landmarks")) != NULL)
         return tasks_frame(r, v, fpath, "pose_world_landmarks", list);
+    if ((list = json_object_get(v, "poseWorldLandmarks")) != NULL) /* Holistic Landmarker (JavaScript) */
+        return tasks_frame(r, v, fpath, "poseWorldLandmarks", list);
     const json_t *kp = json_object_get(v, "keypoints3D");
     if (kp) return tfjs_frame(r, v, fpath, kp);
     return bad(r, fpath,
-               "unknown shape: a frame has \"worldLandmarks\" or \"pose_world_landmarks\" (MediaPipe Tasks) or "
+               "unknown shape: a frame has \"worldLandmarks\", \"pose_world_landmarks\" or \"poseWorldLandmarks\" (MediaPipe Tasks) or "
                "\"keypoints3D\" (TF.js pose-detection)%s",
                json_object_get(v, "frames") ? "; a TF.js recording {\"frames\": [...]} is the whole file, not one line" : "");
 }

@@ -3,6 +3,9 @@
  * Two shapes, told apart by their fields, in two layouts each:
  * - MediaPipe Tasks pose landmarker results: {"timestamp_ms": T, "worldLandmarks": [[{x, y, z,
  *   visibility, presence} x 33], ...]} (or "pose_world_landmarks", as the Python API names it).
+ *   Holistic Landmarker results too: "poseWorldLandmarks" (JavaScript, with "timestampMs"), or
+ *   "pose_world_landmarks" holding the one pose's 33 landmarks directly (Python); their hands
+ *   are read by hand_track.h.
  *   The first pose is used; an empty list is a frame with no detection; a pose of other than 33
  *   landmarks is an error. t_s = timestamp_ms / 1000.
  * - TensorFlow.js pose-detection (BlazePose) recordings: {"frames": [{"frameNum": n,

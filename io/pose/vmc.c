@@ -16,6 +16,9 @@ struct vmc_sender {
     vmc_settings settings;
     double bind_inverse[CROWD_BONE_COUNT][4]; /* inverse(B[b]) */
     float offset[CROWD_BONE_COUNT][3];        /* bone positions (Unity frame, metres) */
+    bool fingers;                                      /* vmc_set_fingers was called */
+    double finger_bind_inverse[CROWD_FINGER_BONE_COUNT][4]; /* inverse(B) of the T-pose hands */
+    float finger_offset[CROWD_FINGER_BONE_COUNT][3];        /* finger joints from their parents' */
     char where[300];                          /* HOST:PORT for messages */
 };
 
@@ -121,6 +124,115 @@ static int solve_bind(vmc_sender *s, const crowd_limbs_desc *limbs) {
         s->offset[b][0] = (float)-o[0], s->offset[b][1] = (float)o[1], s->offset[b][2] = (float)-o[2];
     }
     return st;
+}
+
+/* ---- fingers (vmc.h) ---- */
+static const int hand_parent[CROWD_HAND_BONE_COUNT] = {-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11, 0, 13, 14};
+static const int hand_from[CROWD_HAND_BONE_COUNT] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
+/* Unity's names: its thumb bones are one joint further out than VRM 1.0's (vmc.h) */
+static const char *const finger_names[CROWD_FINGER_BONE_COUNT] = {
+    "LeftHand",           "LeftThumbProximal",      "LeftThumbIntermediate",  "LeftThumbDistal",
+    "LeftIndexProximal",  "LeftIndexIntermediate",  "LeftIndexDistal",        "LeftMiddleProximal",
+    "LeftMiddleIntermediate", "LeftMiddleDistal",   "LeftRingProximal",       "LeftRingIntermediate",
+    "LeftRingDistal",     "LeftLittleProximal",     "LeftLittleIntermediate", "LeftLittleDistal",
+    "RightHand",          "RightThumbProximal",     "RightThumbIntermediate", "RightThumbDistal",
+    "RightIndexProximal", "RightIndexIntermediate", "RightIndexDistal",       "RightMiddleProximal",
+    "RightMiddleIntermediate", "RightMiddleDistal", "RightRingProximal",      "RightRingIntermediate",
+    "RightRingDistal",    "RightLittleProximal",    "RightLittleIntermediate", "RightLittleDistal"};
+
+void vmc_finger_offset(const vmc_sender *s, int i, float out[3]) { memcpy(out, s->finger_offset[i], 3 * sizeof *out); }
+
+const char *vmc_finger_name(int i) { return i >= 0 && i < CROWD_FINGER_BONE_COUNT ? finger_names[i] : "?"; }
+
+/* The T-pose hand of vmc.h: engine frame, metres from the wrist, left hand (right: x mirrored). */
+static void tpose_hand(crowd_hand hand, float out[CROWD_HAND_FLOATS]) {
+    static const float x[5][4] = {{0, 0, 0, 0}, {0.09f, 0.13f, 0.155f, 0.175f}, {0.09f, 0.135f, 0.16f, 0.185f},
+                                  {0.085f, 0.125f, 0.15f, 0.17f}, {0.08f, 0.11f, 0.13f, 0.145f}};
+    static const float z[5] = {0, -0.03f, -0.01f, 0.01f, 0.03f};
+    const float side = hand == CROWD_HAND_LEFT ? 1.0f : -1.0f;
+    memset(out, 0, sizeof(float) * CROWD_HAND_FLOATS);
+    for (int k = 0; k < 4; k++) {
+        float *t = &out[(1 + k) * 3];
+        t[0] = side * (0.02f + 0.025f * (float)k), t[1] = 0, t[2] = -(0.02f + 0.025f * (float)k);
+    }
+    for (int f = 1; f < 5; f++)
+        for (int k = 0; k < 4; k++) {
+            float *p = &out[(1 + 4 * f + k) * 3];
+            p[0] = side * x[f][k], p[1] = 0, p[2] = z[f];
+        }
+    out[3 * CROWD_HAND_LANDMARK_COUNT] = 1.0f;
+}
+
+int vmc_set_fingers(vmc_sender *s, const crowd_fingers_desc *fingers) {
+    crowd_engine *engine = NULL;
+    crowd_engine_desc desc = {0};
+    crowd_result res = crowd_engine_create(&desc, &engine);
+    if (res != CROWD_OK) return tool_error(TOOL_FAILED, "crowd_engine_create: %s", crowd_result_text(res));
+    crowd_fingers_desc bind = *fingers;
+    bind.frame = CROWD_FRAME_ENGINE;
+    bind.mirrored = false;
+    bind.smoothing = false;
+    bind.presence_threshold = 0; /* the pose itself, no easing */
+    crowd_rig_desc rd = {.name = "vmc_tpose_hands", .fingers = &bind};
+    crowd_rig rig;
+    crowd_instance inst;
+    float lm[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+    int st = TOOL_OK;
+    for (int h = 0; h < CROWD_HAND_COUNT; h++) tpose_hand((crowd_hand)h, lm[h]);
+    if ((res = crowd_rig_create(engine, &rd, &rig)) != CROWD_OK) {
+        st = tool_engine_error(TOOL_BAD_INPUT, engine, res, "vmc: the fingers settings");
+    } else {
+        crowd_add_desc add = {.rig = rig, .count = 1};
+        if ((res = crowd_instances_add(engine, &add, &inst)) != CROWD_OK ||
+            (res = crowd_set(engine, inst, CROWD_FIELD_HAND_LANDMARKS, 0, lm[0])) != CROWD_OK ||
+            (res = crowd_set(engine, inst, CROWD_FIELD_HAND_LANDMARKS, 1, lm[1])) != CROWD_OK ||
+            (res = crowd_tick(engine, 0.0f)) != CROWD_OK)
+            st = tool_engine_error(TOOL_FAILED, engine, res, "vmc: solving the T-pose hands");
+    }
+    for (int i = 0; st == TOOL_OK && i < CROWD_FINGER_BONE_COUNT; i++) {
+        float q[4];
+        if ((res = crowd_get(engine, inst, CROWD_FIELD_FINGER_WORLD, (uint32_t)i, q)) != CROWD_OK) {
+            st = tool_engine_error(TOOL_FAILED, engine, res, "vmc: the T-pose hands' bones");
+            break;
+        }
+        double d[4] = {q[0], q[1], q[2], q[3]};
+        qconj(d, s->finger_bind_inverse[i]);
+        int h = i / CROWD_HAND_BONE_COUNT, b = i % CROWD_HAND_BONE_COUNT;
+        if (b == 0) continue;
+        const float *at = &lm[h][hand_from[b] * 3], *from = &lm[h][hand_from[hand_parent[b]] * 3];
+        s->finger_offset[i][0] = -(at[0] - from[0]), s->finger_offset[i][1] = at[1] - from[1];
+        s->finger_offset[i][2] = -(at[2] - from[2]);
+    }
+    crowd_engine_destroy(engine);
+    if (st == TOOL_OK) s->fingers = true;
+    return st;
+}
+
+/* A = W * inverse(B) in Unity's frame (vmc.h steps 1 and 2). */
+static void to_unity(const float w[4], const double bind_inverse[4], double out[4]) {
+    double d[4] = {w[0], w[1], w[2], w[3]}, a[4];
+    qmul(d, bind_inverse, a);
+    out[0] = -a[0], out[1] = a[1], out[2] = -a[2], out[3] = a[3];
+}
+
+void vmc_convert_fingers(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4],
+                         const float fingers[CROWD_FINGER_BONE_COUNT][4], float out[CROWD_FINGER_BONE_COUNT][4]) {
+    double unity[CROWD_FINGER_BONE_COUNT][4];
+    for (int i = 0; i < CROWD_FINGER_BONE_COUNT; i++) { /* parents first */
+        int h = i / CROWD_HAND_BONE_COUNT, b = i % CROWD_HAND_BONE_COUNT;
+        double parent[4], pinv[4], l[4];
+        to_unity(fingers[i], s->finger_bind_inverse[i], unity[i]);
+        if (b == 0) {
+            int lower = h == CROWD_HAND_LEFT ? CROWD_BONE_LEFT_LOWER_ARM : CROWD_BONE_RIGHT_LOWER_ARM;
+            to_unity(world[lower], s->bind_inverse[lower], parent);
+        } else {
+            memcpy(parent, unity[h * CROWD_HAND_BONE_COUNT + hand_parent[b]], sizeof parent);
+        }
+        qconj(parent, pinv);
+        qmul(pinv, unity[i], l);
+        qnormalize(l);
+        for (int c = 0; c < 4; c++) out[i][c] = (float)l[c];
+    }
 }
 
 int vmc_open(vmc_sender **out, const char *flag, const char *host_port, const crowd_limbs_desc *limbs) {
@@ -302,9 +414,16 @@ int vmc_send_frame(vmc_sender *s, const vmc_frame *f) {
     lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
     if (!bundle) return tool_error(TOOL_FAILED, "out of memory");
     int bad = 0;
+    const bool fingers = f->world && f->fingers && s->fingers;
+    float finger_local[CROWD_FINGER_BONE_COUNT][4];
+    if (fingers) vmc_convert_fingers(s, f->world, f->fingers, finger_local);
     if (f->world && (s->settings.send & VMC_SEND_BONES)) {
         float local[CROWD_BONE_COUNT][4];
         vmc_convert(s, f->world, local);
+        if (fingers) { /* the hands: the fingers' refined hands against the T-pose hands */
+            memcpy(local[CROWD_BONE_LEFT_HAND], finger_local[CROWD_HAND_LEFT * CROWD_HAND_BONE_COUNT], sizeof local[0]);
+            memcpy(local[CROWD_BONE_RIGHT_HAND], finger_local[CROWD_HAND_RIGHT * CROWD_HAND_BONE_COUNT], sizeof local[0]);
+        }
         bad = add(bundle, "/VMC/Ext/Root/Pos", root_message());
         for (int b = 0; !bad && b < CROWD_BONE_COUNT; b++) {
             float p[3] = {s->offset[b][0], s->offset[b][1], s->offset[b][2]};
@@ -317,8 +436,10 @@ int vmc_send_frame(vmc_sender *s, const vmc_frame *f) {
             }
             bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(bone_names[b], p, local[b]));
         }
-        /* VMC_SEND_FINGERS: crowd solves no finger bones yet; they go here, after the body */
     }
+    for (int i = 0; !bad && fingers && (s->settings.send & VMC_SEND_FINGERS) && i < CROWD_FINGER_BONE_COUNT; i++)
+        if (i % CROWD_HAND_BONE_COUNT != 0) /* the hands go with the body */
+            bad = add(bundle, "/VMC/Ext/Bone/Pos", pose_message(finger_names[i], s->finger_offset[i], finger_local[i]));
     if (!bad && f->face && f->face->has_gaze && (s->settings.send & VMC_SEND_EYES)) {
         static const float left_eye[3] = {-0.04f, 0.03f, 0.075f}, right_eye[3] = {0.04f, 0.03f, 0.075f};
         float q[4];

@@ -13,7 +13,7 @@
  *   /VMC/Ext/OK        i 1 (loaded), i 3 (calibrated), i 0 (normal calibration mode), i 1 (tracking)
  *   /VMC/Ext/T         f the frame's time in seconds
  * --vmc-send bones,fingers,face,eyes (default all) picks the groups: bones (Root/Pos and the body
- * bones), fingers (the finger bones, when crowd solves them: none yet), face (the blend shapes),
+ * bones), fingers (the 30 finger bones, with hands: below), face (the blend shapes),
  * eyes (LeftEye, RightEye); OK and T always go. Sending only some lets a VMC Assistant add, say,
  * the face to a full-body tracker's bones.
  * Blend shape names (--vmc-blend): vrm0 (default) the VRM 0.x presets: Blink_L, Blink_R (1 - the
@@ -65,6 +65,19 @@
  * 0), knee (0.10, -0.45, 0), ankle (0.10, -0.88, 0), heel (0.10, -0.93, 0.04), foot index (0.10,
  * -0.93, -0.13).
  *
+ * Fingers (crowd pose --hands; vmc_set_fingers): after the body bones, per hand (left, then
+ * right) its 15 finger bones with Unity's HumanBodyBones names, which for the thumb are one
+ * joint off VRM 1.0's: VRM thumbMetacarpal is sent as LeftThumbProximal, thumbProximal as
+ * LeftThumbIntermediate, thumbDistal as LeftThumbDistal; the other fingers' Proximal,
+ * Intermediate and Distal are VRM's. The hand bones sent are then the fingers' refined hands
+ * (crowd.h section 9a). Rotations as the body's (steps 1-3, the hand the first bone's parent,
+ * each bone the next one's) against the T-pose hand: flat, palm down, fingers straight along the
+ * arm, the thumb straight and 45 degrees forward of the arm in the horizontal plane (as VRM and
+ * Unity's humanoid T-pose have it); left hand, engine frame, metres from the wrist (the right
+ * mirrors x): thumb 1-4 (0.02, 0, -0.02) + k * (0.025, 0, -0.025), index 5-8 x 0.09, 0.13, 0.155,
+ * 0.175 at z -0.03, middle 9-12 x 0.09, 0.135, 0.16, 0.185 at z -0.01, ring 13-16 x 0.085,
+ * 0.125, 0.15, 0.17 at z 0.01, little 17-20 x 0.08, 0.11, 0.13, 0.145 at z 0.03; y 0.
+ * Positions: each finger bone's joint from its parent's in that T-pose, Unity's frame.
  * Positions: the root at the origin; each bone's joint's offset from its parent's in that T-pose,
  * in Unity's frame: the hips between the hip landmarks, 0.93 m above the floor; Spine 0.10 m
  * above them; Head between the ears; arms at shoulder, elbow and wrist; legs at hip, knee, ankle. Receivers that copy bone positions onto their own
@@ -130,7 +143,20 @@ typedef struct vmc_frame {
     crowd_pose_frame frame;   /* ... in this frame */
     const vmc_face *face;     /* NULL: none */
     double t_s;
+    const float (*fingers)[4]; /* NULL: no hands; else CROWD_FINGER_BONE_COUNT world rotations
+                                  (CROWD_FIELD_FINGER_WORLD), sent after vmc_set_fingers */
 } vmc_frame;
+/* Solves the T-pose hand (above) with the rig's finger settings, so frames with fingers send the
+ * finger bones. TOOL_OK, TOOL_BAD_INPUT or TOOL_FAILED (printed). */
+int vmc_set_fingers(vmc_sender *s, const crowd_fingers_desc *fingers);
+/* Finger bone i's T-pose offset from its parent's joint (Unity's frame, m; the hands': 0). */
+void vmc_finger_offset(const vmc_sender *s, int i, float out[3]);
+/* Unity's HumanBodyBones name of finger bone i (hand * 16 + crowd_hand_bone; the hand: LeftHand). */
+const char *vmc_finger_name(int i);
+/* The local rotations (Unity's frame) vmc_send_frame sends for the fingers: out[i] for the 32 hand
+ * bones (the hands' too), given the body's world rotations. */
+void vmc_convert_fingers(const vmc_sender *s, const float world[CROWD_BONE_COUNT][4],
+                         const float fingers[CROWD_FINGER_BONE_COUNT][4], float out[CROWD_FINGER_BONE_COUNT][4]);
 /* Sends one bundle: what the frame has and the settings ask for. TOOL_OK or TOOL_FAILED. */
 int vmc_send_frame(vmc_sender *s, const vmc_frame *f);
 /* An eye's local rotation (Unity's frame, x y z w) for a gaze. */

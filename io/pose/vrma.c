@@ -15,7 +15,29 @@ static const char *const vrm_names[CROWD_BONE_COUNT] = {
 
 /* One keyframe's floats in the writer's array: its time, the 15 rotations, the hips, the blinks,
  * the mouth and the gaze. */
-enum { AT_TIME = 0, AT_ROT = 1, AT_HIPS = 61, AT_BLINK = 64, AT_MOUTH = 66, AT_LOOK = 67, FRAME_FLOATS = 71 };
+enum { AT_TIME = 0, AT_ROT = 1, AT_HIPS = 61, AT_BLINK = 64, AT_MOUTH = 66, AT_LOOK = 67, FRAME_FLOATS = 71,
+       AT_FINGER = 71, FINGER_FRAME_FLOATS = 71 + 4 * CROWD_FINGER_BONE_COUNT };
+#define MAX_TRACKS (CROWD_BONE_COUNT + CROWD_FINGER_BONE_COUNT + 5)
+
+/* VRM 1.0's names of the hand bones (the field's index; the hands are the body's nodes) */
+static const char *const vrm_finger_names[CROWD_FINGER_BONE_COUNT] = {
+    "leftHand", "leftThumbMetacarpal", "leftThumbProximal", "leftThumbDistal", "leftIndexProximal",
+    "leftIndexIntermediate", "leftIndexDistal", "leftMiddleProximal", "leftMiddleIntermediate", "leftMiddleDistal",
+    "leftRingProximal", "leftRingIntermediate", "leftRingDistal", "leftLittleProximal", "leftLittleIntermediate",
+    "leftLittleDistal", "rightHand", "rightThumbMetacarpal", "rightThumbProximal", "rightThumbDistal",
+    "rightIndexProximal", "rightIndexIntermediate", "rightIndexDistal", "rightMiddleProximal",
+    "rightMiddleIntermediate", "rightMiddleDistal", "rightRingProximal", "rightRingIntermediate", "rightRingDistal",
+    "rightLittleProximal", "rightLittleIntermediate", "rightLittleDistal"};
+static const int hand_parent[CROWD_HAND_BONE_COUNT] = {-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11, 0, 13, 14};
+
+/* The node of hand bone i (hand * 16 + bone): the hands are the body's; the 30 others follow it. */
+static int finger_node(int i) {
+    int h = i / CROWD_HAND_BONE_COUNT, b = i % CROWD_HAND_BONE_COUNT;
+    if (b == 0) return h ? CROWD_BONE_RIGHT_HAND : CROWD_BONE_LEFT_HAND;
+    return CROWD_BONE_COUNT + h * (CROWD_HAND_BONE_COUNT - 1) + b - 1;
+}
+/* The first node after the skeleton (expressions, lookAt). */
+static int first_extra(const vrma_writer *v) { return CROWD_BONE_COUNT + (v->fingers ? CROWD_FINGER_BONE_COUNT - 2 : 0); }
 
 int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, uint32_t frames) {
     memset(v, 0, sizeof *v);
@@ -23,6 +45,7 @@ int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, u
         return tool_error(TOOL_BAD_INPUT, "--vrma: %u keyframes, more than the %u a file holds (%s)", frames, VRMA_MAX_FRAMES,
                           path);
     v->path = path;
+    v->stride = FRAME_FLOATS;
     v->cap = frames ? frames : 1;
     v->data = tool_calloc((size_t)v->cap * FRAME_FLOATS, sizeof *v->data);
     if (!v->data) {
@@ -31,6 +54,16 @@ int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, u
     }
     int st = vmc_converter_open(&v->convert, limbs);
     if (st != TOOL_OK) vrma_abort(v);
+    return st;
+}
+
+int vrma_set_fingers(vrma_writer *v, const crowd_fingers_desc *fingers) {
+    float *grown = realloc(v->data, (size_t)v->cap * FINGER_FRAME_FLOATS * sizeof *grown);
+    if (!grown) return tool_error(TOOL_FAILED, "--vrma: out of memory");
+    v->data = grown;
+    v->stride = FINGER_FRAME_FLOATS;
+    int st = vmc_set_fingers(v->convert, fingers);
+    if (st == TOOL_OK) v->fingers = true;
     return st;
 }
 
@@ -47,12 +80,12 @@ int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4
             return TOOL_OK;
         }
         uint32_t cap = v->cap > VRMA_MAX_FRAMES / 2 ? VRMA_MAX_FRAMES : v->cap * 2;
-        float *grown = realloc(v->data, (size_t)cap * FRAME_FLOATS * sizeof *grown);
+        float *grown = realloc(v->data, (size_t)cap * v->stride * sizeof *grown);
         if (!grown) return tool_error(TOOL_FAILED, "--vrma: out of memory at %u keyframes", v->count);
         v->data = grown, v->cap = cap;
     }
-    float *d = &v->data[(size_t)v->count++ * FRAME_FLOATS];
-    memset(d, 0, FRAME_FLOATS * sizeof *d);
+    float *d = &v->data[(size_t)v->count++ * v->stride];
+    memset(d, 0, v->stride * sizeof *d);
     float local[CROWD_BONE_COUNT][4];
     vmc_convert(v->convert, world, local);
     d[AT_TIME] = (float)t_s;
@@ -81,6 +114,21 @@ int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4
     return TOOL_OK;
 }
 
+int vrma_frame_fingers(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4],
+                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame) {
+    uint32_t before = v->count;
+    int st = vrma_frame(v, t_s, world, landmarks, frame, NULL);
+    if (st != TOOL_OK || !v->fingers || v->count == before) return st;
+    float *d = &v->data[(size_t)(v->count - 1) * v->stride], local[CROWD_FINGER_BONE_COUNT][4];
+    vmc_convert_fingers(v->convert, world, fingers, local);
+    for (int i = 0; i < CROWD_FINGER_BONE_COUNT; i++) { /* Unity's frame -> glTF's, as the body's */
+        int b = i % CROWD_HAND_BONE_COUNT;
+        float *q = b ? &d[AT_FINGER + i * 4] : &d[AT_ROT + finger_node(i) * 4]; /* the hands: the refined ones */
+        q[0] = local[i][0], q[1] = -local[i][1], q[2] = -local[i][2], q[3] = local[i][3];
+    }
+    return TOOL_OK;
+}
+
 void vrma_abort(vrma_writer *v) {
     vmc_close(v->convert);
     free(v->data);
@@ -94,9 +142,11 @@ typedef struct track {
     bool rotation;
 } track;
 
-static int tracks_of(const vrma_writer *v, track t[CROWD_BONE_COUNT + 5], int *nodes) {
-    int n = 0, node = CROWD_BONE_COUNT;
+static int tracks_of(const vrma_writer *v, track t[MAX_TRACKS], int *nodes) {
+    int n = 0, node = first_extra(v);
     for (int b = 0; b < CROWD_BONE_COUNT; b++) t[n++] = (track){b, AT_ROT + b * 4, 4, true};
+    for (int i = 0; v->fingers && i < CROWD_FINGER_BONE_COUNT; i++)
+        if (i % CROWD_HAND_BONE_COUNT) t[n++] = (track){finger_node(i), AT_FINGER + i * 4, 4, true};
     if (v->has_hips) t[n++] = (track){0, AT_HIPS, 3, false};
     if (v->has_blink) t[n++] = (track){node++, AT_BLINK, 1, false}, t[n++] = (track){node++, AT_BLINK + 1, 1, false};
     if (v->has_mouth) t[n++] = (track){node++, AT_MOUTH, 1, false};
@@ -118,13 +168,13 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
     FILE *j = open_memstream(&text, len);
     if (!j) return NULL;
     uint32_t n = v->count;
-    track t[CROWD_BONE_COUNT + 5];
+    track t[MAX_TRACKS];
     int nodes, count = tracks_of(v, t, &nodes);
     size_t total = (size_t)n * 4;
     for (int k = 0; k < count; k++) total += track_bytes(&t[k], n);
     fprintf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"crowd\"},\"extensionsUsed\":[\"VRMC_vrm_animation\"],");
     fprintf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
-    for (int k = CROWD_BONE_COUNT; k < nodes; k++) fprintf(j, ",%d", k);
+    for (int k = first_extra(v); k < nodes; k++) fprintf(j, ",%d", k);
     fprintf(j, "]}],\"nodes\":[");
     for (int b = 0; b < CROWD_BONE_COUNT; b++) {
         float o[3];
@@ -133,7 +183,20 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
         int children = 0;
         for (int c = 0; c < CROWD_BONE_COUNT; c++)
             if (vmc_bone_parent(c) == b) fprintf(j, "%s%d", children++ ? "," : ",\"children\":[", c);
+        for (int i = 0; v->fingers && i < CROWD_FINGER_BONE_COUNT; i++) /* a hand's fingers */
+            if (i % CROWD_HAND_BONE_COUNT && hand_parent[i % CROWD_HAND_BONE_COUNT] == 0 &&
+                finger_node(i - i % CROWD_HAND_BONE_COUNT) == b)
+                fprintf(j, "%s%d", children++ ? "," : ",\"children\":[", finger_node(i));
         fprintf(j, "%s}", children ? "]" : "");
+    }
+    for (int i = 0; v->fingers && i < CROWD_FINGER_BONE_COUNT; i++) { /* nodes 15.. in this order */
+        if (i % CROWD_HAND_BONE_COUNT == 0) continue;
+        float o[3];
+        vmc_finger_offset(v->convert, i, o);
+        fprintf(j, ",{\"name\":\"%s\",\"translation\":[%.9g,%.9g,%.9g]", vrm_finger_names[i], -o[0], o[1], o[2]);
+        int b = i % CROWD_HAND_BONE_COUNT;
+        if (b % 3) fprintf(j, ",\"children\":[%d]", finger_node(i + 1)); /* not a distal bone */
+        fprintf(j, "}");
     }
     /* expression and lookAt nodes, in the order tracks_of numbers them */
     const char *preset[3];
@@ -144,13 +207,15 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
     if (v->has_gaze) fprintf(j, ",{\"name\":\"lookAt\"}");
     fprintf(j, "],\"extensions\":{\"VRMC_vrm_animation\":{\"specVersion\":\"1.0\",\"humanoid\":{\"humanBones\":{");
     for (int b = 0; b < CROWD_BONE_COUNT; b++) fprintf(j, "%s\"%s\":{\"node\":%d}", b ? "," : "", vrm_names[b], b);
+    for (int i = 0; v->fingers && i < CROWD_FINGER_BONE_COUNT; i++)
+        if (i % CROWD_HAND_BONE_COUNT) fprintf(j, ",\"%s\":{\"node\":%d}", vrm_finger_names[i], finger_node(i));
     fprintf(j, "}}");
     if (presets) {
         fprintf(j, ",\"expressions\":{\"preset\":{");
-        for (int e = 0; e < presets; e++) fprintf(j, "%s\"%s\":{\"node\":%d}", e ? "," : "", preset[e], CROWD_BONE_COUNT + e);
+        for (int e = 0; e < presets; e++) fprintf(j, "%s\"%s\":{\"node\":%d}", e ? "," : "", preset[e], first_extra(v) + e);
         fprintf(j, "}}");
     }
-    if (v->has_gaze) fprintf(j, ",\"lookAt\":{\"node\":%d}", CROWD_BONE_COUNT + presets);
+    if (v->has_gaze) fprintf(j, ",\"lookAt\":{\"node\":%d}", first_extra(v) + presets);
     fprintf(j, "}},\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", total);
     fprintf(j, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu}", (size_t)n * 4);
     size_t offset = (size_t)n * 4;
@@ -158,7 +223,7 @@ static char *gltf_json(const vrma_writer *v, size_t *len) {
         fprintf(j, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", offset, track_bytes(&t[k], n));
         offset += track_bytes(&t[k], n);
     }
-    float lo = n ? v->data[AT_TIME] : 0, hi = n ? v->data[(size_t)(n - 1) * FRAME_FLOATS + AT_TIME] : 0;
+    float lo = n ? v->data[AT_TIME] : 0, hi = n ? v->data[(size_t)(n - 1) * v->stride + AT_TIME] : 0;
     fprintf(j, "],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%u,\"type\":\"SCALAR\",\"min\":[%.9g],"
                "\"max\":[%.9g]}", n, lo, hi);
     for (int k = 0; k < count; k++)
@@ -196,7 +261,7 @@ int vrma_finish(vrma_writer *v) {
         return tool_error(TOOL_FAILED, "vrma: out of memory");
     }
     uint32_t n = v->count;
-    track t[CROWD_BONE_COUNT + 5];
+    track t[MAX_TRACKS];
     int nodes, count = tracks_of(v, t, &nodes);
     size_t bin_len = (size_t)n * 4;
     for (int k = 0; k < count; k++) bin_len += track_bytes(&t[k], n);
@@ -222,10 +287,10 @@ int vrma_finish(vrma_writer *v) {
     put_u32(h, (uint32_t)(bin_len + bin_pad));
     put_u32(h + 4, 0x004E4942u); /* "BIN" */
     fwrite(h, 1, 8, out.f);
-    for (uint32_t i = 0; i < n; i++) put_float(out.f, v->data[(size_t)i * FRAME_FLOATS + AT_TIME]);
+    for (uint32_t i = 0; i < n; i++) put_float(out.f, v->data[(size_t)i * v->stride + AT_TIME]);
     for (int k = 0; k < count; k++)
         for (uint32_t i = 0; i < n; i++) {
-            const float *d = &v->data[(size_t)i * FRAME_FLOATS + t[k].at];
+            const float *d = &v->data[(size_t)i * v->stride + t[k].at];
             for (int c = 0; c < (t[k].width == 1 ? 3 : t[k].width); c++) put_float(out.f, c < t[k].width ? d[c] : 0.0f);
         }
     for (size_t k = 0; k < bin_pad; k++) fputc(0, out.f);

@@ -7,8 +7,8 @@
  * VRM hand lies along its arm) turned to face +Z: engine (x, y, z) -> (x, y, -z); every node's
  * rest rotation the identity. The 15 body bones crowd solves, with VRM's humanoid names: hips
  * (root, 0.93 m up) > spine > head, spine > leftUpperArm > leftLowerArm > leftHand, hips >
- * leftUpperLeg > leftLowerLeg > leftFoot, and the same on the right (finger bones join them when
- * crowd solves fingers).
+ * leftUpperLeg > leftLowerLeg > leftFoot, and the same on the right (with vrma_set_fingers the
+ * finger bones under the hands: below).
  * Animation: one, with a LINEAR rotation channel per bone: the VMC local rotation (tools/vmc.h)
  * taken from Unity's frame into glTF's, (x, y, z, w) -> (x, -y, -z, w); and for landmarks in
  * the engine frame (world positions) a translation channel on the hips: the pelvis (x, y, -z).
@@ -22,7 +22,8 @@
  * VMC's eye rotation (tools/vmc.h) in glTF's frame, (x, -y, -z, w), i.e. Ry(30 deg * gaze x) *
  * Rx(-20 deg * gaze y); a player reads it as yaw 30 * gaze x degrees (+: the avatar's left) and
  * pitch -20 * gaze y (+: down), three-vrm's VRMLookAt convention.
- * Keyframe k at the clip's t_s[k] - t_s[0]. Keyframes are kept in memory (284 bytes each) until
+ * Keyframe k at the clip's t_s[k] - t_s[0]. Keyframes are kept in memory (284 bytes each, 764 with
+ * fingers) until
  * the file is written: at most VRMA_MAX_FRAMES (crowd stream's bound). Written to FILE.tmp,
  * renamed when complete. */
 #ifndef CROWD_TOOLS_VRMA_H
@@ -41,6 +42,8 @@ typedef struct vrma_writer {
     uint32_t count, cap;
     bool has_hips, has_blink, has_mouth, has_gaze;
     bool full; /* VRMA_MAX_FRAMES reached (told once) */
+    bool fingers;    /* vrma_set_fingers: 30 finger bones too */
+    uint32_t stride; /* floats a keyframe */
 } vrma_writer;
 
 /* 2^19 keyframes: 4.8 hours at 30 frames a second, 149 MB. */
@@ -56,6 +59,14 @@ int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, u
  * printed). */
 int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
                crowd_pose_frame frame, const vmc_face *face);
+/* Fingers (crowd pose --hands): before the first keyframe, adds the 30 finger bones with VRM 1.0's
+ * names (leftThumbMetacarpal ... rightLittleDistal) under the hands, at vmc.h's T-pose hand,
+ * each with a rotation channel: VMC's finger rotation (vmc.h) in glTF's frame, the hands'
+ * channels then the fingers' refined hands. TOOL_OK or TOOL_FAILED / TOOL_BAD_INPUT (printed). */
+int vrma_set_fingers(vrma_writer *v, const crowd_fingers_desc *fingers);
+/* vrma_frame with the 32 hand bones' world rotations (CROWD_FIELD_FINGER_WORLD). */
+int vrma_frame_fingers(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4],
+                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame);
 /* Writes the file (FILE.tmp, renamed). TOOL_OK or TOOL_FAILED. Frees the writer. */
 int vrma_finish(vrma_writer *v);
 /* Frees a writer without writing. Safe on one never opened. */

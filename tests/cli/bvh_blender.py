@@ -1,7 +1,7 @@
 # Imports BVH files written by `crowd pose --bvh` / `crowd run --bvh --instance K` with Blender's own
 # importer (io_anim_bvh, headless) and checks the armature it builds against the landmarks:
 #   blender -b --factory-startup --python-exit-code 1 --python bvh_blender.py -- \
-#       [--render OUT.png FRAME] BVH CLIP.csv FRAME_NAME FRAMES FRAME_TIME [BVH CLIP ...]
+#       [--hands HANDS.txt] [--render OUT.png FRAME] BVH CLIP.csv FRAME_NAME FRAMES FRAME_TIME [BVH CLIP ...]
 # Per file, on the imported armature (pose bones evaluated by Blender at every scene frame):
 # - the frame count (the action's keys and the scene's range) and the rate (scene fps / fps_base
 #   is 1 / FRAME_TIME);
@@ -14,6 +14,10 @@
 #   from the hips to the head and forward along the toes (ankle to the foot's end site), the left
 #   shoulder and the left hip lie on the subject's left (up x forward) of the right ones: both
 #   on every frame, each on 95% of them (a real subject may cross an arm over);
+# - with --hands (crowd pose --hands): HANDS.txt holds per frame the 2 x 21 hand landmarks (left
+#   hand, then right) already in the file's right-handed frame; every finger bone of the first
+#   file (LeftThumbMetacarpal ... RightLittleDistal: head to the next joint's head, the distal
+#   ones head to tail, their end site) points along its landmark segment within 0.05 degrees;
 # - with --render: FRAME of the first file drawn from the front (the subject facing the camera)
 #   by the workbench engine into OUT.png (the README's picture).
 # Row k of CLIP is frame k (the clips and scenes the tests write are built so). Exit 1 on a failure.
@@ -26,6 +30,11 @@ from bpy_extras.io_utils import axis_conversion
 from mathutils import Vector
 
 argv = sys.argv[sys.argv.index('--') + 1:]
+hands = None
+if argv and argv[0] == '--hands':
+    with open(argv[1]) as f:
+        hands = [[float(v) for v in line.split()] for line in f if line.strip()]
+    argv = argv[2:]
 render = None
 if argv and argv[0] == '--render':
     render = (argv[1], int(argv[2]))
@@ -95,6 +104,36 @@ segments = [
     ('Hips', 'Head', (23, 24), (11, 12)), ('Chest', 'Head', (23, 24, 11, 12), (11, 12)),
 ]
 
+# the finger bones: (name, first landmark); each runs to the next landmark
+fingers = [('ThumbMetacarpal', 1), ('ThumbProximal', 2), ('ThumbDistal', 3)] + [
+    (f + s, m + j) for f, m in (('Index', 5), ('Middle', 9), ('Ring', 13), ('Little', 17))
+    for j, s in enumerate(('Proximal', 'Intermediate', 'Distal'))]
+finger_checked = 0
+
+
+def check_fingers(k, head, tail):
+    global worst, finger_checked
+    m = from_blender
+    file_worst = 0.0
+    for h, side in enumerate(('Left', 'Right')):
+        names = [side + n for n, _ in fingers]
+        for i, (n, lm0) in enumerate(fingers):
+            name = side + n
+            nxt = names[i + 1] if not n.endswith('Distal') else None
+            got_world = (head[nxt] if nxt else tail[name]) - head[name]
+            got = [sum(m[r][c] * got_world[c] for c in range(3)) for r in range(3)]
+            row = hands[k]
+            a = row[(h * 21 + lm0) * 3:(h * 21 + lm0) * 3 + 3]
+            b = row[(h * 21 + lm0 + 1) * 3:(h * 21 + lm0 + 1) * 3 + 3]
+            deg = math.degrees(angle(got, [b[c] - a[c] for c in range(3)]))
+            finger_checked += 1
+            worst = max(worst, deg)
+            file_worst = max(file_worst, deg)
+            if deg > 0.05:
+                fail(f'frame {k + 1} {name}: {deg:.4f} deg from the hand landmarks')
+    return file_worst
+
+
 scene = bpy.context.scene
 # from the file's axes into Blender's world, as the importer's defaults (forward -Z, up Y)
 to_blender = axis_conversion(from_forward='-Z', from_up='Y').to_3x3()
@@ -147,6 +186,8 @@ for path, clip_path, frame_name, frames_text, frame_time_text in jobs:
 
         for a, b, la, lb in segments:
             file_worst = max(file_worst, check(f'{a} -> {b}', head[b] - head[a], la, lb))
+        if hands is not None and path == jobs[0][0]:
+            file_worst = max(file_worst, check_fingers(k, head, tail))
         # handedness in Blender's world alone
         up = head['Head'] - head['Hips']
         forward = (tail['LeftFoot'] - head['LeftFoot']) + (tail['RightFoot'] - head['RightFoot'])
@@ -167,6 +208,10 @@ for path, clip_path, frame_name, frames_text, frame_time_text in jobs:
         fail(f'{path}: no frame with every landmark seen')
     print(f'bvh_blender: {path}: {frames} frames at {rate:.6g} fps, worst bone direction {file_worst:.3g} deg')
 
+if hands is not None:
+    print(f'bvh_blender: {finger_checked} finger bones checked')
+    if finger_checked == 0:
+        fail('no finger bone checked')
 print(f'bvh_blender: worst bone direction {worst:.3g} deg over {checked} bones, {failures} failures')
 
 if render and not failures:
