@@ -5,7 +5,7 @@
 // texSubImage2D reads the module's memory at the column's offset, with no JavaScript loop over
 // the avatars and nothing allocated per frame. window.crowd3d reports progress for the test.
 import * as THREE from 'three';
-import { loadCrowd, threadsAvailable, Engine, Rig, CrowdError } from '../crowd.js';
+import { loadCrowd, threadsAvailable, Engine, Rig, CrowdError, Result } from '../crowd.js';
 
 const params = new URLSearchParams(location.search);
 const n = Math.min(10000, Math.max(1, Number(params.get('n') ?? 1000)));
@@ -276,7 +276,7 @@ class FullCrowd {
     const st = M._cw_demo_create(count, crowd._enum(crowd.Simd, simd, 'simd'), threads, out);
     const ptr = M.HEAPU32[out >> 2];
     M._free(out);
-    if (st !== 0) throw new CrowdError(st, crowd._toolMessage() || 'the fuller avatar failed');
+    if (st !== 0) throw new CrowdError(st === 2 ? Result.RANGE : Result.OUT_OF_MEMORY, crowd._toolMessage() || 'the fuller avatar failed');
     this.ptr = ptr;
     this.engine = new Engine(crowd, {}, M._cw_demo_engine(ptr));
     this.rig = new Rig(this.engine, M._cw_demo_rig(ptr));
