@@ -18,7 +18,7 @@ const orbit = params.get('orbit') !== '0';
 // Without SharedArrayBuffer (a page that is not cross-origin isolated) it is 1, and says so.
 const threadsAsked = params.get('threads') ?? 'auto';
 const canThread = threadsAvailable();
-const threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
+let threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
   : Math.max(1, Math.min(8, Math.floor(Number(threadsAsked)) || 1));
 // ?avatar=full: the default crowd's rig with fingers and lip sync (demo_rig.c), each avatar's
 // hands closing and opening at its own pace and its mouth talking; its own checksum (the
@@ -304,17 +304,26 @@ class FullCrowd {
 }
 
 async function main() {
-  const crowd = await loadCrowd({ threads: canThread });
+  // the module with threads, or (it did not load: a package built without it) the other, saying so
+  let crowd, threadsNote = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
+  try {
+    crowd = await loadCrowd({ threads: canThread });
+  } catch (e) {
+    if (!canThread) throw e;
+    crowd = await loadCrowd();
+    threads = 1;
+    threadsNote = `the module with threads did not load (${e.message}): 1 thread`;
+  }
   const d = full ? new FullCrowd(crowd, n, simd, threads) : crowd.defaultCrowd({ count: n, simd, threads });
   status.threads = d.engine.threads;
   const select = $('threads');
   for (const k of new Set([1, 2, 4, 8, threads])) select.add(new Option(String(k), String(k), false, k === threads));
-  select.disabled = !canThread;
+  select.disabled = threadsNote !== '';
   select.onchange = () => {
     params.set('threads', select.value);
     location.search = params.toString();
   };
-  $('threadsNote').textContent = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
+  $('threadsNote').textContent = threadsNote;
   const rig = d.rig, M = crowd.module;
   status.simd = d.engine.simd;
 
