@@ -5,7 +5,7 @@
 // texSubImage2D reads the module's memory at the column's offset, with no JavaScript loop over
 // the avatars and nothing allocated per frame. window.crowd3d reports progress for the test.
 import * as THREE from 'three';
-import { loadCrowd, threadsAvailable, Engine, Rig, CrowdError } from '../crowd.js';
+import { loadCrowd, threadsAvailable, Engine, Rig, CrowdError, Result } from '../crowd.js';
 
 const params = new URLSearchParams(location.search);
 const n = Math.min(10000, Math.max(1, Number(params.get('n') ?? 1000)));
@@ -18,7 +18,7 @@ const orbit = params.get('orbit') !== '0';
 // Without SharedArrayBuffer (a page that is not cross-origin isolated) it is 1, and says so.
 const threadsAsked = params.get('threads') ?? 'auto';
 const canThread = threadsAvailable();
-const threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
+let threads = !canThread ? 1 : threadsAsked === 'auto' ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1))
   : Math.max(1, Math.min(8, Math.floor(Number(threadsAsked)) || 1));
 // ?avatar=full: the default crowd's rig with fingers and lip sync (demo_rig.c), each avatar's
 // hands closing and opening at its own pace and its mouth talking; its own checksum (the
@@ -62,7 +62,10 @@ const FACE = ['ParamEyeLOpen', 'ParamEyeROpen', 'ParamEyeBallX', 'ParamEyeBallY'
 // colour kinds (the shader picks each avatar's colours by a hash of its row)
 const SKIN = 0, SHIRT = 1, PANTS = 2, SHOES = 3, EYE = 4, PUPIL = 5, MOUTH = 6, HAIR = 7;
 // parts the face animates
-const BODY = 0, LID_L = 1, LID_R = 2, PUPIL_L = 3, PUPIL_R = 4, LIPS = 5;
+const BODY = 0, LID_L = 1, LID_R = 2, PUPIL_L = 3, PUPIL_R = 4, LIPS = 5, LOCK_L = 6, LOCK_R = 7;
+// ?avatar=full: the side locks of hair swing with the physics rig's outputs (demo_rig.c)
+const LOCKS = ['ParamHairSideL', 'ParamHairSideR'];
+const LOCK_LENGTH = 0.2;
 
 /** The humanoid: boxes in their bone's frame (position relative to the bone's joint). */
 function humanoid(withFingers) {
@@ -95,6 +98,9 @@ function humanoid(withFingers) {
   box(2, [0, 0.2, 0], [0.2, 0.24, 0.22], SKIN);
   box(2, [0, 0.33, -0.01], [0.22, 0.05, 0.24], HAIR);
   box(2, [0, 0.24, -0.1], [0.22, 0.18, 0.04], HAIR);
+  if (withFingers) // side locks, each hanging from its top edge
+    for (const [s, lock] of [[SIDE, LOCK_L], [-SIDE, LOCK_R]])
+      box(2, [s * 0.122, 0.33 - LOCK_LENGTH / 2, 0.0], [0.03, LOCK_LENGTH, 0.12], HAIR, lock);
   // the face is on the bones' local +z (the head's forward)
   for (const [s, lid, pupil] of [[SIDE, LID_L, PUPIL_L], [-SIDE, LID_R, PUPIL_R]]) {
     box(2, [s * 0.05, 0.22, 0.111], [0.06, 0.04, 0.004], EYE, lid);
@@ -148,9 +154,6 @@ float column(int c, int i) {
 vec4 boneWorld(int b, int i) {
   return vec4(column(4 * b, i), column(4 * b + 1, i), column(4 * b + 2, i), column(4 * b + 3, i));
 }
-vec4 qmul(vec4 a, vec4 b) {
-  return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
-}
 vec3 rotate(vec4 q, vec3 v) {
   vec3 t = 2.0 * cross(q.xyz, v);
   return v + q.w * t + cross(q.xyz, t);
@@ -188,7 +191,10 @@ vec3 pick(vec3 a, vec3 b, vec3 c, vec3 d, float u) {
   return u < 0.25 ? a : u < 0.5 ? b : u < 0.75 ? c : d;
 }
 
-uniform int fingerBase; // the first finger-local column (0: no fingers)
+uniform int fingerBase, hairBase; // the first finger-local and hair column (0: none)
+vec4 qmul(vec4 a, vec4 b) { // (vrm.js's shader has its own: not in the shared head)
+  return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
 uniform vec3 knuckles[5];
 uniform float fingerLengths[15];
 vec4 fingerLocal(int fb, int i) {
@@ -228,6 +234,11 @@ void main() {
       local.xy += vec2(${SIDE}.0 * column(${BONES * 4 + 2}, i) * 0.014, column(${BONES * 4 + 3}, i) * 0.008);
   } else if (p == ${LIPS}) {
     local.y = anchor.y + (local.y - anchor.y) * (0.25 + 2.0 * clamp(column(${BONES * 4 + 4}, i), 0.0, 1.0));
+  } else if ((p == ${LOCK_L} || p == ${LOCK_R}) && hairBase > 0) {
+    // swung sideways about the head's forward axis at the lock's top, 25 degrees at the output's 1
+    float a = 0.436 * column(hairBase + p - ${LOCK_L}, i), ca = cos(a), sa = sin(a);
+    vec2 v = local.xy - (anchor.xy + vec2(0.0, ${LOCK_LENGTH / 2}));
+    local.xy = anchor.xy + vec2(0.0, ${LOCK_LENGTH / 2}) + vec2(ca * v.x - sa * v.y, sa * v.x + ca * v.y);
   }
   vec3 world = rotate(boneWorld(b, i), local);
   for (int j = b; j > 0; j = PARENT[j]) world += rotate(boneWorld(PARENT[j], i), joints[j]);
@@ -265,7 +276,7 @@ class FullCrowd {
     const st = M._cw_demo_create(count, crowd._enum(crowd.Simd, simd, 'simd'), threads, out);
     const ptr = M.HEAPU32[out >> 2];
     M._free(out);
-    if (st !== 0) throw new CrowdError(st, crowd._toolMessage() || 'the fuller avatar failed');
+    if (st !== 0) throw new CrowdError(st === 2 ? Result.RANGE : Result.OUT_OF_MEMORY, crowd._toolMessage() || 'the fuller avatar failed');
     this.ptr = ptr;
     this.engine = new Engine(crowd, {}, M._cw_demo_engine(ptr));
     this.rig = new Rig(this.engine, M._cw_demo_rig(ptr));
@@ -293,17 +304,26 @@ class FullCrowd {
 }
 
 async function main() {
-  const crowd = await loadCrowd({ threads: canThread });
+  // the module with threads, or (it did not load: a package built without it) the other, saying so
+  let crowd, threadsNote = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
+  try {
+    crowd = await loadCrowd({ threads: canThread });
+  } catch (e) {
+    if (!canThread) throw e;
+    crowd = await loadCrowd();
+    threads = 1;
+    threadsNote = `the module with threads did not load (${e.message}): 1 thread`;
+  }
   const d = full ? new FullCrowd(crowd, n, simd, threads) : crowd.defaultCrowd({ count: n, simd, threads });
   status.threads = d.engine.threads;
   const select = $('threads');
   for (const k of new Set([1, 2, 4, 8, threads])) select.add(new Option(String(k), String(k), false, k === threads));
-  select.disabled = !canThread;
+  select.disabled = threadsNote !== '';
   select.onchange = () => {
     params.set('threads', select.value);
     location.search = params.toString();
   };
-  $('threadsNote').textContent = canThread ? '' : 'SharedArrayBuffer unavailable (the page is not cross-origin isolated): 1 thread';
+  $('threadsNote').textContent = threadsNote;
   const rig = d.rig, M = crowd.module;
   status.simd = d.engine.simd;
 
@@ -311,6 +331,8 @@ async function main() {
   const sources = [];
   for (let b = 0; b < BONES; b++) for (let c = 0; c < 4; c++) sources.push(['bone_world', b, c]);
   for (const id of FACE) sources.push(['output', rig.parameterIndex(id), 0]);
+  const hairBase = full ? sources.length : 0;
+  if (full) for (const id of LOCKS) sources.push(['output', rig.parameterIndex(id), 0]);
   const fingerBase = full ? sources.length : 0;
   if (full) for (let b = 0; b < 2 * HAND_BONES; b++) for (let c = 0; c < 4; c++) sources.push(['finger_local', b, c]);
   const offsets = new Int32Array(sources.length); // float offsets into the module's memory
@@ -391,7 +413,7 @@ async function main() {
       columns: { value: texture }, texWidth: { value: texWidth }, columnStride: { value: columnStride },
       gridCols: { value: gridCols }, spacing: { value: spacing }, lightDir: { value: lightDir },
       joints: { value: JOINTS.map((j) => new THREE.Vector3(...j)) },
-      fingerBase: { value: fingerBase }, knuckles: { value: KNUCKLES.map((j) => new THREE.Vector3(...j)) },
+      fingerBase: { value: fingerBase }, hairBase: { value: hairBase }, knuckles: { value: KNUCKLES.map((j) => new THREE.Vector3(...j)) },
       fingerLengths: { value: FINGER_LENGTHS.flat() },
     },
   });
@@ -470,6 +492,7 @@ async function main() {
   const mouth = rig.parameterIndex('ParamMouthOpenY');
   status.sample = (i, fingerBone = 4) => ({
     frame: d.frame, mouth: rig.column('output', mouth, 0)[i],
+    hair: full ? LOCKS.map((id) => rig.column('output', rig.parameterIndex(id), 0)[i]) : null,
     finger: full ? [0, 1, 2, 3].map((c) => rig.column('finger_local', fingerBone, c)[i]) : null,
   });
   // The test's threads check: the first `count` avatars of the default crowd ticked `frames`

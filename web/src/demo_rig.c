@@ -1,6 +1,7 @@
 /* The 3D demo's fuller avatar (web/demo/3d.js, ?avatar=full): the default crowd (its rig, walk
- * and gaze as `crowd run` has them) with fingers (crowd.h section 9a) and lip sync (section 13)
- * added to its rig. Each frame every avatar's hands get a gesture of their own, its fingers
+ * and gaze as `crowd run` has them) with fingers (crowd.h section 9a), lip sync (section 13) and
+ * Cubism physics (section 12: two side locks of hair, a pendulum each, swung by the head's and
+ * body's turns and a gusty wind) added to its rig. Each frame every avatar's hands get a gesture of their own, its fingers
  * curling and opening from the relaxed rest hand (crowd_rest_hand_landmarks) at its own pace,
  * written into CROWD_FIELD_HAND_LANDMARKS, and its mouth a talking level in
  * CROWD_FIELD_LIPSYNC_LEVEL. The gestures are computed here, in float, on the page's thread, so
@@ -15,6 +16,7 @@
 
 typedef struct cw_demo {
     crowd_io_scene *scene;
+    crowd_parameter_desc *parameters; /* the default rig's, then the hair's */
     crowd_io_world *world;
     uint32_t count;
     float rest[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
@@ -25,6 +27,31 @@ typedef struct cw_demo {
 static crowd_fingers_desc demo_fingers;
 static crowd_lipsync_desc demo_lipsync;
 static const char *const demo_mouth[] = {"ParamMouthOpenY"};
+/* The hair: per side lock a sub-rig as the Cubism samples' hair (a physics3.json's front hair:
+ * the head's and body's X turn and Z tilt in, a two-particle pendulum, its angle out). */
+static const crowd_parameter_desc demo_hair[] = {
+    {"ParamHairSideL", -1, 1, 0, false},
+    {"ParamHairSideR", -1, 1, 0, false},
+};
+static const crowd_physics_input demo_hair_inputs[] = {
+    {"ParamAngleX", 60, CROWD_PHYSICS_X, 0}, {"ParamAngleZ", 60, CROWD_PHYSICS_ANGLE, 0},
+    {"ParamBodyAngleX", 40, CROWD_PHYSICS_X, 0}, {"ParamBodyAngleZ", 40, CROWD_PHYSICS_ANGLE, 0},
+    {"ParamAngleX", 60, CROWD_PHYSICS_X, 0}, {"ParamAngleZ", 60, CROWD_PHYSICS_ANGLE, 0},
+    {"ParamBodyAngleX", 40, CROWD_PHYSICS_X, 0}, {"ParamBodyAngleZ", 40, CROWD_PHYSICS_ANGLE, 0},
+};
+static const crowd_physics_output demo_hair_outputs[] = {
+    {"ParamHairSideL", 1, 1.5, 100, CROWD_PHYSICS_ANGLE, 0},
+    {"ParamHairSideR", 1, 1.3, 100, CROWD_PHYSICS_ANGLE, 0},
+};
+static const crowd_physics_particle demo_hair_particles[] = {
+    {1, 1, 1, 0, {0, 0}}, {0.95, 0.9, 1.5, 3, {0, 3}}, /* left: a little livelier than the right */
+    {1, 1, 1, 0, {0, 0}}, {0.9, 0.85, 1.3, 3.5, {0, 3.5}},
+};
+static const crowd_physics_subrig demo_hair_subrigs[] = {
+    {0, 4, 0, 1, 0, 2, {-10, 0, 10}, {-10, 0, 10}},
+    {4, 4, 1, 1, 2, 2, {-10, 0, 10}, {-10, 0, 10}},
+};
+static crowd_physics_desc demo_physics;
 
 /* A per-instance draw in [0, 1) from its row (a hash: the gesture's pace and phase). */
 static float draw(uint32_t row, uint32_t salt) {
@@ -102,13 +129,38 @@ int cw_demo_create(uint32_t count, int simd, uint32_t threads, cw_demo **out) {
         demo_lipsync = crowd_lipsync_defaults();
         demo_lipsync.parameters = demo_mouth;
         demo_lipsync.parameter_count = 1;
+        demo_physics = crowd_physics_defaults();
+        demo_physics.subrig_count = 2;
+        demo_physics.input_count = 8;
+        demo_physics.output_count = 2;
+        demo_physics.particle_count = 4;
+        demo_physics.subrigs = demo_hair_subrigs;
+        demo_physics.inputs = demo_hair_inputs;
+        demo_physics.outputs = demo_hair_outputs;
+        demo_physics.particles = demo_hair_particles;
+        demo_physics.wind_x = 0.6f; /* a breeze from the side, in gusts out of unison */
+        demo_physics.wind_gust = 1;
+        demo_physics.gust_period = 2.5f;
         scene_rig *r = &d->scene->scene.rigs[0];
+        uint32_t n = r->rig_desc.parameter_count;
+        d->parameters = malloc(sizeof *d->parameters * (n + 2));
+        if (!d->parameters) {
+            crowd_io_scene_free(d->scene);
+            free(d);
+            return crowd_io_error(CROWD_IO_FAILED, "out of memory");
+        }
+        memcpy(d->parameters, r->rig_desc.parameters, sizeof *d->parameters * n);
+        memcpy(d->parameters + n, demo_hair, sizeof demo_hair);
+        r->rig_desc.parameters = d->parameters;
+        r->rig_desc.parameter_count = n + 2;
+        r->rig_desc.physics = &demo_physics;
         r->rig_desc.fingers = &demo_fingers;
         r->rig_desc.lipsync = &demo_lipsync;
         st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, threads, 0, count, &d->world);
     }
     if (st != CROWD_IO_OK) {
         crowd_io_scene_free(d->scene);
+        free(d->parameters);
         free(d);
         return st;
     }
@@ -136,6 +188,7 @@ void cw_demo_destroy(cw_demo *d) {
     if (!d) return;
     crowd_io_world_destroy(d->world);
     crowd_io_scene_free(d->scene);
+    free(d->parameters);
     free(d);
 }
 

@@ -237,9 +237,9 @@ test('the 3D page', { skip }, async (t) => {
   }
 });
 
-// The fuller avatar (?avatar=full, web/src/demo_rig.c): fingers that close and open, a mouth that
-// talks, the same bytes on 1, 2 and 4 threads.
-test('the 3D page\'s fuller avatar: fingers and mouth move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
+// The fuller avatar (?avatar=full, web/src/demo_rig.c): fingers that close and open, side locks
+// that swing with physics, a mouth that talks, the same bytes on 1, 2 and 4 threads.
+test('the 3D page\'s fuller avatar: fingers, hair and mouth move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
   const demo = await open3d('avatar=full&n=100&show=9&orbit=0&distance=3.2&threads=2', () => window.crowd3d?.error || window.crowd3d?.frame >= 5);
   try {
     assert.equal(await demo.page.evaluate(() => window.crowd3d.threads), 2);
@@ -258,6 +258,12 @@ test('the 3D page\'s fuller avatar: fingers and mouth move, the same bytes on 1,
       turn = Math.max(turn, (2 * Math.acos(Math.min(1, dot)) * 180) / Math.PI);
     }
     assert.ok(turn > 20, `the index finger turned only ${turn.toFixed(1)} degrees over ${frames} frames`);
+    // the side locks swing: the physics rig's outputs (0 without physics) change
+    for (const side of [0, 1]) {
+      const hair = samples.map((s) => s.hair[side]);
+      assert.ok(hair.every(Number.isFinite) && Math.max(...hair) - Math.min(...hair) > 0.02,
+        `side lock ${side} stayed within ${Math.min(...hair)} .. ${Math.max(...hair)}`);
+    }
     const mouths = samples.map((s) => s.mouth);
     assert.ok(Math.max(...mouths) > 0.2 && Math.min(...mouths) < 0.05, `the mouth stayed within ${Math.min(...mouths)} .. ${Math.max(...mouths)}`);
     await demo.page.evaluate(() => window.crowd3d.pause(true));
