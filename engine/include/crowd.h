@@ -330,548 +330,8 @@ typedef struct crowd_parameter_desc {
 /* id, min 0, max 1, default 0, no repeat. */
 CROWD_API crowd_parameter_desc crowd_parameter_defaults(const char *id);
 
-/* ---- look (order 700) ---- */
-typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
-/* "x", "y", "z"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_axis_name(crowd_axis value);
-CROWD_API crowd_result crowd_axis_parse(const char *name, crowd_axis *out);
-
-/* Gaze (Cubism LookAt with Unity's Vector3.SmoothDamp). Parameter k receives pos[axis]*factor. */
-typedef struct crowd_look_parameter_desc {
-    const char *id;
-    crowd_axis axis;
-    float factor; /* within +-1e6. Default 1 */
-} crowd_look_parameter_desc;
-/* id, axis x, factor 1. */
-CROWD_API crowd_look_parameter_desc crowd_look_parameter_defaults(const char *id);
-
-typedef struct crowd_look_desc {
-    const crowd_look_parameter_desc *parameters;
-    uint32_t parameter_count;
-    float damping;    /* smoothTime in seconds, in [0, 1e6] (0 acts as 0.0001). Default 0.15 */
-    float max_speed;  /* > 0; +INFINITY for no limit (the default) */
-    crowd_blend blend;
-} crowd_look_desc;
-/* damping 0.15, max_speed +inf, blend additive, no parameters. */
-CROWD_API crowd_look_desc crowd_look_defaults(void);
-
-/* ---- harmonic (order 600) ---- */
-typedef enum crowd_direction {
-    CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
-} crowd_direction;
-/* "centric", "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_direction_name(crowd_direction value);
-CROWD_API crowd_result crowd_direction_parse(const char *name, crowd_direction *out);
-
-/* Harmonic sine (Cubism HarmonicMotion): value = origin + range*sin(2*pi*T/duration). */
-typedef struct crowd_harmonic_parameter_desc {
-    const char *id;
-    uint32_t channel;          /* index into channel_timescales */
-    crowd_direction direction; /* default centric */
-    float origin;              /* NO, fraction of [min, max], within +-1000, default 0.5 */
-    float range;               /* NR, fraction of max - min, within +-1000, default 0.5 */
-    float duration;            /* D, seconds, > 0, default 3 */
-} crowd_harmonic_parameter_desc;
-/* channel 0, centric, origin 0.5, range 0.5, duration 3, with the given id. */
-CROWD_API crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id);
-
-#define CROWD_MAX_CHANNELS 16
-typedef struct crowd_harmonic_desc {
-    const crowd_harmonic_parameter_desc *parameters;
-    uint32_t parameter_count;
-    const float *channel_timescales; /* finite, >= 0, and at most 65536 * the duration of every
-                                        entry on the channel; NULL with count 0 means [1].
-                                        T wraps by SPEC §3's `while T > D: T = T - D`, bounded
-                                        by construction: at most 4 rounds (all a tick covering
-                                        up to 4 periods needs), then, if T is still above D,
-                                        one step T - floor(T/D)*D clamped into [0, D], every
-                                        operation IEEE single and unfused: the same bits on
-                                        every target, at most 5 steps per row and tick */
-    uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
-    crowd_blend blend;
-} crowd_harmonic_desc;
-/* blend additive, no entries, no channel_timescales (one channel at timescale 1). */
-CROWD_API crowd_harmonic_desc crowd_harmonic_defaults(void);
-
-/* ---- blink (order 400) ---- */
-typedef enum crowd_blink_model {
-    CROWD_BLINK_SINE = 0, /* |sin| closing and opening (Cubism's EyeBlink) */
-    CROWD_BLINK_TIMED,    /* linear phases 1.0/0.5/1.5 scaled time (Unity R5 auto blink) */
-    CROWD_BLINK_MODEL_COUNT
-} crowd_blink_model;
-/* "sine", "timed"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_blink_model_name(crowd_blink_model value);
-CROWD_API crowd_result crowd_blink_model_parse(const char *name, crowd_blink_model *out);
-
-/* Automatic eye blink. eye_opening is blended into every blink parameter every tick. */
-typedef struct crowd_blink_desc {
-    const char *const *parameters; /* parameter ids, e.g. ParamEyeLOpen, ParamEyeROpen */
-    uint32_t parameter_count;
-    crowd_blink_model model;
-    crowd_blend blend;   /* default multiply */
-    float mean;          /* mean idle wait, s, in [0, 1e6]. Default 2.5 */
-    float max_deviation; /* s, in [0, 1e6]. Default 2 */
-    float timescale;     /* in (0, 1e6]. Default 10 */
-} crowd_blink_desc;
-/* sine, blend multiply, mean 2.5, max_deviation 2, timescale 10, no parameters. */
-CROWD_API crowd_blink_desc crowd_blink_defaults(void);
-
-/* Limb bases from pose landmarks: section 9 describes the solve, section 6 has its fields
- * (CROWD_FIELD_POSE, CROWD_FIELD_ROOT, CROWD_FIELD_BONE_WORLD, CROWD_FIELD_BONE_LOCAL). */
-typedef enum crowd_pose_frame {
-    CROWD_FRAME_MEDIAPIPE_WORLD = 0, /* metres, +y down, -z toward the camera: y is negated on input */
-    CROWD_FRAME_ENGINE,              /* already +y up */
-    CROWD_FRAME_COUNT
-} crowd_pose_frame;
-/* "mediapipe_world", "engine"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_pose_frame_name(crowd_pose_frame value);
-CROWD_API crowd_result crowd_pose_frame_parse(const char *name, crowd_pose_frame *out);
-
-typedef enum crowd_axis_fix {
-    CROWD_AXIS_FIX_Y_ALONG_BONE = 0, /* AngleAxis(90 deg, +x) on arm and leg bones: local +y on the bone */
-    CROWD_AXIS_FIX_Z_ALONG_BONE,     /* identity everywhere: local +z on the bone */
-    CROWD_AXIS_FIX_CUSTOM,           /* custom_fix[bone] */
-    CROWD_AXIS_FIX_CALIBRATED,       /* from bind_landmarks + bind_rotations */
-    CROWD_AXIS_FIX_COUNT
-} crowd_axis_fix;
-/* "y_along_bone", "z_along_bone", "custom", "calibrated"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_axis_fix_name(crowd_axis_fix value);
-CROWD_API crowd_result crowd_axis_fix_parse(const char *name, crowd_axis_fix *out);
-
-typedef enum crowd_limb_fallback {
-    CROWD_FALLBACK_STABLE = 0, /* the default (SPEC 5.1): the side axis kept in the torso's frame,
-                                  referred to the rest hinge carried along the limb and blended
-                                  with the bend plane by how much the limb bends (bend_min ..
-                                  bend_full); knees bend one way. A straight or nearly straight
-                                  limb keeps its roll, a clearly bent one follows its bend */
-    CROWD_FALLBACK_ROOT,     /* a straight limb's side axis is fallback_sign * right, right the
-                                root's right (root * +x) turned to the subject's side: negated
-                                where it points against the x column of the limb's torso
-                                rotation (section 9). A subject turned by t from the root's
-                                facing has its straight limbs' roll off by about t */
-    CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before),
-                                and a bent limb's side keeps its sign from frame to frame: an
-                                elbow or knee straightening, or bending past straight, never
-                                flips half a turn */
-    CROWD_FALLBACK_COUNT
-} crowd_limb_fallback;
-/* "stable", "root", "previous"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_limb_fallback_name(crowd_limb_fallback value);
-CROWD_API crowd_result crowd_limb_fallback_parse(const char *name, crowd_limb_fallback *out);
-
-typedef enum crowd_limb {
-    CROWD_LIMB_LEFT_ARM = 0, CROWD_LIMB_RIGHT_ARM, CROWD_LIMB_LEFT_LEG, CROWD_LIMB_RIGHT_LEG,
-    CROWD_LIMB_COUNT
-} crowd_limb;
-/* "left_arm", "right_arm", "left_leg", "right_leg"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_limb_name(crowd_limb value);
-CROWD_API crowd_result crowd_limb_parse(const char *name, crowd_limb *out);
-
-typedef enum crowd_bone {
-    CROWD_BONE_HIPS = 0, CROWD_BONE_CHEST, CROWD_BONE_HEAD,
-    CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_LEFT_LOWER_ARM, CROWD_BONE_LEFT_HAND,
-    CROWD_BONE_RIGHT_UPPER_ARM, CROWD_BONE_RIGHT_LOWER_ARM, CROWD_BONE_RIGHT_HAND,
-    CROWD_BONE_LEFT_UPPER_LEG, CROWD_BONE_LEFT_LOWER_LEG, CROWD_BONE_LEFT_FOOT,
-    CROWD_BONE_RIGHT_UPPER_LEG, CROWD_BONE_RIGHT_LOWER_LEG, CROWD_BONE_RIGHT_FOOT,
-    CROWD_BONE_COUNT
-} crowd_bone;
-
-/* Which bone rotations a limbs rig stores each tick (crowd_limbs_desc.outputs). A rig that asks
- * for one kind does not store the other kind's 15 x 4 columns, nor write them each tick: up to
- * 240 bytes per instance and tick less to move through memory (crowd_rig_bytes_per_instance
- * shows the storage). What is stored is bit for bit what a rig with both stores from the same
- * input (within the field rules; see local), on every target, split and thread count. */
-typedef enum crowd_limb_outputs {
-    CROWD_LIMB_OUTPUTS_BOTH = 0, /* the default: world and local (CROWD_FIELD_BONE_WORLD, _LOCAL) */
-    CROWD_LIMB_OUTPUTS_WORLD,    /* world rotations only (renderers that place bones in model
-                                    space). The local rotations are also the state an untrusted
-                                    bone eases from (section 9), so with visibility_threshold > 0
-                                    the rig still keeps them, unreadable, and saves nothing; at
-                                    threshold 0 it keeps no local column */
-    CROWD_LIMB_OUTPUTS_LOCAL,    /* local rotations only (BVH export, joint-by-joint
-                                    retargeting), at any threshold: the world rotations are
-                                    only the tick's own intermediate values. Except that where the unchecked
-                                    columns hold values outside the field rules (a non-unit
-                                    root, landmarks beyond +-1e9 or NaN written through
-                                    crowd_rig_column), a bone that cannot be solved holds its
-                                    last local rotation, as with both, and its children hang
-                                    from parent * that local (the hips' children from it alone
-                                    when the root is not unit; with both: from its last world,
-                                    which this rig does not keep), so they can differ there. Never
-                                    a NaN either way */
-    CROWD_LIMB_OUTPUTS_COUNT
-} crowd_limb_outputs;
-/* "both", "world", "local"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_limb_outputs_name(crowd_limb_outputs value);
-CROWD_API crowd_result crowd_limb_outputs_parse(const char *name, crowd_limb_outputs *out);
-
-#define CROWD_LANDMARK_COUNT 33
 /* A unit quaternion (x, y, z, w), Hamilton product, A*B applies B first. */
 typedef struct crowd_quat { float x, y, z, w; } crowd_quat;
-
-typedef struct crowd_limbs_desc {
-    crowd_pose_frame frame;
-    crowd_axis_fix axis_fix;
-    const crowd_quat *custom_fix;     /* [CROWD_BONE_COUNT], unit, for CUSTOM */
-    const float *bind_landmarks;      /* [33*4] x, y, z, visibility in `frame`, for CALIBRATED */
-    const crowd_quat *bind_rotations; /* [CROWD_BONE_COUNT] unit world rotations, for CALIBRATED */
-    crowd_limb_fallback fallback;
-    float fallback_sign[CROWD_LIMB_COUNT]; /* +1 or -1 each. Default +1 legs, -1 arms */
-    float visibility_threshold;  /* in [0, 1]. Default 0.5. A bone is trusted on a tick when
-                                    every landmark it is computed from has visibility >= this
-                                    (0: always trusted); see section 9 for what an untrusted
-                                    bone does */
-    float hold_half_life;        /* s, in (0, 3600]: an untrusted bone's shown rotation eases
-                                    halfway to its rest local rotation in this time. Default 0.3 */
-    float reacquire_half_life;   /* s, in (0, 3600]: a bone trusted again eases from where it was
-                                    shown to its tracked rotation at a rate that starts at
-                                    halfway in this time and grows as the ease nears its end
-                                    (section 9). Default 0.4 */
-    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90 (fallback stable): a
-                                    limb bent less than bend_min keeps its roll, one bent more
-                                    than bend_full follows its bend plane. Their sines in float
-                                    must differ (near 90 degrees two close values are refused).
-                                    Default 10, 45 */
-    bool smoothing;              /* One Euro filter (MediaPipe's: the derivative from the last
-                                    raw value) on every coordinate of the landmarks the bones
-                                    read. dt = 0 keeps the filtered values. Default off */
-    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6];
-                                    checked whether smoothing is on or not. Default 0.1, 40, 1
-                                    (MediaPipe's world landmarks) */
-    crowd_limb_outputs outputs;  /* which bone rotations are stored: both (the default, and what
-                                    a zero value means), world or local only. The kind not stored
-                                    is refused by crowd_get, crowd_instances_get, crowd_rig_column
-                                    and crowd_rig_columns with CROWD_ERR_NOT_STORED and a message
-                                    naming the field and the rig (crowd_get: field bone_local:
-                                    rig "x" stores world rotations only (limbs outputs)).
-                                    crowd_rig_rest_pose gives both whatever this is */
-    float arm_image_bend;        /* degrees, in [0, 90] (fallback stable): an arm whose bend side
-                                    has |z| >= sin(arm_image_bend) (its bend seen in the image
-                                    plane: z reads no depth) keeps the cross product's own sign;
-                                    90 gives SPEC 5.1 revision 1 (every arm turned toward its
-                                    reference side), 0 keeps every arm's own sign. Default 15 */
-} crowd_limbs_desc;
-/* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
- * threshold 0.5, hold half-life 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees,
- * smoothing off with 0.1 / 40 / 1, outputs both, arm_image_bend 15 degrees. */
-CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
-
-/* Fingers from hand landmarks: section 9a describes the solve, section 6 has its fields
- * (CROWD_FIELD_HAND_LANDMARKS, CROWD_FIELD_FINGER_WORLD, CROWD_FIELD_FINGER_LOCAL). */
-#define CROWD_HAND_LANDMARK_COUNT 21 /* MediaPipe's hand landmarks per hand */
-/* per hand in CROWD_FIELD_HAND_LANDMARKS: 21 landmarks x, y, z, then the presence score */
-#define CROWD_HAND_FLOATS (3 * CROWD_HAND_LANDMARK_COUNT + 1)
-/* The subject's hands (the index of CROWD_FIELD_HAND_LANDMARKS). */
-typedef enum crowd_hand { CROWD_HAND_LEFT = 0, CROWD_HAND_RIGHT, CROWD_HAND_COUNT } crowd_hand;
-/* "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_hand_name(crowd_hand value);
-CROWD_API crowd_result crowd_hand_parse(const char *name, crowd_hand *out);
-
-/* The bones a fingers rig solves per hand: the hand itself (refined from the palm), then the 15
- * VRM 1.0 finger bones. The index of CROWD_FIELD_FINGER_WORLD / _LOCAL is hand *
- * CROWD_HAND_BONE_COUNT + bone: the left hand's 16 bones, then the right hand's. */
-typedef enum crowd_hand_bone {
-    CROWD_HAND_BONE_HAND = 0,
-    CROWD_HAND_BONE_THUMB_METACARPAL, CROWD_HAND_BONE_THUMB_PROXIMAL, CROWD_HAND_BONE_THUMB_DISTAL,
-    CROWD_HAND_BONE_INDEX_PROXIMAL, CROWD_HAND_BONE_INDEX_INTERMEDIATE, CROWD_HAND_BONE_INDEX_DISTAL,
-    CROWD_HAND_BONE_MIDDLE_PROXIMAL, CROWD_HAND_BONE_MIDDLE_INTERMEDIATE, CROWD_HAND_BONE_MIDDLE_DISTAL,
-    CROWD_HAND_BONE_RING_PROXIMAL, CROWD_HAND_BONE_RING_INTERMEDIATE, CROWD_HAND_BONE_RING_DISTAL,
-    CROWD_HAND_BONE_LITTLE_PROXIMAL, CROWD_HAND_BONE_LITTLE_INTERMEDIATE, CROWD_HAND_BONE_LITTLE_DISTAL,
-    CROWD_HAND_BONE_COUNT
-} crowd_hand_bone;
-#define CROWD_FINGER_BONE_COUNT (CROWD_HAND_COUNT * CROWD_HAND_BONE_COUNT) /* 32: both hands */
-
-typedef struct crowd_fingers_desc {
-    crowd_pose_frame frame;  /* the landmarks' frame: mediapipe_world (the Hand Landmarker's
-                                world landmarks: metres, origin at the hand's centre, +y down:
-                                y is negated on input) or engine. Image landmarks with relative
-                                z work too, written as (x * width/height, y, z * width/height):
-                                only directions matter. Default mediapipe_world */
-    bool mirrored;           /* the landmarks come from a mirrored (selfie) image: x is negated on
-                                input, after frame. Which hand is which is the host's: see
-                                crowd_hand_from_handedness. Default false */
-    crowd_axis_fix axis_fix; /* as the limbs': y_along_bone turns every finger bone by
-                                AngleAxis(90 deg, +x) (local +y on the bone), the hand by
-                                identity, as the limbs' hand; z_along_bone identity everywhere;
-                                custom custom_fix; calibrated from bind_landmarks and
-                                bind_rotations. Default y_along_bone */
-    const crowd_quat *custom_fix;     /* [CROWD_FINGER_BONE_COUNT], unit, for CUSTOM */
-    const float *bind_landmarks;      /* [2 * CROWD_HAND_FLOATS] both hands as in the field (the
-                                         presence ignored), in `frame`, for CALIBRATED */
-    const crowd_quat *bind_rotations; /* [CROWD_FINGER_BONE_COUNT] unit world rotations, for
-                                         CALIBRATED: fix = inverse(solve of the bind landmarks
-                                         without fix) * bind rotation */
-    float presence_threshold;    /* in [0, 1]. Default 0.5. A hand is trusted on a tick when its
-                                    presence score is >= this (0: always) */
-    float hold_half_life;        /* s, in (0, 3600]: a lost hand's shown rotations ease halfway
-                                    to the rest pose in this time. Default 0.3 */
-    float reacquire_half_life;   /* s, in (0, 3600]: a hand seen again eases in (as the limbs'
-                                    bones, section 9). Default 0.4 */
-    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90: a thumb bent less
-                                    than bend_min keeps its reference roll, one bent more than
-                                    bend_full follows its bend plane (section 9a). Default 10, 45 */
-    bool smoothing;              /* One Euro on every landmark coordinate of a tracked hand (the
-                                    filter restarts when a hand is seen again). Default off */
-    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6].
-                                    Default 0.1, 40, 1 (as the limbs') */
-} crowd_fingers_desc;
-/* frame mediapipe_world, not mirrored, y_along_bone, presence threshold 0.5, hold half-life
- * 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
-CROWD_API crowd_fingers_desc crowd_fingers_defaults(void);
-
-/* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
- * blend-shape scores and the head rotation — mapped onto parameters, order 500. */
-#define CROWD_FACE_SCORE_COUNT 52 /* blend shapes, in MediaPipe's order */
-typedef enum crowd_face_source {
-    /* the 52 blend-shape scores, in [0, 1], numbered as MediaPipe's face landmarker lists them */
-    CROWD_FACE_NEUTRAL = 0, CROWD_FACE_BROW_DOWN_LEFT, CROWD_FACE_BROW_DOWN_RIGHT, CROWD_FACE_BROW_INNER_UP,
-    CROWD_FACE_BROW_OUTER_UP_LEFT, CROWD_FACE_BROW_OUTER_UP_RIGHT, CROWD_FACE_CHEEK_PUFF,
-    CROWD_FACE_CHEEK_SQUINT_LEFT, CROWD_FACE_CHEEK_SQUINT_RIGHT, CROWD_FACE_EYE_BLINK_LEFT,
-    CROWD_FACE_EYE_BLINK_RIGHT, CROWD_FACE_EYE_LOOK_DOWN_LEFT, CROWD_FACE_EYE_LOOK_DOWN_RIGHT,
-    CROWD_FACE_EYE_LOOK_IN_LEFT, CROWD_FACE_EYE_LOOK_IN_RIGHT, CROWD_FACE_EYE_LOOK_OUT_LEFT,
-    CROWD_FACE_EYE_LOOK_OUT_RIGHT, CROWD_FACE_EYE_LOOK_UP_LEFT, CROWD_FACE_EYE_LOOK_UP_RIGHT,
-    CROWD_FACE_EYE_SQUINT_LEFT, CROWD_FACE_EYE_SQUINT_RIGHT, CROWD_FACE_EYE_WIDE_LEFT, CROWD_FACE_EYE_WIDE_RIGHT,
-    CROWD_FACE_JAW_FORWARD, CROWD_FACE_JAW_LEFT, CROWD_FACE_JAW_OPEN, CROWD_FACE_JAW_RIGHT, CROWD_FACE_MOUTH_CLOSE,
-    CROWD_FACE_MOUTH_DIMPLE_LEFT, CROWD_FACE_MOUTH_DIMPLE_RIGHT, CROWD_FACE_MOUTH_FROWN_LEFT,
-    CROWD_FACE_MOUTH_FROWN_RIGHT, CROWD_FACE_MOUTH_FUNNEL, CROWD_FACE_MOUTH_LEFT, CROWD_FACE_MOUTH_LOWER_DOWN_LEFT,
-    CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT, CROWD_FACE_MOUTH_PRESS_LEFT, CROWD_FACE_MOUTH_PRESS_RIGHT,
-    CROWD_FACE_MOUTH_PUCKER, CROWD_FACE_MOUTH_RIGHT, CROWD_FACE_MOUTH_ROLL_LOWER, CROWD_FACE_MOUTH_ROLL_UPPER,
-    CROWD_FACE_MOUTH_SHRUG_LOWER, CROWD_FACE_MOUTH_SHRUG_UPPER, CROWD_FACE_MOUTH_SMILE_LEFT,
-    CROWD_FACE_MOUTH_SMILE_RIGHT, CROWD_FACE_MOUTH_STRETCH_LEFT, CROWD_FACE_MOUTH_STRETCH_RIGHT,
-    CROWD_FACE_MOUTH_UPPER_UP_LEFT, CROWD_FACE_MOUTH_UPPER_UP_RIGHT, CROWD_FACE_NOSE_SNEER_LEFT,
-    CROWD_FACE_NOSE_SNEER_RIGHT,
-    /* the head's Euler angles in degrees, from CROWD_FIELD_FACE_ROTATION (section 11) */
-    CROWD_FACE_HEAD_YAW = CROWD_FACE_SCORE_COUNT, CROWD_FACE_HEAD_PITCH, CROWD_FACE_HEAD_ROLL,
-    CROWD_FACE_SOURCE_COUNT
-} crowd_face_source;
-/* The bit of a source in crowd_face_desc.smoothed_sources. */
-#define CROWD_FACE_SOURCE_BIT(source) (1ull << (unsigned)(source))
-
-typedef enum crowd_face_curve {
-    CROWD_FACE_CURVE_LINEAR = 0, /* c(s) = s */
-    CROWD_FACE_CURVE_SMOOTHSTEP, /* t = clamp(s, 0, 1); c(s) = (t*t)*(3 - 2*t): eases a score's ends */
-    CROWD_FACE_CURVE_COUNT
-} crowd_face_curve;
-/* "linear", "smoothstep"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_face_curve_name(crowd_face_curve value);
-CROWD_API crowd_result crowd_face_curve_parse(const char *name, crowd_face_curve *out);
-
-/* One mapping entry: source -> parameter. Its value is offset + gain*c(source); the entries
- * naming one parameter add up (in the order given, from the first entry's value), and the sum
- * blends into the parameter once. */
-typedef struct crowd_face_mapping_desc {
-    crowd_face_source source;
-    const char *id;         /* a parameter of the rig */
-    float gain, offset;     /* within +-1e6 each */
-    crowd_face_curve curve; /* default linear */
-} crowd_face_mapping_desc;
-/* source -> id with gain 1, offset 0, linear. */
-CROWD_API crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, const char *id);
-
-#define CROWD_FACE_STANDARD_MAPPING_COUNT 20
-typedef struct crowd_face_desc {
-    const crowd_face_mapping_desc *mapping; /* at most CROWD_MAX_ENTRIES entries */
-    uint32_t mapping_count;
-    crowd_blend blend;          /* default override; a parameter that is also a blink parameter
-                                   always blends with override (the take-over, section 11) */
-    float presence_threshold;   /* in [0, 1]: the face drives while presence > this. Default 0.5 */
-    float handoff_half_life;    /* s, in (0, 3600]: control eases halfway between the face and the
-                                   automatic controllers in this time. Default 0.1 */
-    uint64_t smoothed_sources;  /* CROWD_FACE_SOURCE_BIT(s) for each source the One Euro filter
-                                   smooths (bits beyond CROWD_FACE_SOURCE_COUNT refused). Default 0 */
-    float min_cutoff, beta, d_cutoff; /* One Euro as the limbs run it (section 9): Hz in (0, 1e6];
-                                   [0, 1e6]; Hz in (0, 1e6]. Default 1, 0, 1 (a 1 Hz low pass on
-                                   each smoothed source until beta is tuned) */
-} crowd_face_desc;
-/* The standard mapping (CROWD_FACE_STANDARD_MAPPING_COUNT entries, for the standard Cubism
- * parameter set; all linear):
- *   headYaw -> ParamAngleX gain 1, headPitch -> ParamAngleY gain 1, headRoll -> ParamAngleZ
- *     gain 1 (degrees; the Cubism angles span [-30, 30], the blend clamps);
- *   eyeBlinkLeft -> ParamEyeLOpen, eyeBlinkRight -> ParamEyeROpen, gain -1 offset 1 (1 - score);
- *   ParamEyeBallX = 0.5*eyeLookOutLeft - 0.5*eyeLookInLeft + 0.5*eyeLookInRight
- *     - 0.5*eyeLookOutRight (+1: the eyes look toward the subject's left);
- *   ParamEyeBallY = 0.5*eyeLookUpLeft + 0.5*eyeLookUpRight - 0.5*eyeLookDownLeft
- *     - 0.5*eyeLookDownRight (+1: up);
- *   jawOpen -> ParamMouthOpenY gain 1;
- *   ParamMouthForm = 0.5*mouthSmileLeft + 0.5*mouthSmileRight;
- *   ParamBrowLY = browInnerUp - browDownLeft, ParamBrowRY = browInnerUp - browDownRight.
- * MediaPipe's Left/Right are the subject's; L/R parameters are the model's own left/right, so a
- * model faces the viewer as a mirror image would not: swap the entries for a mirror view. */
-CROWD_API const crowd_face_mapping_desc *crowd_face_standard_mapping(void);
-/* The standard mapping, blend override, threshold 0.5, half-life 0.1 s, no smoothing, One Euro
- * 1 / 0 / 1. A rig that lacks a standard parameter needs its own mapping (the tools bind the
- * standard entries a model has: crowd's Live2D import). */
-CROWD_API crowd_face_desc crowd_face_defaults(void);
-/* MediaPipe's categoryName of a score ("_neutral", "browDownLeft", ... "noseSneerRight"), then
- * "headYaw", "headPitch", "headRoll"; NULL for an unknown source. */
-CROWD_API const char *crowd_face_source_name(crowd_face_source source);
-/* The source named `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API crowd_result crowd_face_source_parse(const char *name, crowd_face_source *out);
-/* The rotation of a facial transformation matrix (MediaPipe's facialTransformationMatrixes:
- * 16 floats, column-major, the upper 3x3 a rotation times a uniform scale) as a unit
- * quaternion with w >= 0, computed in double and rounded once. CROWD_ERR_NULL, CROWD_ERR_NOT_FINITE,
- * CROWD_ERR_RANGE (columns of zero or unequal length beyond 1e-3 relative, not orthogonal
- * beyond 1e-3, or a reflection). */
-CROWD_API crowd_result crowd_face_rotation_from_matrix(const float matrix[16], crowd_quat *out_rotation);
-
-/* Cubism physics (section 12 has the whole story): a .physics3.json rig as plain data, read once
- * per rig (the tools fill it from the file, io/live2d/physics3.c), with the controller's settings.
- * The rig's numbers are the file's, as double (the framework keeps JS doubles; the engine rounds
- * each to float once, at rig creation); ids are parameter ids of the rig. crowd_rig_create
- * copies all of it. */
-#define CROWD_PHYSICS_MAX_SUBRIGS 1024u   /* subrig_count */
-#define CROWD_PHYSICS_MAX_INPUTS 64u      /* inputs per sub-rig */
-#define CROWD_PHYSICS_MAX_OUTPUTS 64u     /* outputs per sub-rig */
-#define CROWD_PHYSICS_MAX_PARTICLES 64u   /* particles per sub-rig */
-#define CROWD_PHYSICS_MAX_INPUT_PARAMETERS 64u /* distinct parameters a rig's inputs read */
-#define CROWD_PHYSICS_MAX_FPS 1000.0
-#define CROWD_PHYSICS_MAX_NUMBER 1e6      /* every number of the rig is within +-this */
-
-/* An input's or output's kind: the physics3 "Type" "X", "Y" or "Angle". */
-typedef enum crowd_physics_type {
-    CROWD_PHYSICS_X = 0,
-    CROWD_PHYSICS_Y = 1,
-    CROWD_PHYSICS_ANGLE = 2,
-    CROWD_PHYSICS_TYPE_COUNT
-} crowd_physics_type;
-
-typedef struct crowd_physics_input {
-    const char *parameter;   /* Source.Id: a parameter of the rig */
-    double weight;           /* Weight, in percent, [0, 100] */
-    crowd_physics_type type;
-    int reflect;             /* Reflect: 1 keeps the normalised value's sign, 0 negates it (as the
-                                framework) */
-} crowd_physics_input;
-
-typedef struct crowd_physics_output {
-    const char *parameter; /* Destination.Id: a parameter of the rig */
-    uint32_t vertex;       /* VertexIndex: 1 .. the sub-rig's particle_count - 1 */
-    double scale;          /* Scale (the angle scale; the framework scales X and Y outputs by 0) */
-    double weight;         /* Weight, in percent, [0, 100] */
-    crowd_physics_type type;
-    int reflect;
-} crowd_physics_output;
-
-typedef struct crowd_physics_particle {
-    double mobility, delay, acceleration, radius; /* mobility, delay >= 0; radius > 0 after a
-                                                     sub-rig's first particle */
-    double position[2]; /* Position (x, y): read, unused by the framework's stepping */
-} crowd_physics_particle;
-
-typedef struct crowd_physics_range {
-    double minimum, default_value, maximum; /* minimum <= maximum */
-} crowd_physics_range;
-
-/* One "PhysicsSettings" entry: its inputs, outputs and particles are the ranges
- * [first, first + count) of the desc's arrays; the sub-rigs take them in order (each first is
- * the previous sub-rig's first + count, from 0), and the counts add up to the desc's. */
-typedef struct crowd_physics_subrig {
-    uint32_t input_first, input_count;
-    uint32_t output_first, output_count;
-    uint32_t particle_first, particle_count; /* >= 1; >= 2 when it has outputs */
-    crowd_physics_range position, angle;     /* Normalization.Position / .Angle */
-} crowd_physics_subrig;
-
-typedef struct crowd_physics_desc {
-    uint32_t subrig_count, input_count, output_count, particle_count;
-    const crowd_physics_subrig *subrigs;
-    const crowd_physics_input *inputs;
-    const crowd_physics_output *outputs;
-    const crowd_physics_particle *particles;
-    float fps;           /* Meta.Fps in [0, 1000]: fixed steps of 1/fps with interpolation; 0 (the
-                            file has none): one step per tick. Default 0 */
-    float gravity_x, gravity_y; /* the framework's Options.gravity (not the file's
-                            EffectiveForces, which the framework reads and leaves unused): the
-                            direction the first segment's angle output is measured from, within
-                            +-1e6 each. Default (0, -1) */
-    float wind_x, wind_y; /* Options.wind: a force on every particle, within +-1e6 each. Default
-                            (0, 0) */
-    float strength;      /* every output's value (after its scale, before the clamp) times this
-                            and the instance's physics_strength (VTube Studio's physics
-                            multiplier), in [0, 100]. Default 1 (the framework's numbers) */
-    float wind_gust;     /* in [0, 1]: each instance's wind is the rig's times its physics_wind
-                            times (1 + wind_gust*sin(2*pi*physics_wind_phase)), the phase drawn per
-                            instance, so a crowd in one wind sways out of unison. Default 0 */
-    float gust_period;   /* s, in (0, 3600]: the phase advances by dt/gust_period each tick.
-                            Default 4 */
-} crowd_physics_desc;
-/* No rig (every count 0), fps 0, gravity (0, -1), wind (0, 0), strength 1, gust 0, period 4. */
-CROWD_API crowd_physics_desc crowd_physics_defaults(void);
-
-/* Lip sync (order 500, after face tracking; section 13): each instance's mouth level
- * (CROWD_FIELD_LIPSYNC_LEVEL, 0..1, e.g. crowd_lipsync_rms of the instance's audio) added to the
- * rig's LipSync parameters as the framework's addParameterValueById(id, level, weight):
- * P = C(P + level*weight). */
-typedef struct crowd_lipsync_desc {
-    const char *const *parameters; /* parameter ids (model3's LipSync group, e.g. ParamMouthOpenY) */
-    uint32_t parameter_count;
-    float weight;                  /* in [0, 1000]. Default 0.8 (the Cubism samples') */
-} crowd_lipsync_desc;
-/* weight 0.8, no parameters. */
-CROWD_API crowd_lipsync_desc crowd_lipsync_defaults(void);
-
-/* Live2D expressions (Cubism exp3, order 300; section 14 has the tick's rules). A rig holds a
- * library of expressions, stored once for all its instances; each instance plays one of them
- * and cross-fades into the next as the Cubism Framework's R5 expression manager does. */
-typedef enum crowd_expression_blend {
-    CROWD_EXPRESSION_ADD = 0,   /* exp3 "Add" (also when Blend is absent) */
-    CROWD_EXPRESSION_MULTIPLY,  /* exp3 "Multiply" */
-    CROWD_EXPRESSION_OVERWRITE, /* exp3 "Overwrite" */
-    CROWD_EXPRESSION_BLEND_COUNT
-} crowd_expression_blend;
-/* "add", "multiply", "overwrite"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_expression_blend_name(crowd_expression_blend value);
-CROWD_API crowd_result crowd_expression_blend_parse(const char *name, crowd_expression_blend *out);
-
-/* One exp3 Parameters entry. An id that names no parameter of the rig is ignored, as the
- * framework ignores it (it lands in the not-exist map nothing reads); when an expression
- * names a parameter twice, the first entry counts (the framework's search stops there). */
-typedef struct crowd_expression_parameter_desc {
-    const char *id;               /* non-NULL */
-    float value;                  /* within +-1e18 */
-    crowd_expression_blend blend;
-} crowd_expression_parameter_desc;
-
-/* One exp3 file. */
-typedef struct crowd_expression_item_desc {
-    const crowd_expression_parameter_desc *parameters;
-    uint32_t parameter_count;     /* at most CROWD_MAX_ENTRIES */
-    float fade_in, fade_out;      /* FadeInTime/FadeOutTime, s, in [0, 1e6] (0: no fade); a negative
-                                     value takes the desc's (the framework's 1 when exp3 has none) */
-} crowd_expression_item_desc;
-
-#define CROWD_EXPRESSION_SLOTS 4 /* expressions one instance plays (fades) at once: section 14 */
-typedef struct crowd_expression_desc {
-    const crowd_expression_item_desc *expressions; /* the library: expression k is index k */
-    uint32_t expression_count;    /* at most CROWD_MAX_ENTRIES, and expression_count times the
-                                     number of distinct parameters they name at most 2^22 */
-    float fade_in, fade_out;      /* s, in [0, 1e6]: for items whose own are negative. Default 1, 1 */
-} crowd_expression_desc;
-/* fade_in 1, fade_out 1, no expressions. */
-CROWD_API crowd_expression_desc crowd_expression_defaults(void);
-
-/* Live2D pose (Cubism pose3, order 200; section 14). Groups of parts of which one shows at a
- * time; each part may carry links, parts whose opacity copies its own. The pose's parts,
- * numbered for the fields CROWD_FIELD_PART_PARAMETER and CROWD_FIELD_PART_OPACITY: every
- * group's parts in order (group 0's first), then every part's links in the same order. Ids
- * (parts and links) are unique within the pose. */
-typedef struct crowd_pose_part_desc {
-    const char *id;               /* the part's id, non-empty */
-    const char *const *links;     /* the pose3 Link ids */
-    uint32_t link_count;
-} crowd_pose_part_desc;
-typedef struct crowd_pose_group_desc {
-    const crowd_pose_part_desc *parts;
-    uint32_t part_count;          /* at least 1 */
-} crowd_pose_group_desc;
-typedef struct crowd_pose_desc {
-    const crowd_pose_group_desc *groups;
-    uint32_t group_count;         /* the parts and links of all groups: at most CROWD_MAX_ENTRIES */
-    float fade_in;                /* pose3 FadeInTime, s, in (0, 1e6]. Default 0.5 (the framework's
-                                     when the file has none or <= 0) */
-} crowd_pose_desc;
-/* fade_in 0.5, no groups. */
-CROWD_API crowd_pose_desc crowd_pose_defaults(void);
 
 /* An instance's update interval (level of detail, section 8a): it is updated on one tick of
  * every 1, 2, 4 or 8. CROWD_FIELD_LOD_INTERVAL holds it as the number of ticks. */
@@ -885,78 +345,6 @@ typedef enum crowd_lod_interval {
 /* "1", "2", "4", "8"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
 CROWD_API const char *crowd_lod_interval_name(crowd_lod_interval value);
 CROWD_API crowd_result crowd_lod_interval_parse(const char *name, crowd_lod_interval *out);
-/* ---- motions (section 15): a rig's library of Live2D motion3 clips ---- */
-#define CROWD_MOTION_QUEUE 2u             /* entries an instance plays at once */
-#define CROWD_MOTION_EVENTS_PER_TICK 4u   /* events an instance keeps per tick */
-#define CROWD_MAX_MOTIONS 65536u          /* clips in a library */
-#define CROWD_MAX_MOTION_CURVES 65536u    /* curves of one clip */
-#define CROWD_MAX_MOTION_SEGMENTS (1u << 22) /* segments of one clip */
-#define CROWD_MAX_MOTION_POINTS (1u << 24)   /* points of one clip */
-#define CROWD_MAX_MOTION_EVENTS 65536u    /* events of one clip */
-#define CROWD_MAX_MOTION_SECONDS 1e6      /* duration, fades, times */
-
-typedef enum crowd_motion_segment {
-    CROWD_MOTION_SEGMENT_LINEAR = 0,  /* points p, p+1 */
-    CROWD_MOTION_SEGMENT_BEZIER,      /* points p .. p+3 */
-    CROWD_MOTION_SEGMENT_STEPPED,     /* points p, p+1: the start value */
-    CROWD_MOTION_SEGMENT_INVERSE_STEPPED, /* points p, p+1: the end value */
-    CROWD_MOTION_SEGMENT_COUNT
-} crowd_motion_segment;
-
-typedef enum crowd_motion_target {
-    CROWD_MOTION_TARGET_MODEL = 0,    /* id "EyeBlink", "LipSync" or "Opacity" (others are kept
-                                         and ignored, as the framework does) */
-    CROWD_MOTION_TARGET_PARAMETER,    /* a parameter id (a pseudo-parameter when the rig has none) */
-    CROWD_MOTION_TARGET_PART_OPACITY, /* a part id: its pseudo-parameter */
-    CROWD_MOTION_TARGET_COUNT
-} crowd_motion_target;
-
-typedef struct crowd_motion_point { double time, value; } crowd_motion_point;
-
-typedef struct crowd_motion_curve {
-    const char *id;                /* copied */
-    crowd_motion_target target;
-    double fade_in, fade_out;      /* the curve's own FadeInTime/FadeOutTime; < 0: the clip's */
-    uint32_t first_segment, segment_count; /* segment_count >= 1 */
-} crowd_motion_curve;
-
-/* One motion3 file as the Cubism Framework reads it (the same layout as the file's flattened
- * CubismMotionData): curves index runs of segments, segments their first point; consecutive
- * segments of a curve share their joining point (a segment's first point is the previous one's
- * last). Curves come in target order Model, Parameter, PartOpacity (the framework's update
- * loops stop at the first curve out of that order). Point times within a curve must not
- * decrease from segment to segment (a segment's end is after its start or at it). */
-typedef struct crowd_motion_clip {
-    double duration;           /* Meta.Duration, > 0 */
-    double fps;                /* Meta.Fps, > 0: a loop lasts duration + 1/fps */
-    bool beziers_restricted;   /* Meta.AreBeziersRestricted */
-    double fade_in, fade_out;  /* the fades to play with, >= 0 (the model3 entry's FadeInTime and
-                                  FadeOutTime when set, else Meta's, else 1) */
-    uint32_t curve_count, segment_count, point_count, event_count;
-    const crowd_motion_curve *curves;
-    const uint8_t *segment_types;   /* crowd_motion_segment per segment */
-    const uint32_t *segment_points; /* each segment's first point */
-    const crowd_motion_point *points;
-    const double *event_times;      /* UserData times, file order (the host keeps the values) */
-} crowd_motion_clip;
-
-/* A rig's motion library. Everything is copied by crowd_rig_create. */
-typedef struct crowd_motion_desc {
-    const crowd_motion_clip *clips;
-    uint32_t clip_count;                /* at most CROWD_MAX_MOTIONS */
-    const char *const *eye_blink_ids;   /* model3 Groups "EyeBlink": parameters of the rig */
-    uint32_t eye_blink_count;           /* at most 64 (the framework's flag bits) */
-    const char *const *lip_sync_ids;    /* model3 Groups "LipSync": parameters of the rig */
-    uint32_t lip_sync_count;            /* at most 64 */
-    const uint32_t *idle_clips;         /* the idle group: clip indices; none: an instance whose
-                                           motions ended keeps their last values */
-    uint32_t idle_count;
-    bool loop_idle;                     /* an idle clip started by the tick loops (default false:
-                                           the sample app plays it once, then draws the next) */
-} crowd_motion_desc;
-/* No clips, no ids, no idle group, idle clips not looping. */
-CROWD_API crowd_motion_desc crowd_motion_defaults(void);
-
 /* The controllers' descs, each in its controller's section. */
 typedef struct crowd_look_desc crowd_look_desc;
 typedef struct crowd_harmonic_desc crowd_harmonic_desc;
@@ -1390,6 +778,789 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  * ---------------------------------------------------------------------------------------- */
 
 /* ------------------------------------------------------------------------------------------
+ * 10. Snapshots. The whole engine state — rigs with their settings, instances with their ids,
+ *     handles and pause state, every controller state, random counters and pose filter state —
+ *     as bytes the caller stores or sends. Loading a snapshot into an engine (fresh or not)
+ *     replaces its state, and the engine then continues bit-identically to the one that saved
+ *     (handles saved with it stay valid in it). The engine's own settings stay: SIMD target,
+ *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
+ *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
+ *
+ *     Format (version 5), every number little-endian:
+ *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
+ *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
+ *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
+ *               word zero-padded), then the four lanes folded in order by the same step
+ *       payload u64 seed, u64 next instance id, u32 handle tag, u32 rig count, the rigs
+ *               (name, parameters, controller settings as created, u32 rows, u32 running rows,
+ *               u32 columns, every column's rows as 4-byte values, u64 handle of each row),
+ *               u32 slot count, u32 first free slot, then per slot u64 instance id,
+ *               u32 generation (0: a retired slot, free and never reused), u32 rig
+ *               (0xffffffff: free), u32 row, u32 next free slot.
+ *     Version 2 (before crowd_limbs_desc.outputs) loads too, its limbs rigs with outputs both:
+ *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
+ *     version 3. Version 4 (limb tracking SPEC 5.1 revision 2) appends arm_image_bend to the
+ *     limbs settings and drops the tracked rigs' per-bone ease source (4 columns a bone).
+ *     Version 5 adds the motion controller (flag bit 5: its library in the rig's settings, its
+ *     playback state in columns); a version 4 snapshot reads unchanged.
+ *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
+ *     side state means the same and continues under revision 2's rules); a snapshot with a
+ *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
+ *     message naming the rig and the format version. Version 5 adds the physics, lip sync,
+ *     pose, expression and fingers controllers (sections 12 to 14 and 9a: their settings,
+ *     rigs, libraries and columns; fingers: custom_fix or bind_landmarks and
+ *     bind_rotations), and appends each rig's lod_interval (u32) and lod_every_tick (u64)
+ *     to its settings and three columns to its rows (interval, elapsed time, phase counter;
+ *     section 8a); versions 2 to 4 hold none of these (one that claims such a rig is
+ *     refused) and load with every instance at interval 1.
+ *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
+ *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
+ *     the load allocated. The engine takes the saved handle tag (see 1).
+ * ---------------------------------------------------------------------------------------- */
+/* Bytes crowd_snapshot_save will write now. Errors: CROWD_ERR_NULL (engine, out_size). */
+CROWD_API crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
+/* Writes the snapshot (out_written may be NULL). Errors: CROWD_ERR_NULL (engine, buffer),
+ * CROWD_ERR_CAPACITY (capacity is short: nothing written). */
+CROWD_API crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
+                                 size_t *out_written);
+/* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates.
+ * Errors: CROWD_ERR_NULL (engine, data), CROWD_ERR_BAD_SNAPSHOT (anything wrong with the
+ * bytes, a rig's settings or a value included), CROWD_ERR_CAPACITY (65535 engines are live,
+ * so the scratch engine cannot be made), CROWD_ERR_OUT_OF_MEMORY. */
+CROWD_API crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
+/* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
+ * settings; not its instances): rigs created from equal descs have equal digests, in any
+ * engine. A host checks with it that a loaded snapshot holds the rigs it expects. Errors:
+ * CROWD_ERR_NULL (engine, out_digest), CROWD_ERR_HANDLE (rig). */
+CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
+
+
+/* ------------------------------------------------------------------------------------------
+ * 15. Motions (Live2D motion3; order 100: the first stage of the tick, before every other
+ *     controller, as the Cubism SDK for Unity orders it: motion 100, pose 200, expression 300,
+ *     blink 400, face tracking and lip sync 500, harmonic 600, look 700, physics 800).
+ *
+ *     A rig with a motion controller holds a motion library (crowd_motion_desc): every clip's
+ *     curves stored once, in the rig, shared by all its instances; an instance holds only its
+ *     playback state. Each instance plays the way the Cubism Framework (5-r.4) plays one model
+ *     (CubismMotionManager and CubismMotion, MotionBehavior_V2), which golden traces of the
+ *     real framework check (tests/test_motion_engine.c):
+ *     - Clock. Each instance has its own manager time in double: every tick adds dt*speed
+ *       (CROWD_FIELD_MOTION_SPEED). crowd_tick's float dt is widened exactly; crowd_tick_exact
+ *       takes the double a host's frame clock has (the framework's accumulated 1/30 often lands
+ *       a few ulps below a key, which moves a stepped jump by one frame: only a double dt
+ *       reproduces that).
+ *     - Start (crowd_motion_start). The reserve rule: a start with priority idle or normal
+ *       plays only when its priority is above the instance's reserved and current priorities
+ *       (CubismMotionManager.reserveMotion); force always plays. Starting makes every entry
+ *       already playing fade out (over its own fade-out time, from the next tick); the new one
+ *       starts at the instance's next tick, with weight 0 on that tick (time starts there).
+ *       An instance holds at most CROWD_MOTION_QUEUE entries (the framework's queue grows
+ *       without bound): a start into a full queue drops the oldest, still fading, entry.
+ *     - Per tick, each entry in start order: fade weight w = weight * ease((now - fade start) /
+ *       fade_in) * ease((end - now) / fade_out) (ease(x) = 0.5 - 0.5 cos(pi x), x clamped to
+ *       [0, 1]; a fade time of 0 gives 1; the fade-out factor is 1 while no end is set), every
+ *       Parameter curve: v = source + (curve(t) - source) * w, clamped to the parameter's
+ *       range, where source is the motion result the instance kept from the last tick (not the
+ *       base: for the parameters any clip of the library animates, the motion result replaces
+ *       the base value, and it stays after a motion ends). A curve with its own FadeInTime or
+ *       FadeOutTime uses weight * fin * fout with those times instead (< 0: the clip's).
+ *     - Curves: the first segment whose end is after t; linear, bezier (de Casteljau at linear
+ *       time when the clip's beziers are restricted, else the time curve solved for t with the
+ *       framework's choice among the cubic's roots), stepped, inverse stepped (the end value).
+ *       Loops last duration + 1/fps and return linearly from the last point to the first in
+ *       that last 1/fps; each loop restarts the fade-in when loop_fade_in is set.
+ *     - Model curves. EyeBlink multiplies the motion's curves of the library's eye_blink_ids
+ *       and sets the others (blended with w); LipSync adds likewise to lip_sync_ids; Opacity
+ *       sets CROWD_FIELD_MOTION_OPACITY.
+ *     - PartOpacity curves write the pseudo-parameter of their part id, unblended (as the
+ *       framework writes a not-exist parameter); the pose controller (order 200) reads them
+ *       there to pick each group's visible part. Parameter curves whose id is no parameter of
+ *       the rig write their blended value to a pseudo-parameter too (unclamped). Pseudo-
+ *       parameters are CROWD_FIELD_MOTION_PSEUDO, one index per distinct id
+ *       (crowd_rig_motion_pseudo_index), in float32. When the rig has a pose (section 14), the
+ *       pseudo-parameter of a pose part's id is that part's CROWD_FIELD_PART_PARAMETER: one
+ *       value, which the motion writes and the pose reads in the same tick.
+ *     - End. A non-looping entry ends at start + duration and then plays no more; the values
+ *       it left stay. When nothing plays and the library has an idle group, the tick starts one
+ *       of its clips (chosen by the instance's own seeded draw, the sample app's random idle)
+ *       with priority idle, no loop, and, as the sample app, runs no update in that tick (the
+ *       clock stands still too).
+ *     - Events (user data) fire when before < time <= now in motion time, again every loop;
+ *       crowd_motion_events collects them.
+ *     - Blink: CROWD_FIELD_MOTION_UPDATED is 1 on a tick where any entry updated the
+ *       instance; the Cubism samples run auto-blink only when it is 0 (see the blink
+ *       controller).
+ *     Every value is computed in double per instance (time, curve, fades), rounded to float32
+ *     once when stored, as the framework's Float32Array does: parameters within 1e-5 of their
+ *     range of the framework on every golden case. The stage runs instance by instance (each
+ *     lane's own control flow, never another lane's), allocates nothing, uses only +, -, *, /
+ *     and sqrt (its cosine and root solver are its own), so it gives the same bits on every
+ *     SIMD target, split and thread count. The playback state is part of the snapshot.
+ * ---------------------------------------------------------------------------------------- */
+/* ---- motions (section 15): a rig's library of Live2D motion3 clips ---- */
+#define CROWD_MOTION_QUEUE 2u             /* entries an instance plays at once */
+#define CROWD_MOTION_EVENTS_PER_TICK 4u   /* events an instance keeps per tick */
+#define CROWD_MAX_MOTIONS 65536u          /* clips in a library */
+#define CROWD_MAX_MOTION_CURVES 65536u    /* curves of one clip */
+#define CROWD_MAX_MOTION_SEGMENTS (1u << 22) /* segments of one clip */
+#define CROWD_MAX_MOTION_POINTS (1u << 24)   /* points of one clip */
+#define CROWD_MAX_MOTION_EVENTS 65536u    /* events of one clip */
+#define CROWD_MAX_MOTION_SECONDS 1e6      /* duration, fades, times */
+
+typedef enum crowd_motion_segment {
+    CROWD_MOTION_SEGMENT_LINEAR = 0,  /* points p, p+1 */
+    CROWD_MOTION_SEGMENT_BEZIER,      /* points p .. p+3 */
+    CROWD_MOTION_SEGMENT_STEPPED,     /* points p, p+1: the start value */
+    CROWD_MOTION_SEGMENT_INVERSE_STEPPED, /* points p, p+1: the end value */
+    CROWD_MOTION_SEGMENT_COUNT
+} crowd_motion_segment;
+
+typedef enum crowd_motion_target {
+    CROWD_MOTION_TARGET_MODEL = 0,    /* id "EyeBlink", "LipSync" or "Opacity" (others are kept
+                                         and ignored, as the framework does) */
+    CROWD_MOTION_TARGET_PARAMETER,    /* a parameter id (a pseudo-parameter when the rig has none) */
+    CROWD_MOTION_TARGET_PART_OPACITY, /* a part id: its pseudo-parameter */
+    CROWD_MOTION_TARGET_COUNT
+} crowd_motion_target;
+
+typedef struct crowd_motion_point { double time, value; } crowd_motion_point;
+
+typedef struct crowd_motion_curve {
+    const char *id;                /* copied */
+    crowd_motion_target target;
+    double fade_in, fade_out;      /* the curve's own FadeInTime/FadeOutTime; < 0: the clip's */
+    uint32_t first_segment, segment_count; /* segment_count >= 1 */
+} crowd_motion_curve;
+
+/* One motion3 file as the Cubism Framework reads it (the same layout as the file's flattened
+ * CubismMotionData): curves index runs of segments, segments their first point; consecutive
+ * segments of a curve share their joining point (a segment's first point is the previous one's
+ * last). Curves come in target order Model, Parameter, PartOpacity (the framework's update
+ * loops stop at the first curve out of that order). Point times within a curve must not
+ * decrease from segment to segment (a segment's end is after its start or at it). */
+typedef struct crowd_motion_clip {
+    double duration;           /* Meta.Duration, > 0 */
+    double fps;                /* Meta.Fps, > 0: a loop lasts duration + 1/fps */
+    bool beziers_restricted;   /* Meta.AreBeziersRestricted */
+    double fade_in, fade_out;  /* the fades to play with, >= 0 (the model3 entry's FadeInTime and
+                                  FadeOutTime when set, else Meta's, else 1) */
+    uint32_t curve_count, segment_count, point_count, event_count;
+    const crowd_motion_curve *curves;
+    const uint8_t *segment_types;   /* crowd_motion_segment per segment */
+    const uint32_t *segment_points; /* each segment's first point */
+    const crowd_motion_point *points;
+    const double *event_times;      /* UserData times, file order (the host keeps the values) */
+} crowd_motion_clip;
+
+/* A rig's motion library. Everything is copied by crowd_rig_create. */
+typedef struct crowd_motion_desc {
+    const crowd_motion_clip *clips;
+    uint32_t clip_count;                /* at most CROWD_MAX_MOTIONS */
+    const char *const *eye_blink_ids;   /* model3 Groups "EyeBlink": parameters of the rig */
+    uint32_t eye_blink_count;           /* at most 64 (the framework's flag bits) */
+    const char *const *lip_sync_ids;    /* model3 Groups "LipSync": parameters of the rig */
+    uint32_t lip_sync_count;            /* at most 64 */
+    const uint32_t *idle_clips;         /* the idle group: clip indices; none: an instance whose
+                                           motions ended keeps their last values */
+    uint32_t idle_count;
+    bool loop_idle;                     /* an idle clip started by the tick loops (default false:
+                                           the sample app plays it once, then draws the next) */
+} crowd_motion_desc;
+/* No clips, no ids, no idle group, idle clips not looping. */
+CROWD_API crowd_motion_desc crowd_motion_defaults(void);
+
+
+typedef enum crowd_motion_priority {
+    CROWD_MOTION_PRIORITY_NONE = 0, CROWD_MOTION_PRIORITY_IDLE, CROWD_MOTION_PRIORITY_NORMAL,
+    CROWD_MOTION_PRIORITY_FORCE, CROWD_MOTION_PRIORITY_COUNT
+} crowd_motion_priority;
+/* "none", "idle", "normal", "force"; NULL out of range. Parse: CROWD_ERR_NULL, CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_motion_priority_name(crowd_motion_priority value);
+CROWD_API crowd_result crowd_motion_priority_parse(const char *name, crowd_motion_priority *out);
+
+typedef struct crowd_motion_start_desc {
+    uint32_t clip;                  /* index in the rig's library */
+    crowd_motion_priority priority; /* idle, normal or force (default normal) */
+    bool loop;                      /* play forever (default false) */
+    bool loop_fade_in;              /* each loop fades in again (default true, the framework's) */
+    double fade_in, fade_out;       /* < 0 (default -1): the clip's; else at most 1e6 s */
+    double offset;                  /* seconds into the clip at its first tick, >= 0 (default 0) */
+} crowd_motion_start_desc;
+CROWD_API crowd_motion_start_desc crowd_motion_start_defaults(uint32_t clip);
+
+/* Starts desc's clip on each instance (all of one rig with a motion controller) where the
+ * reserve rule lets it (above). out_started (may be NULL) receives whether it did, per handle.
+ * Everything is checked before anything changes. Errors: CROWD_ERR_NULL (engine, desc, handles
+ * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a rig without motions),
+ * CROWD_ERR_BAD_ENUM (priority none or unknown), CROWD_ERR_RANGE (clip beyond the library,
+ * a fade above 1e6, an offset outside [0, 1e6]), CROWD_ERR_NOT_FINITE (fade, offset). */
+CROWD_API crowd_result crowd_motion_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                          const crowd_motion_start_desc *desc, bool *out_started);
+/* CubismMotionManager.reserveMotion on each instance: reserves `priority` when it is above the
+ * reserved and the current priority (out_reserved, may be NULL, says where). The errors of
+ * crowd_motion_start (priority idle, normal or force). */
+CROWD_API crowd_result crowd_motion_reserve(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                            crowd_motion_priority priority, bool *out_reserved);
+
+typedef struct crowd_motion_status {
+    uint32_t playing;          /* entries in the queue (0: finished, as CubismMotionManager.isFinished) */
+    int32_t clip;              /* the newest entry's clip, -1 when none */
+    double time;               /* the newest entry's time in its clip (loop time when looping;
+                                  0 before its first tick) */
+    double clock;              /* the instance's manager time */
+    crowd_motion_priority current, reserved;
+} crowd_motion_status;
+/* Errors: CROWD_ERR_NULL (engine, out), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER. */
+CROWD_API crowd_result crowd_motion_status_get(const crowd_engine *engine, crowd_instance instance,
+                                               crowd_motion_status *out);
+
+/* The pseudo-parameter index of an id (a PartOpacity curve's part id, or a Parameter curve's id
+ * that is no parameter of the rig) for CROWD_FIELD_MOTION_PSEUDO. Errors: CROWD_ERR_NULL
+ * (engine, id, out_index), CROWD_ERR_HANDLE (rig), CROWD_ERR_NO_CONTROLLER,
+ * CROWD_ERR_UNKNOWN_ID (no curve of the library writes that id). */
+CROWD_API crowd_result crowd_rig_motion_pseudo_index(const crowd_engine *engine, crowd_rig rig, const char *id,
+                                                     uint32_t *out_index);
+/* Pseudo-parameters of the rig (0 for an invalid rig or one without motions). */
+CROWD_API uint32_t crowd_rig_motion_pseudo_count(const crowd_engine *engine, crowd_rig rig);
+
+/* One fired event: the instance, its clip, the index in the clip's event_times, and the
+ * instance's manager time of the tick that fired it. */
+typedef struct crowd_motion_event {
+    crowd_instance instance;
+    uint32_t clip, event;
+    double time;
+} crowd_motion_event;
+/* The events of every running instance's last tick, rig by rig and row by row (each
+ * instance's in firing order), into the caller's buffer: *out_count of them. Call it after
+ * each crowd_tick (a tick clears each instance's events; crowd_tick_range only those of its
+ * rows). Nothing is allocated. What is not reported is counted in *out_lost (may be NULL):
+ * events beyond CROWD_MOTION_EVENTS_PER_TICK in one instance's tick, and events beyond
+ * `capacity`. Errors: CROWD_ERR_NULL (engine, out_count, buffer with a nonzero capacity). */
+CROWD_API crowd_result crowd_motion_events(const crowd_engine *engine, crowd_motion_event *buffer, uint32_t capacity,
+                                           uint32_t *out_count, uint64_t *out_lost);
+
+/* crowd_tick and crowd_tick_range with dt in double: the motion clocks advance by exactly dt
+ * (times speed); every other controller takes dt rounded to float. Same errors. */
+CROWD_API crowd_result crowd_tick_exact(crowd_engine *engine, double dt);
+CROWD_API crowd_result crowd_tick_range_exact(crowd_engine *engine, double dt, crowd_rig rig, uint32_t first,
+                                              uint32_t count);
+
+/* ------------------------------------------------------------------------------------------
+ * 14. Live2D pose (order 200) and expressions (order 300), as the Cubism Framework (5-r.4)
+ *     plays them (its CubismPose and R5 CubismExpressionMotionManager; checked against the
+ *     real framework's golden traces: tests/test_cubism_engine.c). The tick order is Cubism's:
+ *     motion 100, pose 200, expression 300, blink 400, face 500, harmonic 600, look 700, then
+ *     limbs. Every formula below is float32, unfused, branch-free across instances and the same
+ *     bits on every target, split and thread count; the state is part of the snapshot.
+ *
+ *     Pose. Per instance and pose part k: a pseudo-parameter (CROWD_FIELD_PART_PARAMETER, an
+ *     input: a motion's PartOpacity curve of part id X writes the pseudo-parameter of the
+ *     pose part whose id is X, as the framework's curves write the not-exist parameter of
+ *     that id; a host may write it too) and an opacity (CROWD_FIELD_PART_OPACITY, the output).
+ *     An instance's first tick resets (CROWD_FIELD_POSE_RESET 1 -> 0): each part's
+ *     pseudo-parameter and opacity become 1 for the first part of its group and 0 for the
+ *     others, every link's pseudo-parameter 1. Then, each tick, per group:
+ *       the visible part is the group's first whose pseudo-parameter is > 0.001;
+ *         new = min(its opacity + dt/fade_in, 1);
+ *       none: the framework's fallback, pose part 0 (of group 0 only) with new = 1, so in
+ *         every other group all parts fade to 0;
+ *       every other part of the group: a = new < 0.5 ? (new*(0.5 - 1))/0.5 + 1
+ *                                                  : ((1 - new)*0.5)/(1 - 0.5);
+ *         if (1 - a)*(1 - new) > 0.15: a = 1 - 0.15/(1 - new)   (the back-opacity cap);
+ *         opacity = opacity > a ? a : opacity;
+ *     then every link takes its part's opacity. Before an instance's first tick the opacities
+ *     and pseudo-parameters hold the reset values.
+ *
+ *     Expressions. Starting an expression (crowd_expressions_start) asks every expression the
+ *     instance plays to fade out and puts the new one in the next free slot of its queue
+ *     (CROWD_EXPRESSION_SLOTS; when all are taken the oldest is dropped first: the framework's
+ *     queue has no bound, four cover any change faster than the fade-in). Each tick, with
+ *     ease(x) = 0.5 - 0.5*cos(pi*x) (0 for x <= 0, 1 for x >= 1) and, per filled slot in
+ *     queue order (oldest first), its expression's fade times fi, fo:
+ *       age = age < 0 ? 0 : age + dt;          fin = fi == 0 ? 1 : ease(age/fi)
+ *       fade >= 0: fade = max(fade - dt, 0);   fout = fo == 0 || fade < 0 ? 1 : ease(fade/fo)
+ *       w = fin*fout;  then a requested fade-out (-2) begins: fade = fo
+ *       total = total + fin
+ *     Per parameter the library names, with c its value when the stage begins (the output of
+ *     the stages before) and the slot's a (its Add value, else 0), m (Multiply, else 1) and
+ *     o (Overwrite value, else c): the first filled slot sets add = a, mul = m, over = o;
+ *     each later one blends add = add*(1 - w) + a*w, mul = mul*(1 - w) + m*w and
+ *     over = c*(1 - w) + o*w (the framework re-seeds its overwrite with c at every entry, so
+ *     an older Overwrite stops at once when a newer expression starts). With
+ *     W = min(total, 1)*CROWD_FIELD_EXPRESSION_WEIGHT and t = C((over + add)*mul) (section
+ *     1's clamp or wrap), out = W == 1 ? t : c + (t - c)*W. Then, when more than one slot is
+ *     filled and the newest one's w >= 1, the newest moves to slot 0 and the others empty.
+ *     An instance with no filled slot is left alone. Differences from the framework, none
+ *     visible in its traces: it computes in double; it touches only parameters of
+ *     expressions played so far (the engine, every parameter of the library once one plays:
+ *     t = c there, so only a base outside [min, max] comes out clamped); its weight blend is
+ *     c*(1 - W) + t*W (the same value, here exact when t = c). An expression never ends by
+ *     itself; to return to neutral, start one with no parameters. The expression playing is
+ *     the last filled slot's.
+ * ---------------------------------------------------------------------------------------- */
+/* Live2D pose (Cubism pose3, order 200; section 14). Groups of parts of which one shows at a
+ * time; each part may carry links, parts whose opacity copies its own. The pose's parts,
+ * numbered for the fields CROWD_FIELD_PART_PARAMETER and CROWD_FIELD_PART_OPACITY: every
+ * group's parts in order (group 0's first), then every part's links in the same order. Ids
+ * (parts and links) are unique within the pose. */
+typedef struct crowd_pose_part_desc {
+    const char *id;               /* the part's id, non-empty */
+    const char *const *links;     /* the pose3 Link ids */
+    uint32_t link_count;
+} crowd_pose_part_desc;
+typedef struct crowd_pose_group_desc {
+    const crowd_pose_part_desc *parts;
+    uint32_t part_count;          /* at least 1 */
+} crowd_pose_group_desc;
+typedef struct crowd_pose_desc {
+    const crowd_pose_group_desc *groups;
+    uint32_t group_count;         /* the parts and links of all groups: at most CROWD_MAX_ENTRIES */
+    float fade_in;                /* pose3 FadeInTime, s, in (0, 1e6]. Default 0.5 (the framework's
+                                     when the file has none or <= 0) */
+} crowd_pose_desc;
+/* fade_in 0.5, no groups. */
+CROWD_API crowd_pose_desc crowd_pose_defaults(void);
+
+/* Live2D expressions (Cubism exp3, order 300; section 14 has the tick's rules). A rig holds a
+ * library of expressions, stored once for all its instances; each instance plays one of them
+ * and cross-fades into the next as the Cubism Framework's R5 expression manager does. */
+typedef enum crowd_expression_blend {
+    CROWD_EXPRESSION_ADD = 0,   /* exp3 "Add" (also when Blend is absent) */
+    CROWD_EXPRESSION_MULTIPLY,  /* exp3 "Multiply" */
+    CROWD_EXPRESSION_OVERWRITE, /* exp3 "Overwrite" */
+    CROWD_EXPRESSION_BLEND_COUNT
+} crowd_expression_blend;
+/* "add", "multiply", "overwrite"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_expression_blend_name(crowd_expression_blend value);
+CROWD_API crowd_result crowd_expression_blend_parse(const char *name, crowd_expression_blend *out);
+
+/* One exp3 Parameters entry. An id that names no parameter of the rig is ignored, as the
+ * framework ignores it (it lands in the not-exist map nothing reads); when an expression
+ * names a parameter twice, the first entry counts (the framework's search stops there). */
+typedef struct crowd_expression_parameter_desc {
+    const char *id;               /* non-NULL */
+    float value;                  /* within +-1e18 */
+    crowd_expression_blend blend;
+} crowd_expression_parameter_desc;
+
+/* One exp3 file. */
+typedef struct crowd_expression_item_desc {
+    const crowd_expression_parameter_desc *parameters;
+    uint32_t parameter_count;     /* at most CROWD_MAX_ENTRIES */
+    float fade_in, fade_out;      /* FadeInTime/FadeOutTime, s, in [0, 1e6] (0: no fade); a negative
+                                     value takes the desc's (the framework's 1 when exp3 has none) */
+} crowd_expression_item_desc;
+
+#define CROWD_EXPRESSION_SLOTS 4 /* expressions one instance plays (fades) at once: section 14 */
+typedef struct crowd_expression_desc {
+    const crowd_expression_item_desc *expressions; /* the library: expression k is index k */
+    uint32_t expression_count;    /* at most CROWD_MAX_ENTRIES, and expression_count times the
+                                     number of distinct parameters they name at most 2^22 */
+    float fade_in, fade_out;      /* s, in [0, 1e6]: for items whose own are negative. Default 1, 1 */
+} crowd_expression_desc;
+/* fade_in 1, fade_out 1, no expressions. */
+CROWD_API crowd_expression_desc crowd_expression_defaults(void);
+
+/* Starts library expression `expression` on each instance (as above; it begins at the next
+ * tick). All handles are checked before any changes. Errors: CROWD_ERR_NULL (engine, handles
+ * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a handle's rig has no
+ * expression controller), CROWD_ERR_RANGE (expression beyond a handle's rig's library). */
+CROWD_API crowd_result crowd_expressions_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
+                                               uint32_t expression);
+
+/* ---- blink (order 400) ---- */
+typedef enum crowd_blink_model {
+    CROWD_BLINK_SINE = 0, /* |sin| closing and opening (Cubism's EyeBlink) */
+    CROWD_BLINK_TIMED,    /* linear phases 1.0/0.5/1.5 scaled time (Unity R5 auto blink) */
+    CROWD_BLINK_MODEL_COUNT
+} crowd_blink_model;
+/* "sine", "timed"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_blink_model_name(crowd_blink_model value);
+CROWD_API crowd_result crowd_blink_model_parse(const char *name, crowd_blink_model *out);
+
+/* Automatic eye blink. eye_opening is blended into every blink parameter every tick. */
+typedef struct crowd_blink_desc {
+    const char *const *parameters; /* parameter ids, e.g. ParamEyeLOpen, ParamEyeROpen */
+    uint32_t parameter_count;
+    crowd_blink_model model;
+    crowd_blend blend;   /* default multiply */
+    float mean;          /* mean idle wait, s, in [0, 1e6]. Default 2.5 */
+    float max_deviation; /* s, in [0, 1e6]. Default 2 */
+    float timescale;     /* in (0, 1e6]. Default 10 */
+} crowd_blink_desc;
+/* sine, blend multiply, mean 2.5, max_deviation 2, timescale 10, no parameters. */
+CROWD_API crowd_blink_desc crowd_blink_defaults(void);
+
+/* ------------------------------------------------------------------------------------------
+ * 11. Face tracking (order 500: after blink, before harmonic and look; the numbers are
+ *     Cubism's update order, so a face drives what auto-blink wrote and breathing and gaze
+ *     still add on top). Per instance: the 52 scores (CROWD_FIELD_FACE_SCORES), the head
+ *     rotation (CROWD_FIELD_FACE_ROTATION), a presence (CROWD_FIELD_FACE_PRESENCE), written
+ *     in bulk with crowd_instances_set (checked) or zero-copy through crowd_rig_columns (not
+ *     checked: keep to the rules). Each tick, all float32, unfused, the same on every target:
+ *
+ *     Hand-off. k = exp2f(-(dt/handoff_half_life)) once a tick; per instance
+ *       goal = presence > presence_threshold ? 1 : 0
+ *       control = goal + (control - goal)*k, and control = goal once |control - goal| < 2^-10
+ *     The face blends with weight w = FACE_WEIGHT*control. So while a face is present control
+ *     rises to 1 and the face takes over; when presence drops it eases back to the automatic
+ *     controllers, halfway per half-life. A parameter that is also a blink parameter blends
+ *     with override whatever `blend` says, so at control 1 the face alone opens and closes the
+ *     eyes (a tracked face never blinks twice), and between, every eye value lies between the
+ *     blink's and the face's: out = B*(1 - w) + F*w, clamped.
+ *
+ *     Head pose. From the unit rotation q = (x, y, z, w), the matrix entries
+ *       R02 = 2(xz + wy), R22 = 1 - 2(xx + yy), R12 = 2(yz - wx), R10 = 2(xy + wz),
+ *       R11 = 1 - 2(xx + zz), R00 = 1 - 2(yy + zz), R20 = 2(xz - wy)
+ *     (each sum left to right) give R = Ry(yaw)*Rx(pitch)*Rz(roll) (roll applied first, as
+ *     Unity's Euler angles), camera space of MediaPipe's face geometry (+x image right, +y up,
+ *     +z toward the camera):
+ *       c = sqrt(R02*R02 + R22*R22);  pitch = atan2(-R12, c)
+ *       c >= 2^-10:  yaw = atan2(R02, R22),  roll = atan2(R10, R11)
+ *       c <  2^-10 (within 0.06 degrees of straight up or down, gimbal lock): roll = 0,
+ *                    yaw = atan2(-R20, R00) (the angles then rebuild the rotation within
+ *                    2c radians, at most 0.12 degrees)
+ *     in degrees (times 57.2957802f). Positive yaw turns the nose toward +x, positive pitch
+ *     tilts it down (toward -y), positive roll turns the top of the head toward -x. atan2 is
+ *     the engine's own (Cephes atanf's odd polynomial on [0, tan(pi/8)] after one reduction,
+ *     mul, add and div only). Against these formulas in double on the same quaternion, pitch
+ *     is within 1e-6 radians and yaw and roll within 1e-6 + 1e-6/c (tests/test_face.c checks
+ *     it on random and gimbal-near rotations; measured max 1e-6 rad where c > 0.1).
+ *
+ *     Smoothing. Each source in smoothed_sources goes through the One Euro filter of section 9
+ *     (MediaPipe's: derivative from the last raw value; dt = 0 keeps the filtered value; the
+ *     first tick passes the sample). Head angles are filtered as angles.
+ *
+ *     Mapping. Per entry v = offset + gain*c(source) (smoothed where asked); per parameter the
+ *     sum of its entries, blended with weight w by `blend` (override for blink parameters).
+ *
+ *     Branch-free across lanes, bit-identical on every target, split and thread count, part of
+ *     the snapshot (scores, rotation, presence, weight, control and the filter state).
+ * ---------------------------------------------------------------------------------------- */
+
+/* Face tracking (section 11 has the whole story): MediaPipe face landmarker results — 52
+ * blend-shape scores and the head rotation — mapped onto parameters, order 500. */
+#define CROWD_FACE_SCORE_COUNT 52 /* blend shapes, in MediaPipe's order */
+typedef enum crowd_face_source {
+    /* the 52 blend-shape scores, in [0, 1], numbered as MediaPipe's face landmarker lists them */
+    CROWD_FACE_NEUTRAL = 0, CROWD_FACE_BROW_DOWN_LEFT, CROWD_FACE_BROW_DOWN_RIGHT, CROWD_FACE_BROW_INNER_UP,
+    CROWD_FACE_BROW_OUTER_UP_LEFT, CROWD_FACE_BROW_OUTER_UP_RIGHT, CROWD_FACE_CHEEK_PUFF,
+    CROWD_FACE_CHEEK_SQUINT_LEFT, CROWD_FACE_CHEEK_SQUINT_RIGHT, CROWD_FACE_EYE_BLINK_LEFT,
+    CROWD_FACE_EYE_BLINK_RIGHT, CROWD_FACE_EYE_LOOK_DOWN_LEFT, CROWD_FACE_EYE_LOOK_DOWN_RIGHT,
+    CROWD_FACE_EYE_LOOK_IN_LEFT, CROWD_FACE_EYE_LOOK_IN_RIGHT, CROWD_FACE_EYE_LOOK_OUT_LEFT,
+    CROWD_FACE_EYE_LOOK_OUT_RIGHT, CROWD_FACE_EYE_LOOK_UP_LEFT, CROWD_FACE_EYE_LOOK_UP_RIGHT,
+    CROWD_FACE_EYE_SQUINT_LEFT, CROWD_FACE_EYE_SQUINT_RIGHT, CROWD_FACE_EYE_WIDE_LEFT, CROWD_FACE_EYE_WIDE_RIGHT,
+    CROWD_FACE_JAW_FORWARD, CROWD_FACE_JAW_LEFT, CROWD_FACE_JAW_OPEN, CROWD_FACE_JAW_RIGHT, CROWD_FACE_MOUTH_CLOSE,
+    CROWD_FACE_MOUTH_DIMPLE_LEFT, CROWD_FACE_MOUTH_DIMPLE_RIGHT, CROWD_FACE_MOUTH_FROWN_LEFT,
+    CROWD_FACE_MOUTH_FROWN_RIGHT, CROWD_FACE_MOUTH_FUNNEL, CROWD_FACE_MOUTH_LEFT, CROWD_FACE_MOUTH_LOWER_DOWN_LEFT,
+    CROWD_FACE_MOUTH_LOWER_DOWN_RIGHT, CROWD_FACE_MOUTH_PRESS_LEFT, CROWD_FACE_MOUTH_PRESS_RIGHT,
+    CROWD_FACE_MOUTH_PUCKER, CROWD_FACE_MOUTH_RIGHT, CROWD_FACE_MOUTH_ROLL_LOWER, CROWD_FACE_MOUTH_ROLL_UPPER,
+    CROWD_FACE_MOUTH_SHRUG_LOWER, CROWD_FACE_MOUTH_SHRUG_UPPER, CROWD_FACE_MOUTH_SMILE_LEFT,
+    CROWD_FACE_MOUTH_SMILE_RIGHT, CROWD_FACE_MOUTH_STRETCH_LEFT, CROWD_FACE_MOUTH_STRETCH_RIGHT,
+    CROWD_FACE_MOUTH_UPPER_UP_LEFT, CROWD_FACE_MOUTH_UPPER_UP_RIGHT, CROWD_FACE_NOSE_SNEER_LEFT,
+    CROWD_FACE_NOSE_SNEER_RIGHT,
+    /* the head's Euler angles in degrees, from CROWD_FIELD_FACE_ROTATION (section 11) */
+    CROWD_FACE_HEAD_YAW = CROWD_FACE_SCORE_COUNT, CROWD_FACE_HEAD_PITCH, CROWD_FACE_HEAD_ROLL,
+    CROWD_FACE_SOURCE_COUNT
+} crowd_face_source;
+/* The bit of a source in crowd_face_desc.smoothed_sources. */
+#define CROWD_FACE_SOURCE_BIT(source) (1ull << (unsigned)(source))
+
+typedef enum crowd_face_curve {
+    CROWD_FACE_CURVE_LINEAR = 0, /* c(s) = s */
+    CROWD_FACE_CURVE_SMOOTHSTEP, /* t = clamp(s, 0, 1); c(s) = (t*t)*(3 - 2*t): eases a score's ends */
+    CROWD_FACE_CURVE_COUNT
+} crowd_face_curve;
+/* "linear", "smoothstep"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_face_curve_name(crowd_face_curve value);
+CROWD_API crowd_result crowd_face_curve_parse(const char *name, crowd_face_curve *out);
+
+/* One mapping entry: source -> parameter. Its value is offset + gain*c(source); the entries
+ * naming one parameter add up (in the order given, from the first entry's value), and the sum
+ * blends into the parameter once. */
+typedef struct crowd_face_mapping_desc {
+    crowd_face_source source;
+    const char *id;         /* a parameter of the rig */
+    float gain, offset;     /* within +-1e6 each */
+    crowd_face_curve curve; /* default linear */
+} crowd_face_mapping_desc;
+/* source -> id with gain 1, offset 0, linear. */
+CROWD_API crowd_face_mapping_desc crowd_face_mapping_defaults(crowd_face_source source, const char *id);
+
+#define CROWD_FACE_STANDARD_MAPPING_COUNT 20
+typedef struct crowd_face_desc {
+    const crowd_face_mapping_desc *mapping; /* at most CROWD_MAX_ENTRIES entries */
+    uint32_t mapping_count;
+    crowd_blend blend;          /* default override; a parameter that is also a blink parameter
+                                   always blends with override (the take-over, section 11) */
+    float presence_threshold;   /* in [0, 1]: the face drives while presence > this. Default 0.5 */
+    float handoff_half_life;    /* s, in (0, 3600]: control eases halfway between the face and the
+                                   automatic controllers in this time. Default 0.1 */
+    uint64_t smoothed_sources;  /* CROWD_FACE_SOURCE_BIT(s) for each source the One Euro filter
+                                   smooths (bits beyond CROWD_FACE_SOURCE_COUNT refused). Default 0 */
+    float min_cutoff, beta, d_cutoff; /* One Euro as the limbs run it (section 9): Hz in (0, 1e6];
+                                   [0, 1e6]; Hz in (0, 1e6]. Default 1, 0, 1 (a 1 Hz low pass on
+                                   each smoothed source until beta is tuned) */
+} crowd_face_desc;
+/* The standard mapping (CROWD_FACE_STANDARD_MAPPING_COUNT entries, for the standard Cubism
+ * parameter set; all linear):
+ *   headYaw -> ParamAngleX gain 1, headPitch -> ParamAngleY gain 1, headRoll -> ParamAngleZ
+ *     gain 1 (degrees; the Cubism angles span [-30, 30], the blend clamps);
+ *   eyeBlinkLeft -> ParamEyeLOpen, eyeBlinkRight -> ParamEyeROpen, gain -1 offset 1 (1 - score);
+ *   ParamEyeBallX = 0.5*eyeLookOutLeft - 0.5*eyeLookInLeft + 0.5*eyeLookInRight
+ *     - 0.5*eyeLookOutRight (+1: the eyes look toward the subject's left);
+ *   ParamEyeBallY = 0.5*eyeLookUpLeft + 0.5*eyeLookUpRight - 0.5*eyeLookDownLeft
+ *     - 0.5*eyeLookDownRight (+1: up);
+ *   jawOpen -> ParamMouthOpenY gain 1;
+ *   ParamMouthForm = 0.5*mouthSmileLeft + 0.5*mouthSmileRight;
+ *   ParamBrowLY = browInnerUp - browDownLeft, ParamBrowRY = browInnerUp - browDownRight.
+ * MediaPipe's Left/Right are the subject's; L/R parameters are the model's own left/right, so a
+ * model faces the viewer as a mirror image would not: swap the entries for a mirror view. */
+CROWD_API const crowd_face_mapping_desc *crowd_face_standard_mapping(void);
+/* The standard mapping, blend override, threshold 0.5, half-life 0.1 s, no smoothing, One Euro
+ * 1 / 0 / 1. A rig that lacks a standard parameter needs its own mapping (the tools bind the
+ * standard entries a model has: crowd's Live2D import). */
+CROWD_API crowd_face_desc crowd_face_defaults(void);
+/* MediaPipe's categoryName of a score ("_neutral", "browDownLeft", ... "noseSneerRight"), then
+ * "headYaw", "headPitch", "headRoll"; NULL for an unknown source. */
+CROWD_API const char *crowd_face_source_name(crowd_face_source source);
+/* The source named `name`; CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API crowd_result crowd_face_source_parse(const char *name, crowd_face_source *out);
+/* The rotation of a facial transformation matrix (MediaPipe's facialTransformationMatrixes:
+ * 16 floats, column-major, the upper 3x3 a rotation times a uniform scale) as a unit
+ * quaternion with w >= 0, computed in double and rounded once. CROWD_ERR_NULL, CROWD_ERR_NOT_FINITE,
+ * CROWD_ERR_RANGE (columns of zero or unequal length beyond 1e-3 relative, not orthogonal
+ * beyond 1e-3, or a reflection). */
+CROWD_API crowd_result crowd_face_rotation_from_matrix(const float matrix[16], crowd_quat *out_rotation);
+
+/* ------------------------------------------------------------------------------------------
+ * 13. Lip sync (order 500, after face tracking, before harmonic). Per instance the mouth level
+ *     CROWD_FIELD_LIPSYNC_LEVEL (0..1) the host writes each tick (crowd_lipsync_rms of its
+ *     audio block, for one), added to each of the rig's LipSync parameters as the framework's
+ *     addParameterValueById(id, level, weight): P = C(P + level*weight), weight 0.8 by default
+ *     (crowd_lipsync_desc). The level is a setting column: while every instance holds 0 the
+ *     tick reads no column.
+ * ---------------------------------------------------------------------------------------- */
+
+/* Lip sync (order 500, after face tracking; section 13): each instance's mouth level
+ * (CROWD_FIELD_LIPSYNC_LEVEL, 0..1, e.g. crowd_lipsync_rms of the instance's audio) added to the
+ * rig's LipSync parameters as the framework's addParameterValueById(id, level, weight):
+ * P = C(P + level*weight). */
+typedef struct crowd_lipsync_desc {
+    const char *const *parameters; /* parameter ids (model3's LipSync group, e.g. ParamMouthOpenY) */
+    uint32_t parameter_count;
+    float weight;                  /* in [0, 1000]. Default 0.8 (the Cubism samples') */
+} crowd_lipsync_desc;
+/* weight 0.8, no parameters. */
+CROWD_API crowd_lipsync_desc crowd_lipsync_defaults(void);
+
+/* ------------------------------------------------------------------------------------------
+ * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism
+ * samples' WAV handler (LAppWavFileHandler.update) does over one frame's block of samples:
+ *   rms = sqrt(sum of sample^2 over every channel and frame / (channels * frames))
+ * samples: `frames` frames of `channels` interleaved float samples, in the handler's scale
+ * (a 16-bit sample s is (s * 65536) / 2147483647 rounded to float, 8-bit (u - 128) * 2^24 /
+ * 2147483647, 24-bit s * 256 / 2147483647). The squares are summed in double (each is exact
+ * there) in a fixed order of eight partial sums, so the result, rounded to float once, is the
+ * same on every target and equals the handler's double result rounded to float (checked
+ * against the framework's traces: tests/test_lipsync_golden.c). The framework then adds
+ * rms * 0.8 to each LipSync parameter. Allocates nothing, reads only the block.
+ * An empty block (frames or channels 0, or samples NULL) gives 0 (the handler divides 0 by 0
+ * there); a non-finite sum gives 0, never NaN. */
+CROWD_API float crowd_lipsync_rms(const float *samples, size_t frames, uint32_t channels);
+
+/* ---- harmonic (order 600) ---- */
+typedef enum crowd_direction {
+    CROWD_DIRECTION_CENTRIC = 0, CROWD_DIRECTION_LEFT, CROWD_DIRECTION_RIGHT, CROWD_DIRECTION_COUNT
+} crowd_direction;
+/* "centric", "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_direction_name(crowd_direction value);
+CROWD_API crowd_result crowd_direction_parse(const char *name, crowd_direction *out);
+
+/* Harmonic sine (Cubism HarmonicMotion): value = origin + range*sin(2*pi*T/duration). */
+typedef struct crowd_harmonic_parameter_desc {
+    const char *id;
+    uint32_t channel;          /* index into channel_timescales */
+    crowd_direction direction; /* default centric */
+    float origin;              /* NO, fraction of [min, max], within +-1000, default 0.5 */
+    float range;               /* NR, fraction of max - min, within +-1000, default 0.5 */
+    float duration;            /* D, seconds, > 0, default 3 */
+} crowd_harmonic_parameter_desc;
+/* channel 0, centric, origin 0.5, range 0.5, duration 3, with the given id. */
+CROWD_API crowd_harmonic_parameter_desc crowd_harmonic_parameter_defaults(const char *id);
+
+#define CROWD_MAX_CHANNELS 16
+typedef struct crowd_harmonic_desc {
+    const crowd_harmonic_parameter_desc *parameters;
+    uint32_t parameter_count;
+    const float *channel_timescales; /* finite, >= 0, and at most 65536 * the duration of every
+                                        entry on the channel; NULL with count 0 means [1].
+                                        T wraps by SPEC §3's `while T > D: T = T - D`, bounded
+                                        by construction: at most 4 rounds (all a tick covering
+                                        up to 4 periods needs), then, if T is still above D,
+                                        one step T - floor(T/D)*D clamped into [0, D], every
+                                        operation IEEE single and unfused: the same bits on
+                                        every target, at most 5 steps per row and tick */
+    uint32_t channel_count;          /* at most CROWD_MAX_CHANNELS */
+    crowd_blend blend;
+} crowd_harmonic_desc;
+/* blend additive, no entries, no channel_timescales (one channel at timescale 1). */
+CROWD_API crowd_harmonic_desc crowd_harmonic_defaults(void);
+
+/* ---- look (order 700) ---- */
+typedef enum crowd_axis { CROWD_AXIS_X = 0, CROWD_AXIS_Y, CROWD_AXIS_Z, CROWD_AXIS_COUNT } crowd_axis;
+/* "x", "y", "z"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_axis_name(crowd_axis value);
+CROWD_API crowd_result crowd_axis_parse(const char *name, crowd_axis *out);
+
+/* Gaze (Cubism LookAt with Unity's Vector3.SmoothDamp). Parameter k receives pos[axis]*factor. */
+typedef struct crowd_look_parameter_desc {
+    const char *id;
+    crowd_axis axis;
+    float factor; /* within +-1e6. Default 1 */
+} crowd_look_parameter_desc;
+/* id, axis x, factor 1. */
+CROWD_API crowd_look_parameter_desc crowd_look_parameter_defaults(const char *id);
+
+typedef struct crowd_look_desc {
+    const crowd_look_parameter_desc *parameters;
+    uint32_t parameter_count;
+    float damping;    /* smoothTime in seconds, in [0, 1e6] (0 acts as 0.0001). Default 0.15 */
+    float max_speed;  /* > 0; +INFINITY for no limit (the default) */
+    crowd_blend blend;
+} crowd_look_desc;
+/* damping 0.15, max_speed +inf, blend additive, no parameters. */
+CROWD_API crowd_look_desc crowd_look_defaults(void);
+
+/* ------------------------------------------------------------------------------------------
+ * 12. Physics (order 800: after look, as in Cubism's update order, so the pendulums swing
+ *     with the angles the other controllers wrote). A rig's crowd_physics_desc (section 4) is
+ *     Cubism's physics3 rig; each instance keeps its own pendulums and steps them as the Cubism
+ *     Framework's CubismPhysics.evaluate (5-r.4) does, every operation in float32, unfused,
+ *     with the engine's own sin, cos and atan2 (the same bits on every target):
+ *     - dt = 0 changes and writes nothing (the outputs keep what the earlier controllers
+ *       wrote). Otherwise, with fps > 0: remain += dt; remain > 5 s resets it to 0; while
+ *       remain >= 1/fps one step of 1/fps whose inputs are the input caches interpolated
+ *       toward the current values by w = (1/fps)/remain (the caches then hold them; the first
+ *       evaluation starts them at the current values), remain -= 1/fps; the written result is
+ *       the last two steps' results interpolated by alpha = remain*fps. Without fps: one step
+ *       of dt per tick on the current values, the written result the previous step's (one
+ *       step of lag, alpha 0), remain always 0. Nothing is written before the first step.
+ *     - A step, per sub-rig in order: each input's parameter value clamped to its range,
+ *       normalised around the range's midpoint into Normalization.Position (X, Y) or .Angle,
+ *       times weight/100 (negated unless reflect), summed per type; the translation rotated by
+ *       -angle degrees (the new x used for y); particle 0 moved there and each later particle
+ *       swung as the framework's updateParticles (its direction turned by the change of the
+ *       gravity angle / 5, plus velocity*delay and (gravity direction*acceleration +
+ *       wind)*delay^2 with delay = Delay*step*30, normalised to its radius, an x within
+ *       0.001*Normalization.Position.Maximum snapped to 0, velocity = movement/delay*mobility).
+ *       The chain is kept as particle 0's position and each particle's offset from its parent
+ *       (the same arithmetic, and float32 keeps a segment's direction better so). An output
+ *       reads its vertex: Angle = the turn from the parent segment (from -gravity for vertex
+ *       1) to its segment in radians (X and Y read 0: the framework scales them by 0), then
+ *       value*scale*strength*physics_strength clamped to the parameter's range and blended by
+ *       weight/100 over the current value (into the caches within a step, into the outputs at
+ *       the end).
+ *     - Wind: the rig's wind times the instance's physics_wind times (1 + wind_gust*
+ *       sin(2*pi*phase)); the phase (physics_wind_phase, drawn per instance when it is added)
+ *       advances by dt/gust_period each tick with dt > 0, wrapping at 1.
+ *     Against the framework's traces (Hiyori, Haru, Mao at 1/60, 1/30 and an irregular dt;
+ *     tests/test_cubism_controllers.c on every target) Haru and Mao agree within 8e-7 of each
+ *     output's range; Hiyori's 10-particle chains with an angle scale of 30 within 1e-5 over the
+ *     first 60 frames and 4e-5 mostly, with excursions to 1.6e-4 where the movement threshold
+ *     snaps a particle in float32 and double alike. The state per instance: 4 floats per
+ *     particle after a sub-rig's first, 3 per sub-rig, 1 per output (2 with fps), 1 per input
+ *     parameter with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
+ *     has them. Branch-free across lanes (the fixed-step loop runs while any lane has a step
+ *     to take, the others masked), allocation-free, part of the snapshot.
+ * ---------------------------------------------------------------------------------------- */
+
+/* Cubism physics (section 12 has the whole story): a .physics3.json rig as plain data, read once
+ * per rig (the tools fill it from the file, io/live2d/physics3.c), with the controller's settings.
+ * The rig's numbers are the file's, as double (the framework keeps JS doubles; the engine rounds
+ * each to float once, at rig creation); ids are parameter ids of the rig. crowd_rig_create
+ * copies all of it. */
+#define CROWD_PHYSICS_MAX_SUBRIGS 1024u   /* subrig_count */
+#define CROWD_PHYSICS_MAX_INPUTS 64u      /* inputs per sub-rig */
+#define CROWD_PHYSICS_MAX_OUTPUTS 64u     /* outputs per sub-rig */
+#define CROWD_PHYSICS_MAX_PARTICLES 64u   /* particles per sub-rig */
+#define CROWD_PHYSICS_MAX_INPUT_PARAMETERS 64u /* distinct parameters a rig's inputs read */
+#define CROWD_PHYSICS_MAX_FPS 1000.0
+#define CROWD_PHYSICS_MAX_NUMBER 1e6      /* every number of the rig is within +-this */
+
+/* An input's or output's kind: the physics3 "Type" "X", "Y" or "Angle". */
+typedef enum crowd_physics_type {
+    CROWD_PHYSICS_X = 0,
+    CROWD_PHYSICS_Y = 1,
+    CROWD_PHYSICS_ANGLE = 2,
+    CROWD_PHYSICS_TYPE_COUNT
+} crowd_physics_type;
+
+typedef struct crowd_physics_input {
+    const char *parameter;   /* Source.Id: a parameter of the rig */
+    double weight;           /* Weight, in percent, [0, 100] */
+    crowd_physics_type type;
+    int reflect;             /* Reflect: 1 keeps the normalised value's sign, 0 negates it (as the
+                                framework) */
+} crowd_physics_input;
+
+typedef struct crowd_physics_output {
+    const char *parameter; /* Destination.Id: a parameter of the rig */
+    uint32_t vertex;       /* VertexIndex: 1 .. the sub-rig's particle_count - 1 */
+    double scale;          /* Scale (the angle scale; the framework scales X and Y outputs by 0) */
+    double weight;         /* Weight, in percent, [0, 100] */
+    crowd_physics_type type;
+    int reflect;
+} crowd_physics_output;
+
+typedef struct crowd_physics_particle {
+    double mobility, delay, acceleration, radius; /* mobility, delay >= 0; radius > 0 after a
+                                                     sub-rig's first particle */
+    double position[2]; /* Position (x, y): read, unused by the framework's stepping */
+} crowd_physics_particle;
+
+typedef struct crowd_physics_range {
+    double minimum, default_value, maximum; /* minimum <= maximum */
+} crowd_physics_range;
+
+/* One "PhysicsSettings" entry: its inputs, outputs and particles are the ranges
+ * [first, first + count) of the desc's arrays; the sub-rigs take them in order (each first is
+ * the previous sub-rig's first + count, from 0), and the counts add up to the desc's. */
+typedef struct crowd_physics_subrig {
+    uint32_t input_first, input_count;
+    uint32_t output_first, output_count;
+    uint32_t particle_first, particle_count; /* >= 1; >= 2 when it has outputs */
+    crowd_physics_range position, angle;     /* Normalization.Position / .Angle */
+} crowd_physics_subrig;
+
+typedef struct crowd_physics_desc {
+    uint32_t subrig_count, input_count, output_count, particle_count;
+    const crowd_physics_subrig *subrigs;
+    const crowd_physics_input *inputs;
+    const crowd_physics_output *outputs;
+    const crowd_physics_particle *particles;
+    float fps;           /* Meta.Fps in [0, 1000]: fixed steps of 1/fps with interpolation; 0 (the
+                            file has none): one step per tick. Default 0 */
+    float gravity_x, gravity_y; /* the framework's Options.gravity (not the file's
+                            EffectiveForces, which the framework reads and leaves unused): the
+                            direction the first segment's angle output is measured from, within
+                            +-1e6 each. Default (0, -1) */
+    float wind_x, wind_y; /* Options.wind: a force on every particle, within +-1e6 each. Default
+                            (0, 0) */
+    float strength;      /* every output's value (after its scale, before the clamp) times this
+                            and the instance's physics_strength (VTube Studio's physics
+                            multiplier), in [0, 100]. Default 1 (the framework's numbers) */
+    float wind_gust;     /* in [0, 1]: each instance's wind is the rig's times its physics_wind
+                            times (1 + wind_gust*sin(2*pi*physics_wind_phase)), the phase drawn per
+                            instance, so a crowd in one wind sways out of unison. Default 0 */
+    float gust_period;   /* s, in (0, 3600]: the phase advances by dt/gust_period each tick.
+                            Default 4 */
+} crowd_physics_desc;
+/* No rig (every count 0), fps 0, gravity (0, -1), wind (0, 0), strength 1, gust 0, period 4. */
+CROWD_API crowd_physics_desc crowd_physics_defaults(void);
+
+/* ------------------------------------------------------------------------------------------
  * 9. Limbs. For a rig with limbs, each tick (after the parameter controllers) solves 15 bones
  *    from the instance's 33 landmarks (CROWD_FIELD_POSE) and root (CROWD_FIELD_ROOT):
  *    limbs by cross products and LookRotation, torso and head from hips, shoulders, ears and
@@ -1453,6 +1624,144 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *    All of this is per lane masks and selects (branch-free across lanes), bit-identical on
  *    every target, split and thread count, and part of the snapshot.
  * ---------------------------------------------------------------------------------------- */
+/* Limb bases from pose landmarks: section 9 describes the solve, section 6 has its fields
+ * (CROWD_FIELD_POSE, CROWD_FIELD_ROOT, CROWD_FIELD_BONE_WORLD, CROWD_FIELD_BONE_LOCAL). */
+typedef enum crowd_pose_frame {
+    CROWD_FRAME_MEDIAPIPE_WORLD = 0, /* metres, +y down, -z toward the camera: y is negated on input */
+    CROWD_FRAME_ENGINE,              /* already +y up */
+    CROWD_FRAME_COUNT
+} crowd_pose_frame;
+/* "mediapipe_world", "engine"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_pose_frame_name(crowd_pose_frame value);
+CROWD_API crowd_result crowd_pose_frame_parse(const char *name, crowd_pose_frame *out);
+
+typedef enum crowd_axis_fix {
+    CROWD_AXIS_FIX_Y_ALONG_BONE = 0, /* AngleAxis(90 deg, +x) on arm and leg bones: local +y on the bone */
+    CROWD_AXIS_FIX_Z_ALONG_BONE,     /* identity everywhere: local +z on the bone */
+    CROWD_AXIS_FIX_CUSTOM,           /* custom_fix[bone] */
+    CROWD_AXIS_FIX_CALIBRATED,       /* from bind_landmarks + bind_rotations */
+    CROWD_AXIS_FIX_COUNT
+} crowd_axis_fix;
+/* "y_along_bone", "z_along_bone", "custom", "calibrated"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_axis_fix_name(crowd_axis_fix value);
+CROWD_API crowd_result crowd_axis_fix_parse(const char *name, crowd_axis_fix *out);
+
+typedef enum crowd_limb_fallback {
+    CROWD_FALLBACK_STABLE = 0, /* the default (SPEC 5.1): the side axis kept in the torso's frame,
+                                  referred to the rest hinge carried along the limb and blended
+                                  with the bend plane by how much the limb bends (bend_min ..
+                                  bend_full); knees bend one way. A straight or nearly straight
+                                  limb keeps its roll, a clearly bent one follows its bend */
+    CROWD_FALLBACK_ROOT,     /* a straight limb's side axis is fallback_sign * right, right the
+                                root's right (root * +x) turned to the subject's side: negated
+                                where it points against the x column of the limb's torso
+                                rotation (section 9). A subject turned by t from the root's
+                                facing has its straight limbs' roll off by about t */
+    CROWD_FALLBACK_PREVIOUS, /* the side axis of the last frame the limb was bent (root before),
+                                and a bent limb's side keeps its sign from frame to frame: an
+                                elbow or knee straightening, or bending past straight, never
+                                flips half a turn */
+    CROWD_FALLBACK_COUNT
+} crowd_limb_fallback;
+/* "stable", "root", "previous"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_fallback_name(crowd_limb_fallback value);
+CROWD_API crowd_result crowd_limb_fallback_parse(const char *name, crowd_limb_fallback *out);
+
+typedef enum crowd_limb {
+    CROWD_LIMB_LEFT_ARM = 0, CROWD_LIMB_RIGHT_ARM, CROWD_LIMB_LEFT_LEG, CROWD_LIMB_RIGHT_LEG,
+    CROWD_LIMB_COUNT
+} crowd_limb;
+/* "left_arm", "right_arm", "left_leg", "right_leg"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_name(crowd_limb value);
+CROWD_API crowd_result crowd_limb_parse(const char *name, crowd_limb *out);
+
+typedef enum crowd_bone {
+    CROWD_BONE_HIPS = 0, CROWD_BONE_CHEST, CROWD_BONE_HEAD,
+    CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_LEFT_LOWER_ARM, CROWD_BONE_LEFT_HAND,
+    CROWD_BONE_RIGHT_UPPER_ARM, CROWD_BONE_RIGHT_LOWER_ARM, CROWD_BONE_RIGHT_HAND,
+    CROWD_BONE_LEFT_UPPER_LEG, CROWD_BONE_LEFT_LOWER_LEG, CROWD_BONE_LEFT_FOOT,
+    CROWD_BONE_RIGHT_UPPER_LEG, CROWD_BONE_RIGHT_LOWER_LEG, CROWD_BONE_RIGHT_FOOT,
+    CROWD_BONE_COUNT
+} crowd_bone;
+
+/* Which bone rotations a limbs rig stores each tick (crowd_limbs_desc.outputs). A rig that asks
+ * for one kind does not store the other kind's 15 x 4 columns, nor write them each tick: up to
+ * 240 bytes per instance and tick less to move through memory (crowd_rig_bytes_per_instance
+ * shows the storage). What is stored is bit for bit what a rig with both stores from the same
+ * input (within the field rules; see local), on every target, split and thread count. */
+typedef enum crowd_limb_outputs {
+    CROWD_LIMB_OUTPUTS_BOTH = 0, /* the default: world and local (CROWD_FIELD_BONE_WORLD, _LOCAL) */
+    CROWD_LIMB_OUTPUTS_WORLD,    /* world rotations only (renderers that place bones in model
+                                    space). The local rotations are also the state an untrusted
+                                    bone eases from (section 9), so with visibility_threshold > 0
+                                    the rig still keeps them, unreadable, and saves nothing; at
+                                    threshold 0 it keeps no local column */
+    CROWD_LIMB_OUTPUTS_LOCAL,    /* local rotations only (BVH export, joint-by-joint
+                                    retargeting), at any threshold: the world rotations are
+                                    only the tick's own intermediate values. Except that where the unchecked
+                                    columns hold values outside the field rules (a non-unit
+                                    root, landmarks beyond +-1e9 or NaN written through
+                                    crowd_rig_column), a bone that cannot be solved holds its
+                                    last local rotation, as with both, and its children hang
+                                    from parent * that local (the hips' children from it alone
+                                    when the root is not unit; with both: from its last world,
+                                    which this rig does not keep), so they can differ there. Never
+                                    a NaN either way */
+    CROWD_LIMB_OUTPUTS_COUNT
+} crowd_limb_outputs;
+/* "both", "world", "local"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_limb_outputs_name(crowd_limb_outputs value);
+CROWD_API crowd_result crowd_limb_outputs_parse(const char *name, crowd_limb_outputs *out);
+
+#define CROWD_LANDMARK_COUNT 33
+
+typedef struct crowd_limbs_desc {
+    crowd_pose_frame frame;
+    crowd_axis_fix axis_fix;
+    const crowd_quat *custom_fix;     /* [CROWD_BONE_COUNT], unit, for CUSTOM */
+    const float *bind_landmarks;      /* [33*4] x, y, z, visibility in `frame`, for CALIBRATED */
+    const crowd_quat *bind_rotations; /* [CROWD_BONE_COUNT] unit world rotations, for CALIBRATED */
+    crowd_limb_fallback fallback;
+    float fallback_sign[CROWD_LIMB_COUNT]; /* +1 or -1 each. Default +1 legs, -1 arms */
+    float visibility_threshold;  /* in [0, 1]. Default 0.5. A bone is trusted on a tick when
+                                    every landmark it is computed from has visibility >= this
+                                    (0: always trusted); see section 9 for what an untrusted
+                                    bone does */
+    float hold_half_life;        /* s, in (0, 3600]: an untrusted bone's shown rotation eases
+                                    halfway to its rest local rotation in this time. Default 0.3 */
+    float reacquire_half_life;   /* s, in (0, 3600]: a bone trusted again eases from where it was
+                                    shown to its tracked rotation at a rate that starts at
+                                    halfway in this time and grows as the ease nears its end
+                                    (section 9). Default 0.4 */
+    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90 (fallback stable): a
+                                    limb bent less than bend_min keeps its roll, one bent more
+                                    than bend_full follows its bend plane. Their sines in float
+                                    must differ (near 90 degrees two close values are refused).
+                                    Default 10, 45 */
+    bool smoothing;              /* One Euro filter (MediaPipe's: the derivative from the last
+                                    raw value) on every coordinate of the landmarks the bones
+                                    read. dt = 0 keeps the filtered values. Default off */
+    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6];
+                                    checked whether smoothing is on or not. Default 0.1, 40, 1
+                                    (MediaPipe's world landmarks) */
+    crowd_limb_outputs outputs;  /* which bone rotations are stored: both (the default, and what
+                                    a zero value means), world or local only. The kind not stored
+                                    is refused by crowd_get, crowd_instances_get, crowd_rig_column
+                                    and crowd_rig_columns with CROWD_ERR_NOT_STORED and a message
+                                    naming the field and the rig (crowd_get: field bone_local:
+                                    rig "x" stores world rotations only (limbs outputs)).
+                                    crowd_rig_rest_pose gives both whatever this is */
+    float arm_image_bend;        /* degrees, in [0, 90] (fallback stable): an arm whose bend side
+                                    has |z| >= sin(arm_image_bend) (its bend seen in the image
+                                    plane: z reads no depth) keeps the cross product's own sign;
+                                    90 gives SPEC 5.1 revision 1 (every arm turned toward its
+                                    reference side), 0 keeps every arm's own sign. Default 15 */
+} crowd_limbs_desc;
+/* frame mediapipe_world, y_along_bone, fallback stable (signs -1 arms / +1 legs for root),
+ * threshold 0.5, hold half-life 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees,
+ * smoothing off with 0.1 / 40 / 1, outputs both, arm_image_bend 15 degrees. */
+CROWD_API crowd_limbs_desc crowd_limbs_defaults(void);
+
 /* "hips", "chest", "head", "left_upper_arm", ... "right_foot"; NULL for an unknown bone. */
 CROWD_API const char *crowd_bone_name(crowd_bone bone);
 /* The bone named `name` (crowd_bone_name's); CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
@@ -1541,6 +1850,69 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *    Branch-free across lanes, bit-identical on every target, split and thread count, and part
  *    of the snapshot.
  * ---------------------------------------------------------------------------------------- */
+/* Fingers from hand landmarks: section 9a describes the solve, section 6 has its fields
+ * (CROWD_FIELD_HAND_LANDMARKS, CROWD_FIELD_FINGER_WORLD, CROWD_FIELD_FINGER_LOCAL). */
+#define CROWD_HAND_LANDMARK_COUNT 21 /* MediaPipe's hand landmarks per hand */
+/* per hand in CROWD_FIELD_HAND_LANDMARKS: 21 landmarks x, y, z, then the presence score */
+#define CROWD_HAND_FLOATS (3 * CROWD_HAND_LANDMARK_COUNT + 1)
+/* The subject's hands (the index of CROWD_FIELD_HAND_LANDMARKS). */
+typedef enum crowd_hand { CROWD_HAND_LEFT = 0, CROWD_HAND_RIGHT, CROWD_HAND_COUNT } crowd_hand;
+/* "left", "right"; NULL out of range. Parse: CROWD_ERR_NULL (name, out), CROWD_ERR_UNKNOWN_ID. */
+CROWD_API const char *crowd_hand_name(crowd_hand value);
+CROWD_API crowd_result crowd_hand_parse(const char *name, crowd_hand *out);
+
+/* The bones a fingers rig solves per hand: the hand itself (refined from the palm), then the 15
+ * VRM 1.0 finger bones. The index of CROWD_FIELD_FINGER_WORLD / _LOCAL is hand *
+ * CROWD_HAND_BONE_COUNT + bone: the left hand's 16 bones, then the right hand's. */
+typedef enum crowd_hand_bone {
+    CROWD_HAND_BONE_HAND = 0,
+    CROWD_HAND_BONE_THUMB_METACARPAL, CROWD_HAND_BONE_THUMB_PROXIMAL, CROWD_HAND_BONE_THUMB_DISTAL,
+    CROWD_HAND_BONE_INDEX_PROXIMAL, CROWD_HAND_BONE_INDEX_INTERMEDIATE, CROWD_HAND_BONE_INDEX_DISTAL,
+    CROWD_HAND_BONE_MIDDLE_PROXIMAL, CROWD_HAND_BONE_MIDDLE_INTERMEDIATE, CROWD_HAND_BONE_MIDDLE_DISTAL,
+    CROWD_HAND_BONE_RING_PROXIMAL, CROWD_HAND_BONE_RING_INTERMEDIATE, CROWD_HAND_BONE_RING_DISTAL,
+    CROWD_HAND_BONE_LITTLE_PROXIMAL, CROWD_HAND_BONE_LITTLE_INTERMEDIATE, CROWD_HAND_BONE_LITTLE_DISTAL,
+    CROWD_HAND_BONE_COUNT
+} crowd_hand_bone;
+#define CROWD_FINGER_BONE_COUNT (CROWD_HAND_COUNT * CROWD_HAND_BONE_COUNT) /* 32: both hands */
+
+typedef struct crowd_fingers_desc {
+    crowd_pose_frame frame;  /* the landmarks' frame: mediapipe_world (the Hand Landmarker's
+                                world landmarks: metres, origin at the hand's centre, +y down:
+                                y is negated on input) or engine. Image landmarks with relative
+                                z work too, written as (x * width/height, y, z * width/height):
+                                only directions matter. Default mediapipe_world */
+    bool mirrored;           /* the landmarks come from a mirrored (selfie) image: x is negated on
+                                input, after frame. Which hand is which is the host's: see
+                                crowd_hand_from_handedness. Default false */
+    crowd_axis_fix axis_fix; /* as the limbs': y_along_bone turns every finger bone by
+                                AngleAxis(90 deg, +x) (local +y on the bone), the hand by
+                                identity, as the limbs' hand; z_along_bone identity everywhere;
+                                custom custom_fix; calibrated from bind_landmarks and
+                                bind_rotations. Default y_along_bone */
+    const crowd_quat *custom_fix;     /* [CROWD_FINGER_BONE_COUNT], unit, for CUSTOM */
+    const float *bind_landmarks;      /* [2 * CROWD_HAND_FLOATS] both hands as in the field (the
+                                         presence ignored), in `frame`, for CALIBRATED */
+    const crowd_quat *bind_rotations; /* [CROWD_FINGER_BONE_COUNT] unit world rotations, for
+                                         CALIBRATED: fix = inverse(solve of the bind landmarks
+                                         without fix) * bind rotation */
+    float presence_threshold;    /* in [0, 1]. Default 0.5. A hand is trusted on a tick when its
+                                    presence score is >= this (0: always) */
+    float hold_half_life;        /* s, in (0, 3600]: a lost hand's shown rotations ease halfway
+                                    to the rest pose in this time. Default 0.3 */
+    float reacquire_half_life;   /* s, in (0, 3600]: a hand seen again eases in (as the limbs'
+                                    bones, section 9). Default 0.4 */
+    float bend_min, bend_full;   /* degrees, 0 <= bend_min < bend_full <= 90: a thumb bent less
+                                    than bend_min keeps its reference roll, one bent more than
+                                    bend_full follows its bend plane (section 9a). Default 10, 45 */
+    bool smoothing;              /* One Euro on every landmark coordinate of a tracked hand (the
+                                    filter restarts when a hand is seen again). Default off */
+    float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6].
+                                    Default 0.1, 40, 1 (as the limbs') */
+} crowd_fingers_desc;
+/* frame mediapipe_world, not mirrored, y_along_bone, presence threshold 0.5, hold half-life
+ * 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
+CROWD_API crowd_fingers_desc crowd_fingers_defaults(void);
+
 /* "hand", "thumb_metacarpal", ... "little_distal" (VRM 1.0's names in snake case without the
  * side); NULL out of range. */
 CROWD_API const char *crowd_hand_bone_name(crowd_hand_bone bone);
@@ -1559,377 +1931,6 @@ CROWD_API void crowd_rest_hand_landmarks(crowd_pose_frame frame, crowd_hand hand
  * Errors: CROWD_ERR_NULL (engine), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (no fingers). */
 CROWD_API crowd_result crowd_rig_rest_hands(crowd_engine *engine, crowd_rig rig, crowd_quat world[CROWD_FINGER_BONE_COUNT],
                                             crowd_quat local[CROWD_FINGER_BONE_COUNT]);
-
-/* ------------------------------------------------------------------------------------------
- * 10. Snapshots. The whole engine state — rigs with their settings, instances with their ids,
- *     handles and pause state, every controller state, random counters and pose filter state —
- *     as bytes the caller stores or sends. Loading a snapshot into an engine (fresh or not)
- *     replaces its state, and the engine then continues bit-identically to the one that saved
- *     (handles saved with it stay valid in it). The engine's own settings stay: SIMD target,
- *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
- *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
- *
- *     Format (version 5), every number little-endian:
- *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
- *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
- *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
- *               word zero-padded), then the four lanes folded in order by the same step
- *       payload u64 seed, u64 next instance id, u32 handle tag, u32 rig count, the rigs
- *               (name, parameters, controller settings as created, u32 rows, u32 running rows,
- *               u32 columns, every column's rows as 4-byte values, u64 handle of each row),
- *               u32 slot count, u32 first free slot, then per slot u64 instance id,
- *               u32 generation (0: a retired slot, free and never reused), u32 rig
- *               (0xffffffff: free), u32 row, u32 next free slot.
- *     Version 2 (before crowd_limbs_desc.outputs) loads too, its limbs rigs with outputs both:
- *     the limbs settings' word that holds smoothing (bit 0) holds outputs in bits 1-2 since
- *     version 3. Version 4 (limb tracking SPEC 5.1 revision 2) appends arm_image_bend to the
- *     limbs settings and drops the tracked rigs' per-bone ease source (4 columns a bone).
- *     Version 5 adds the motion controller (flag bit 5: its library in the rig's settings, its
- *     playback state in columns); a version 4 snapshot reads unchanged.
- *     Versions 2 and 3 load with arm_image_bend 15 when no limbs rig tracks (threshold 0: the
- *     side state means the same and continues under revision 2's rules); a snapshot with a
- *     tracked limbs rig (threshold above 0) is refused with CROWD_ERR_BAD_SNAPSHOT and a
- *     message naming the rig and the format version. Version 5 adds the physics, lip sync,
- *     pose, expression and fingers controllers (sections 12 to 14 and 9a: their settings,
- *     rigs, libraries and columns; fingers: custom_fix or bind_landmarks and
- *     bind_rotations), and appends each rig's lod_interval (u32) and lod_every_tick (u64)
- *     to its settings and three columns to its rows (interval, elapsed time, phase counter;
- *     section 8a); versions 2 to 4 hold none of these (one that claims such a rig is
- *     refused) and load with every instance at interval 1.
- *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
- *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
- *     the load allocated. The engine takes the saved handle tag (see 1).
- * ---------------------------------------------------------------------------------------- */
-/* Bytes crowd_snapshot_save will write now. Errors: CROWD_ERR_NULL (engine, out_size). */
-CROWD_API crowd_result crowd_snapshot_size(const crowd_engine *engine, size_t *out_size);
-/* Writes the snapshot (out_written may be NULL). Errors: CROWD_ERR_NULL (engine, buffer),
- * CROWD_ERR_CAPACITY (capacity is short: nothing written). */
-CROWD_API crowd_result crowd_snapshot_save(const crowd_engine *engine, void *buffer, size_t capacity,
-                                 size_t *out_written);
-/* Replaces the engine's state with the snapshot's, or changes nothing on error. Allocates.
- * Errors: CROWD_ERR_NULL (engine, data), CROWD_ERR_BAD_SNAPSHOT (anything wrong with the
- * bytes, a rig's settings or a value included), CROWD_ERR_CAPACITY (65535 engines are live,
- * so the scratch engine cannot be made), CROWD_ERR_OUT_OF_MEMORY. */
-CROWD_API crowd_result crowd_snapshot_load(crowd_engine *engine, const void *data, size_t size);
-/* FNV-1a 64 of the rig's settings as a snapshot stores them (name, parameters, controller
- * settings; not its instances): rigs created from equal descs have equal digests, in any
- * engine. A host checks with it that a loaded snapshot holds the rigs it expects. Errors:
- * CROWD_ERR_NULL (engine, out_digest), CROWD_ERR_HANDLE (rig). */
-CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, crowd_rig rig, uint64_t *out_digest);
-
-
-/* ------------------------------------------------------------------------------------------
- * 11. Face tracking (order 500: after blink, before harmonic and look; the numbers are
- *     Cubism's update order, so a face drives what auto-blink wrote and breathing and gaze
- *     still add on top). Per instance: the 52 scores (CROWD_FIELD_FACE_SCORES), the head
- *     rotation (CROWD_FIELD_FACE_ROTATION), a presence (CROWD_FIELD_FACE_PRESENCE), written
- *     in bulk with crowd_instances_set (checked) or zero-copy through crowd_rig_columns (not
- *     checked: keep to the rules). Each tick, all float32, unfused, the same on every target:
- *
- *     Hand-off. k = exp2f(-(dt/handoff_half_life)) once a tick; per instance
- *       goal = presence > presence_threshold ? 1 : 0
- *       control = goal + (control - goal)*k, and control = goal once |control - goal| < 2^-10
- *     The face blends with weight w = FACE_WEIGHT*control. So while a face is present control
- *     rises to 1 and the face takes over; when presence drops it eases back to the automatic
- *     controllers, halfway per half-life. A parameter that is also a blink parameter blends
- *     with override whatever `blend` says, so at control 1 the face alone opens and closes the
- *     eyes (a tracked face never blinks twice), and between, every eye value lies between the
- *     blink's and the face's: out = B*(1 - w) + F*w, clamped.
- *
- *     Head pose. From the unit rotation q = (x, y, z, w), the matrix entries
- *       R02 = 2(xz + wy), R22 = 1 - 2(xx + yy), R12 = 2(yz - wx), R10 = 2(xy + wz),
- *       R11 = 1 - 2(xx + zz), R00 = 1 - 2(yy + zz), R20 = 2(xz - wy)
- *     (each sum left to right) give R = Ry(yaw)*Rx(pitch)*Rz(roll) (roll applied first, as
- *     Unity's Euler angles), camera space of MediaPipe's face geometry (+x image right, +y up,
- *     +z toward the camera):
- *       c = sqrt(R02*R02 + R22*R22);  pitch = atan2(-R12, c)
- *       c >= 2^-10:  yaw = atan2(R02, R22),  roll = atan2(R10, R11)
- *       c <  2^-10 (within 0.06 degrees of straight up or down, gimbal lock): roll = 0,
- *                    yaw = atan2(-R20, R00) (the angles then rebuild the rotation within
- *                    2c radians, at most 0.12 degrees)
- *     in degrees (times 57.2957802f). Positive yaw turns the nose toward +x, positive pitch
- *     tilts it down (toward -y), positive roll turns the top of the head toward -x. atan2 is
- *     the engine's own (Cephes atanf's odd polynomial on [0, tan(pi/8)] after one reduction,
- *     mul, add and div only). Against these formulas in double on the same quaternion, pitch
- *     is within 1e-6 radians and yaw and roll within 1e-6 + 1e-6/c (tests/test_face.c checks
- *     it on random and gimbal-near rotations; measured max 1e-6 rad where c > 0.1).
- *
- *     Smoothing. Each source in smoothed_sources goes through the One Euro filter of section 9
- *     (MediaPipe's: derivative from the last raw value; dt = 0 keeps the filtered value; the
- *     first tick passes the sample). Head angles are filtered as angles.
- *
- *     Mapping. Per entry v = offset + gain*c(source) (smoothed where asked); per parameter the
- *     sum of its entries, blended with weight w by `blend` (override for blink parameters).
- *
- *     Branch-free across lanes, bit-identical on every target, split and thread count, part of
- *     the snapshot (scores, rotation, presence, weight, control and the filter state).
- * ---------------------------------------------------------------------------------------- */
-
-/* ------------------------------------------------------------------------------------------
- * 12. Physics (order 800: after look, as in Cubism's update order, so the pendulums swing
- *     with the angles the other controllers wrote). A rig's crowd_physics_desc (section 4) is
- *     Cubism's physics3 rig; each instance keeps its own pendulums and steps them as the Cubism
- *     Framework's CubismPhysics.evaluate (5-r.4) does, every operation in float32, unfused,
- *     with the engine's own sin, cos and atan2 (the same bits on every target):
- *     - dt = 0 changes and writes nothing (the outputs keep what the earlier controllers
- *       wrote). Otherwise, with fps > 0: remain += dt; remain > 5 s resets it to 0; while
- *       remain >= 1/fps one step of 1/fps whose inputs are the input caches interpolated
- *       toward the current values by w = (1/fps)/remain (the caches then hold them; the first
- *       evaluation starts them at the current values), remain -= 1/fps; the written result is
- *       the last two steps' results interpolated by alpha = remain*fps. Without fps: one step
- *       of dt per tick on the current values, the written result the previous step's (one
- *       step of lag, alpha 0), remain always 0. Nothing is written before the first step.
- *     - A step, per sub-rig in order: each input's parameter value clamped to its range,
- *       normalised around the range's midpoint into Normalization.Position (X, Y) or .Angle,
- *       times weight/100 (negated unless reflect), summed per type; the translation rotated by
- *       -angle degrees (the new x used for y); particle 0 moved there and each later particle
- *       swung as the framework's updateParticles (its direction turned by the change of the
- *       gravity angle / 5, plus velocity*delay and (gravity direction*acceleration +
- *       wind)*delay^2 with delay = Delay*step*30, normalised to its radius, an x within
- *       0.001*Normalization.Position.Maximum snapped to 0, velocity = movement/delay*mobility).
- *       The chain is kept as particle 0's position and each particle's offset from its parent
- *       (the same arithmetic, and float32 keeps a segment's direction better so). An output
- *       reads its vertex: Angle = the turn from the parent segment (from -gravity for vertex
- *       1) to its segment in radians (X and Y read 0: the framework scales them by 0), then
- *       value*scale*strength*physics_strength clamped to the parameter's range and blended by
- *       weight/100 over the current value (into the caches within a step, into the outputs at
- *       the end).
- *     - Wind: the rig's wind times the instance's physics_wind times (1 + wind_gust*
- *       sin(2*pi*phase)); the phase (physics_wind_phase, drawn per instance when it is added)
- *       advances by dt/gust_period each tick with dt > 0, wrapping at 1.
- *     Against the framework's traces (Hiyori, Haru, Mao at 1/60, 1/30 and an irregular dt;
- *     tests/test_cubism_controllers.c on every target) Haru and Mao agree within 8e-7 of each
- *     output's range; Hiyori's 10-particle chains with an angle scale of 30 within 1e-5 over the
- *     first 60 frames and 4e-5 mostly, with excursions to 1.6e-4 where the movement threshold
- *     snaps a particle in float32 and double alike. The state per instance: 4 floats per
- *     particle after a sub-rig's first, 3 per sub-rig, 1 per output (2 with fps), 1 per input
- *     parameter with fps, and 5 (multipliers, phase, remaining time, stage): crowd_rig_bytes_per_instance
- *     has them. Branch-free across lanes (the fixed-step loop runs while any lane has a step
- *     to take, the others masked), allocation-free, part of the snapshot.
- * ---------------------------------------------------------------------------------------- */
-
-/* ------------------------------------------------------------------------------------------
- * 13. Lip sync (order 500, after face tracking, before harmonic). Per instance the mouth level
- *     CROWD_FIELD_LIPSYNC_LEVEL (0..1) the host writes each tick (crowd_lipsync_rms of its
- *     audio block, for one), added to each of the rig's LipSync parameters as the framework's
- *     addParameterValueById(id, level, weight): P = C(P + level*weight), weight 0.8 by default
- *     (crowd_lipsync_desc). The level is a setting column: while every instance holds 0 the
- *     tick reads no column.
- * ---------------------------------------------------------------------------------------- */
-
-/* ------------------------------------------------------------------------------------------
- * 14. Live2D pose (order 200) and expressions (order 300), as the Cubism Framework (5-r.4)
- *     plays them (its CubismPose and R5 CubismExpressionMotionManager; checked against the
- *     real framework's golden traces: tests/test_cubism_engine.c). The tick order is Cubism's:
- *     motion 100, pose 200, expression 300, blink 400, face 500, harmonic 600, look 700, then
- *     limbs. Every formula below is float32, unfused, branch-free across instances and the same
- *     bits on every target, split and thread count; the state is part of the snapshot.
- *
- *     Pose. Per instance and pose part k: a pseudo-parameter (CROWD_FIELD_PART_PARAMETER, an
- *     input: a motion's PartOpacity curve of part id X writes the pseudo-parameter of the
- *     pose part whose id is X, as the framework's curves write the not-exist parameter of
- *     that id; a host may write it too) and an opacity (CROWD_FIELD_PART_OPACITY, the output).
- *     An instance's first tick resets (CROWD_FIELD_POSE_RESET 1 -> 0): each part's
- *     pseudo-parameter and opacity become 1 for the first part of its group and 0 for the
- *     others, every link's pseudo-parameter 1. Then, each tick, per group:
- *       the visible part is the group's first whose pseudo-parameter is > 0.001;
- *         new = min(its opacity + dt/fade_in, 1);
- *       none: the framework's fallback, pose part 0 (of group 0 only) with new = 1, so in
- *         every other group all parts fade to 0;
- *       every other part of the group: a = new < 0.5 ? (new*(0.5 - 1))/0.5 + 1
- *                                                  : ((1 - new)*0.5)/(1 - 0.5);
- *         if (1 - a)*(1 - new) > 0.15: a = 1 - 0.15/(1 - new)   (the back-opacity cap);
- *         opacity = opacity > a ? a : opacity;
- *     then every link takes its part's opacity. Before an instance's first tick the opacities
- *     and pseudo-parameters hold the reset values.
- *
- *     Expressions. Starting an expression (crowd_expressions_start) asks every expression the
- *     instance plays to fade out and puts the new one in the next free slot of its queue
- *     (CROWD_EXPRESSION_SLOTS; when all are taken the oldest is dropped first: the framework's
- *     queue has no bound, four cover any change faster than the fade-in). Each tick, with
- *     ease(x) = 0.5 - 0.5*cos(pi*x) (0 for x <= 0, 1 for x >= 1) and, per filled slot in
- *     queue order (oldest first), its expression's fade times fi, fo:
- *       age = age < 0 ? 0 : age + dt;          fin = fi == 0 ? 1 : ease(age/fi)
- *       fade >= 0: fade = max(fade - dt, 0);   fout = fo == 0 || fade < 0 ? 1 : ease(fade/fo)
- *       w = fin*fout;  then a requested fade-out (-2) begins: fade = fo
- *       total = total + fin
- *     Per parameter the library names, with c its value when the stage begins (the output of
- *     the stages before) and the slot's a (its Add value, else 0), m (Multiply, else 1) and
- *     o (Overwrite value, else c): the first filled slot sets add = a, mul = m, over = o;
- *     each later one blends add = add*(1 - w) + a*w, mul = mul*(1 - w) + m*w and
- *     over = c*(1 - w) + o*w (the framework re-seeds its overwrite with c at every entry, so
- *     an older Overwrite stops at once when a newer expression starts). With
- *     W = min(total, 1)*CROWD_FIELD_EXPRESSION_WEIGHT and t = C((over + add)*mul) (section
- *     1's clamp or wrap), out = W == 1 ? t : c + (t - c)*W. Then, when more than one slot is
- *     filled and the newest one's w >= 1, the newest moves to slot 0 and the others empty.
- *     An instance with no filled slot is left alone. Differences from the framework, none
- *     visible in its traces: it computes in double; it touches only parameters of
- *     expressions played so far (the engine, every parameter of the library once one plays:
- *     t = c there, so only a base outside [min, max] comes out clamped); its weight blend is
- *     c*(1 - W) + t*W (the same value, here exact when t = c). An expression never ends by
- *     itself; to return to neutral, start one with no parameters. The expression playing is
- *     the last filled slot's.
- * ---------------------------------------------------------------------------------------- */
-/* Starts library expression `expression` on each instance (as above; it begins at the next
- * tick). All handles are checked before any changes. Errors: CROWD_ERR_NULL (engine, handles
- * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a handle's rig has no
- * expression controller), CROWD_ERR_RANGE (expression beyond a handle's rig's library). */
-CROWD_API crowd_result crowd_expressions_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
-                                               uint32_t expression);
-
-/* ------------------------------------------------------------------------------------------
- * 15. Motions (Live2D motion3; order 100: the first stage of the tick, before every other
- *     controller, as the Cubism SDK for Unity orders it: motion 100, pose 200, expression 300,
- *     blink 400, face tracking and lip sync 500, harmonic 600, look 700, physics 800).
- *
- *     A rig with a motion controller holds a motion library (crowd_motion_desc): every clip's
- *     curves stored once, in the rig, shared by all its instances; an instance holds only its
- *     playback state. Each instance plays the way the Cubism Framework (5-r.4) plays one model
- *     (CubismMotionManager and CubismMotion, MotionBehavior_V2), which golden traces of the
- *     real framework check (tests/test_motion_engine.c):
- *     - Clock. Each instance has its own manager time in double: every tick adds dt*speed
- *       (CROWD_FIELD_MOTION_SPEED). crowd_tick's float dt is widened exactly; crowd_tick_exact
- *       takes the double a host's frame clock has (the framework's accumulated 1/30 often lands
- *       a few ulps below a key, which moves a stepped jump by one frame: only a double dt
- *       reproduces that).
- *     - Start (crowd_motion_start). The reserve rule: a start with priority idle or normal
- *       plays only when its priority is above the instance's reserved and current priorities
- *       (CubismMotionManager.reserveMotion); force always plays. Starting makes every entry
- *       already playing fade out (over its own fade-out time, from the next tick); the new one
- *       starts at the instance's next tick, with weight 0 on that tick (time starts there).
- *       An instance holds at most CROWD_MOTION_QUEUE entries (the framework's queue grows
- *       without bound): a start into a full queue drops the oldest, still fading, entry.
- *     - Per tick, each entry in start order: fade weight w = weight * ease((now - fade start) /
- *       fade_in) * ease((end - now) / fade_out) (ease(x) = 0.5 - 0.5 cos(pi x), x clamped to
- *       [0, 1]; a fade time of 0 gives 1; the fade-out factor is 1 while no end is set), every
- *       Parameter curve: v = source + (curve(t) - source) * w, clamped to the parameter's
- *       range, where source is the motion result the instance kept from the last tick (not the
- *       base: for the parameters any clip of the library animates, the motion result replaces
- *       the base value, and it stays after a motion ends). A curve with its own FadeInTime or
- *       FadeOutTime uses weight * fin * fout with those times instead (< 0: the clip's).
- *     - Curves: the first segment whose end is after t; linear, bezier (de Casteljau at linear
- *       time when the clip's beziers are restricted, else the time curve solved for t with the
- *       framework's choice among the cubic's roots), stepped, inverse stepped (the end value).
- *       Loops last duration + 1/fps and return linearly from the last point to the first in
- *       that last 1/fps; each loop restarts the fade-in when loop_fade_in is set.
- *     - Model curves. EyeBlink multiplies the motion's curves of the library's eye_blink_ids
- *       and sets the others (blended with w); LipSync adds likewise to lip_sync_ids; Opacity
- *       sets CROWD_FIELD_MOTION_OPACITY.
- *     - PartOpacity curves write the pseudo-parameter of their part id, unblended (as the
- *       framework writes a not-exist parameter); the pose controller (order 200) reads them
- *       there to pick each group's visible part. Parameter curves whose id is no parameter of
- *       the rig write their blended value to a pseudo-parameter too (unclamped). Pseudo-
- *       parameters are CROWD_FIELD_MOTION_PSEUDO, one index per distinct id
- *       (crowd_rig_motion_pseudo_index), in float32. When the rig has a pose (section 14), the
- *       pseudo-parameter of a pose part's id is that part's CROWD_FIELD_PART_PARAMETER: one
- *       value, which the motion writes and the pose reads in the same tick.
- *     - End. A non-looping entry ends at start + duration and then plays no more; the values
- *       it left stay. When nothing plays and the library has an idle group, the tick starts one
- *       of its clips (chosen by the instance's own seeded draw, the sample app's random idle)
- *       with priority idle, no loop, and, as the sample app, runs no update in that tick (the
- *       clock stands still too).
- *     - Events (user data) fire when before < time <= now in motion time, again every loop;
- *       crowd_motion_events collects them.
- *     - Blink: CROWD_FIELD_MOTION_UPDATED is 1 on a tick where any entry updated the
- *       instance; the Cubism samples run auto-blink only when it is 0 (see the blink
- *       controller).
- *     Every value is computed in double per instance (time, curve, fades), rounded to float32
- *     once when stored, as the framework's Float32Array does: parameters within 1e-5 of their
- *     range of the framework on every golden case. The stage runs instance by instance (each
- *     lane's own control flow, never another lane's), allocates nothing, uses only +, -, *, /
- *     and sqrt (its cosine and root solver are its own), so it gives the same bits on every
- *     SIMD target, split and thread count. The playback state is part of the snapshot.
- * ---------------------------------------------------------------------------------------- */
-
-typedef enum crowd_motion_priority {
-    CROWD_MOTION_PRIORITY_NONE = 0, CROWD_MOTION_PRIORITY_IDLE, CROWD_MOTION_PRIORITY_NORMAL,
-    CROWD_MOTION_PRIORITY_FORCE, CROWD_MOTION_PRIORITY_COUNT
-} crowd_motion_priority;
-/* "none", "idle", "normal", "force"; NULL out of range. Parse: CROWD_ERR_NULL, CROWD_ERR_UNKNOWN_ID. */
-CROWD_API const char *crowd_motion_priority_name(crowd_motion_priority value);
-CROWD_API crowd_result crowd_motion_priority_parse(const char *name, crowd_motion_priority *out);
-
-typedef struct crowd_motion_start_desc {
-    uint32_t clip;                  /* index in the rig's library */
-    crowd_motion_priority priority; /* idle, normal or force (default normal) */
-    bool loop;                      /* play forever (default false) */
-    bool loop_fade_in;              /* each loop fades in again (default true, the framework's) */
-    double fade_in, fade_out;       /* < 0 (default -1): the clip's; else at most 1e6 s */
-    double offset;                  /* seconds into the clip at its first tick, >= 0 (default 0) */
-} crowd_motion_start_desc;
-CROWD_API crowd_motion_start_desc crowd_motion_start_defaults(uint32_t clip);
-
-/* Starts desc's clip on each instance (all of one rig with a motion controller) where the
- * reserve rule lets it (above). out_started (may be NULL) receives whether it did, per handle.
- * Everything is checked before anything changes. Errors: CROWD_ERR_NULL (engine, desc, handles
- * with a nonzero count), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER (a rig without motions),
- * CROWD_ERR_BAD_ENUM (priority none or unknown), CROWD_ERR_RANGE (clip beyond the library,
- * a fade above 1e6, an offset outside [0, 1e6]), CROWD_ERR_NOT_FINITE (fade, offset). */
-CROWD_API crowd_result crowd_motion_start(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
-                                          const crowd_motion_start_desc *desc, bool *out_started);
-/* CubismMotionManager.reserveMotion on each instance: reserves `priority` when it is above the
- * reserved and the current priority (out_reserved, may be NULL, says where). The errors of
- * crowd_motion_start (priority idle, normal or force). */
-CROWD_API crowd_result crowd_motion_reserve(crowd_engine *engine, const crowd_instance *handles, uint32_t count,
-                                            crowd_motion_priority priority, bool *out_reserved);
-
-typedef struct crowd_motion_status {
-    uint32_t playing;          /* entries in the queue (0: finished, as CubismMotionManager.isFinished) */
-    int32_t clip;              /* the newest entry's clip, -1 when none */
-    double time;               /* the newest entry's time in its clip (loop time when looping;
-                                  0 before its first tick) */
-    double clock;              /* the instance's manager time */
-    crowd_motion_priority current, reserved;
-} crowd_motion_status;
-/* Errors: CROWD_ERR_NULL (engine, out), CROWD_ERR_HANDLE, CROWD_ERR_NO_CONTROLLER. */
-CROWD_API crowd_result crowd_motion_status_get(const crowd_engine *engine, crowd_instance instance,
-                                               crowd_motion_status *out);
-
-/* The pseudo-parameter index of an id (a PartOpacity curve's part id, or a Parameter curve's id
- * that is no parameter of the rig) for CROWD_FIELD_MOTION_PSEUDO. Errors: CROWD_ERR_NULL
- * (engine, id, out_index), CROWD_ERR_HANDLE (rig), CROWD_ERR_NO_CONTROLLER,
- * CROWD_ERR_UNKNOWN_ID (no curve of the library writes that id). */
-CROWD_API crowd_result crowd_rig_motion_pseudo_index(const crowd_engine *engine, crowd_rig rig, const char *id,
-                                                     uint32_t *out_index);
-/* Pseudo-parameters of the rig (0 for an invalid rig or one without motions). */
-CROWD_API uint32_t crowd_rig_motion_pseudo_count(const crowd_engine *engine, crowd_rig rig);
-
-/* One fired event: the instance, its clip, the index in the clip's event_times, and the
- * instance's manager time of the tick that fired it. */
-typedef struct crowd_motion_event {
-    crowd_instance instance;
-    uint32_t clip, event;
-    double time;
-} crowd_motion_event;
-/* The events of every running instance's last tick, rig by rig and row by row (each
- * instance's in firing order), into the caller's buffer: *out_count of them. Call it after
- * each crowd_tick (a tick clears each instance's events; crowd_tick_range only those of its
- * rows). Nothing is allocated. What is not reported is counted in *out_lost (may be NULL):
- * events beyond CROWD_MOTION_EVENTS_PER_TICK in one instance's tick, and events beyond
- * `capacity`. Errors: CROWD_ERR_NULL (engine, out_count, buffer with a nonzero capacity). */
-CROWD_API crowd_result crowd_motion_events(const crowd_engine *engine, crowd_motion_event *buffer, uint32_t capacity,
-                                           uint32_t *out_count, uint64_t *out_lost);
-
-/* crowd_tick and crowd_tick_range with dt in double: the motion clocks advance by exactly dt
- * (times speed); every other controller takes dt rounded to float. Same errors. */
-CROWD_API crowd_result crowd_tick_exact(crowd_engine *engine, double dt);
-CROWD_API crowd_result crowd_tick_range_exact(crowd_engine *engine, double dt, crowd_rig rig, uint32_t first,
-                                              uint32_t count);
-
-/* ------------------------------------------------------------------------------------------
- * Lip sync level. The level a host feeds a mouth from its audio, computed as the Cubism
- * samples' WAV handler (LAppWavFileHandler.update) does over one frame's block of samples:
- *   rms = sqrt(sum of sample^2 over every channel and frame / (channels * frames))
- * samples: `frames` frames of `channels` interleaved float samples, in the handler's scale
- * (a 16-bit sample s is (s * 65536) / 2147483647 rounded to float, 8-bit (u - 128) * 2^24 /
- * 2147483647, 24-bit s * 256 / 2147483647). The squares are summed in double (each is exact
- * there) in a fixed order of eight partial sums, so the result, rounded to float once, is the
- * same on every target and equals the handler's double result rounded to float (checked
- * against the framework's traces: tests/test_lipsync_golden.c). The framework then adds
- * rms * 0.8 to each LipSync parameter. Allocates nothing, reads only the block.
- * An empty block (frames or channels 0, or samples NULL) gives 0 (the handler divides 0 by 0
- * there); a non-finite sum gives 0, never NaN. */
-CROWD_API float crowd_lipsync_rms(const float *samples, size_t frames, uint32_t channels);
 
 #ifdef __cplusplus
 }

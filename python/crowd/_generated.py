@@ -14,22 +14,22 @@ VERSION_PATCH = 0
 MAX_RIGS = 65535
 MAX_PARAMETERS = 65536
 MAX_ENTRIES = 65536
-MAX_CHANNELS = 16
-LANDMARK_COUNT = 33
-HAND_LANDMARK_COUNT = 21
-FACE_SCORE_COUNT = 52
-FACE_STANDARD_MAPPING_COUNT = 20
-PHYSICS_MAX_SUBRIGS = 1024
-PHYSICS_MAX_INPUTS = 64
-PHYSICS_MAX_OUTPUTS = 64
-PHYSICS_MAX_PARTICLES = 64
-PHYSICS_MAX_INPUT_PARAMETERS = 64
-EXPRESSION_SLOTS = 4
 MOTION_QUEUE = 2
 MOTION_EVENTS_PER_TICK = 4
 MAX_MOTIONS = 65536
 MAX_MOTION_CURVES = 65536
 MAX_MOTION_EVENTS = 65536
+EXPRESSION_SLOTS = 4
+FACE_SCORE_COUNT = 52
+FACE_STANDARD_MAPPING_COUNT = 20
+MAX_CHANNELS = 16
+PHYSICS_MAX_SUBRIGS = 1024
+PHYSICS_MAX_INPUTS = 64
+PHYSICS_MAX_OUTPUTS = 64
+PHYSICS_MAX_PARTICLES = 64
+PHYSICS_MAX_INPUT_PARAMETERS = 64
+LANDMARK_COUNT = 33
+HAND_LANDMARK_COUNT = 21
 
 
 # CROWD_RESULT_LIST: each code's fixed text, as crowd_result_text() gives it
@@ -104,14 +104,238 @@ class Blend(enum.IntEnum):
 BLEND_COUNT = 4
 
 
-class Axis(enum.IntEnum):
-    """crowd_axis (CROWD_AXIS_*)."""
-    X = 0
-    Y = 1
-    Z = 2
+class LodInterval(enum.IntEnum):
+    """crowd_lod_interval (CROWD_LOD_*)."""
+    INTERVAL_1 = 0
+    INTERVAL_2 = 1
+    INTERVAL_4 = 2
+    INTERVAL_8 = 3
 
 
-AXIS_COUNT = 3
+LOD_INTERVAL_COUNT = 4
+
+
+class Controller(enum.IntEnum):
+    """crowd_controller (CROWD_CONTROLLER_*)."""
+    LOOK = 0
+    HARMONIC = 1
+    BLINK = 2
+    LIMBS = 3
+    FACE = 4
+    PHYSICS = 5
+    LIPSYNC = 6
+    POSE = 7
+    EXPRESSION = 8
+    FINGERS = 9
+    MOTION = 10
+
+
+CONTROLLER_COUNT = 11
+
+
+class SettingType(enum.IntEnum):
+    """crowd_setting_type (CROWD_SETTING_*)."""
+    FLOAT = 0
+    ENUM = 1
+    BOOL = 2
+    BITS64 = 3
+
+
+SETTING_TYPE_COUNT = 4
+
+
+class BlinkStart(enum.IntEnum):
+    """crowd_blink_start (CROWD_BLINK_START_*)."""
+    RANDOM = 0
+    CUBISM = 1
+
+
+BLINK_START_COUNT = 2
+
+
+class HarmonicPhase(enum.IntEnum):
+    """crowd_harmonic_phase (CROWD_HARMONIC_PHASE_*)."""
+    ZERO = 0
+    RANDOM = 1
+
+
+HARMONIC_PHASE_COUNT = 2
+
+
+class Field(enum.IntEnum):
+    """crowd_field (CROWD_FIELD_*)."""
+    BASE = 0
+    LOOK_TARGET = 1
+    LOOK_ACTIVE = 2
+    LOOK_CENTER = 3
+    LOOK_DAMPING = 4
+    LOOK_WEIGHT = 5
+    HARMONIC_WEIGHT = 6
+    BLINK_WEIGHT = 7
+    BLINK_MANUAL = 8
+    HARMONIC_PHASE = 9
+    HARMONIC_RANGE = 10
+    LOOK_POSITION = 11
+    LOOK_VELOCITY = 12
+    BLINK_OPENING = 13
+    BLINK_PHASE = 14
+    BLINK_CLOCK = 15
+    BLINK_LAST = 16
+    POSE = 17
+    ROOT = 18
+    OUTPUT = 19
+    BONE_WORLD = 20
+    BONE_LOCAL = 21
+    FACE_SCORES = 22
+    FACE_ROTATION = 23
+    FACE_PRESENCE = 24
+    FACE_WEIGHT = 25
+    FACE_CONTROL = 26
+    PHYSICS_STRENGTH = 27
+    PHYSICS_WIND = 28
+    PHYSICS_WIND_PHASE = 29
+    PHYSICS_REMAIN = 30
+    LIPSYNC_LEVEL = 31
+    PART_PARAMETER = 32
+    PART_OPACITY = 33
+    POSE_RESET = 34
+    EXPRESSION_WEIGHT = 35
+    EXPRESSION_SLOT = 36
+    LOD_INTERVAL = 37
+    LOD_ELAPSED = 38
+    HAND_LANDMARKS = 39
+    FINGER_WORLD = 40
+    FINGER_LOCAL = 41
+    MOTION_SPEED = 42
+    MOTION_WEIGHT = 43
+    MOTION_OPACITY = 44
+    MOTION_UPDATED = 45
+    MOTION_PSEUDO = 46
+
+
+FIELD_COUNT = 47
+
+
+class MotionSegment(enum.IntEnum):
+    """crowd_motion_segment (CROWD_MOTION_SEGMENT_*)."""
+    LINEAR = 0
+    BEZIER = 1
+    STEPPED = 2
+    INVERSE_STEPPED = 3
+
+
+MOTION_SEGMENT_COUNT = 4
+
+
+class MotionTarget(enum.IntEnum):
+    """crowd_motion_target (CROWD_MOTION_TARGET_*)."""
+    MODEL = 0
+    PARAMETER = 1
+    PART_OPACITY = 2
+
+
+MOTION_TARGET_COUNT = 3
+
+
+class MotionPriority(enum.IntEnum):
+    """crowd_motion_priority (CROWD_MOTION_PRIORITY_*)."""
+    NONE = 0
+    IDLE = 1
+    NORMAL = 2
+    FORCE = 3
+
+
+MOTION_PRIORITY_COUNT = 4
+
+
+class ExpressionBlend(enum.IntEnum):
+    """crowd_expression_blend (CROWD_EXPRESSION_*)."""
+    ADD = 0
+    MULTIPLY = 1
+    OVERWRITE = 2
+
+
+EXPRESSION_BLEND_COUNT = 3
+
+
+class BlinkModel(enum.IntEnum):
+    """crowd_blink_model (CROWD_BLINK_*)."""
+    SINE = 0
+    TIMED = 1
+
+
+BLINK_MODEL_COUNT = 2
+
+
+class FaceSource(enum.IntEnum):
+    """crowd_face_source (CROWD_FACE_*)."""
+    NEUTRAL = 0
+    BROW_DOWN_LEFT = 1
+    BROW_DOWN_RIGHT = 2
+    BROW_INNER_UP = 3
+    BROW_OUTER_UP_LEFT = 4
+    BROW_OUTER_UP_RIGHT = 5
+    CHEEK_PUFF = 6
+    CHEEK_SQUINT_LEFT = 7
+    CHEEK_SQUINT_RIGHT = 8
+    EYE_BLINK_LEFT = 9
+    EYE_BLINK_RIGHT = 10
+    EYE_LOOK_DOWN_LEFT = 11
+    EYE_LOOK_DOWN_RIGHT = 12
+    EYE_LOOK_IN_LEFT = 13
+    EYE_LOOK_IN_RIGHT = 14
+    EYE_LOOK_OUT_LEFT = 15
+    EYE_LOOK_OUT_RIGHT = 16
+    EYE_LOOK_UP_LEFT = 17
+    EYE_LOOK_UP_RIGHT = 18
+    EYE_SQUINT_LEFT = 19
+    EYE_SQUINT_RIGHT = 20
+    EYE_WIDE_LEFT = 21
+    EYE_WIDE_RIGHT = 22
+    JAW_FORWARD = 23
+    JAW_LEFT = 24
+    JAW_OPEN = 25
+    JAW_RIGHT = 26
+    MOUTH_CLOSE = 27
+    MOUTH_DIMPLE_LEFT = 28
+    MOUTH_DIMPLE_RIGHT = 29
+    MOUTH_FROWN_LEFT = 30
+    MOUTH_FROWN_RIGHT = 31
+    MOUTH_FUNNEL = 32
+    MOUTH_LEFT = 33
+    MOUTH_LOWER_DOWN_LEFT = 34
+    MOUTH_LOWER_DOWN_RIGHT = 35
+    MOUTH_PRESS_LEFT = 36
+    MOUTH_PRESS_RIGHT = 37
+    MOUTH_PUCKER = 38
+    MOUTH_RIGHT = 39
+    MOUTH_ROLL_LOWER = 40
+    MOUTH_ROLL_UPPER = 41
+    MOUTH_SHRUG_LOWER = 42
+    MOUTH_SHRUG_UPPER = 43
+    MOUTH_SMILE_LEFT = 44
+    MOUTH_SMILE_RIGHT = 45
+    MOUTH_STRETCH_LEFT = 46
+    MOUTH_STRETCH_RIGHT = 47
+    MOUTH_UPPER_UP_LEFT = 48
+    MOUTH_UPPER_UP_RIGHT = 49
+    NOSE_SNEER_LEFT = 50
+    NOSE_SNEER_RIGHT = 51
+    HEAD_YAW = 52
+    HEAD_PITCH = 53
+    HEAD_ROLL = 54
+
+
+FACE_SOURCE_COUNT = 55
+
+
+class FaceCurve(enum.IntEnum):
+    """crowd_face_curve (CROWD_FACE_CURVE_*)."""
+    LINEAR = 0
+    SMOOTHSTEP = 1
+
+
+FACE_CURVE_COUNT = 2
 
 
 class Direction(enum.IntEnum):
@@ -124,13 +348,24 @@ class Direction(enum.IntEnum):
 DIRECTION_COUNT = 3
 
 
-class BlinkModel(enum.IntEnum):
-    """crowd_blink_model (CROWD_BLINK_*)."""
-    SINE = 0
-    TIMED = 1
+class Axis(enum.IntEnum):
+    """crowd_axis (CROWD_AXIS_*)."""
+    X = 0
+    Y = 1
+    Z = 2
 
 
-BLINK_MODEL_COUNT = 2
+AXIS_COUNT = 3
+
+
+class PhysicsType(enum.IntEnum):
+    """crowd_physics_type (CROWD_PHYSICS_*)."""
+    X = 0
+    Y = 1
+    ANGLE = 2
+
+
+PHYSICS_TYPE_COUNT = 3
 
 
 class PoseFrame(enum.IntEnum):
@@ -238,242 +473,7 @@ class HandBone(enum.IntEnum):
 HAND_BONE_COUNT = 16
 
 
-class FaceSource(enum.IntEnum):
-    """crowd_face_source (CROWD_FACE_*)."""
-    NEUTRAL = 0
-    BROW_DOWN_LEFT = 1
-    BROW_DOWN_RIGHT = 2
-    BROW_INNER_UP = 3
-    BROW_OUTER_UP_LEFT = 4
-    BROW_OUTER_UP_RIGHT = 5
-    CHEEK_PUFF = 6
-    CHEEK_SQUINT_LEFT = 7
-    CHEEK_SQUINT_RIGHT = 8
-    EYE_BLINK_LEFT = 9
-    EYE_BLINK_RIGHT = 10
-    EYE_LOOK_DOWN_LEFT = 11
-    EYE_LOOK_DOWN_RIGHT = 12
-    EYE_LOOK_IN_LEFT = 13
-    EYE_LOOK_IN_RIGHT = 14
-    EYE_LOOK_OUT_LEFT = 15
-    EYE_LOOK_OUT_RIGHT = 16
-    EYE_LOOK_UP_LEFT = 17
-    EYE_LOOK_UP_RIGHT = 18
-    EYE_SQUINT_LEFT = 19
-    EYE_SQUINT_RIGHT = 20
-    EYE_WIDE_LEFT = 21
-    EYE_WIDE_RIGHT = 22
-    JAW_FORWARD = 23
-    JAW_LEFT = 24
-    JAW_OPEN = 25
-    JAW_RIGHT = 26
-    MOUTH_CLOSE = 27
-    MOUTH_DIMPLE_LEFT = 28
-    MOUTH_DIMPLE_RIGHT = 29
-    MOUTH_FROWN_LEFT = 30
-    MOUTH_FROWN_RIGHT = 31
-    MOUTH_FUNNEL = 32
-    MOUTH_LEFT = 33
-    MOUTH_LOWER_DOWN_LEFT = 34
-    MOUTH_LOWER_DOWN_RIGHT = 35
-    MOUTH_PRESS_LEFT = 36
-    MOUTH_PRESS_RIGHT = 37
-    MOUTH_PUCKER = 38
-    MOUTH_RIGHT = 39
-    MOUTH_ROLL_LOWER = 40
-    MOUTH_ROLL_UPPER = 41
-    MOUTH_SHRUG_LOWER = 42
-    MOUTH_SHRUG_UPPER = 43
-    MOUTH_SMILE_LEFT = 44
-    MOUTH_SMILE_RIGHT = 45
-    MOUTH_STRETCH_LEFT = 46
-    MOUTH_STRETCH_RIGHT = 47
-    MOUTH_UPPER_UP_LEFT = 48
-    MOUTH_UPPER_UP_RIGHT = 49
-    NOSE_SNEER_LEFT = 50
-    NOSE_SNEER_RIGHT = 51
-    HEAD_YAW = 52
-    HEAD_PITCH = 53
-    HEAD_ROLL = 54
-
-
-FACE_SOURCE_COUNT = 55
-
-
-class FaceCurve(enum.IntEnum):
-    """crowd_face_curve (CROWD_FACE_CURVE_*)."""
-    LINEAR = 0
-    SMOOTHSTEP = 1
-
-
-FACE_CURVE_COUNT = 2
-
-
-class PhysicsType(enum.IntEnum):
-    """crowd_physics_type (CROWD_PHYSICS_*)."""
-    X = 0
-    Y = 1
-    ANGLE = 2
-
-
-PHYSICS_TYPE_COUNT = 3
-
-
-class ExpressionBlend(enum.IntEnum):
-    """crowd_expression_blend (CROWD_EXPRESSION_*)."""
-    ADD = 0
-    MULTIPLY = 1
-    OVERWRITE = 2
-
-
-EXPRESSION_BLEND_COUNT = 3
-
-
-class LodInterval(enum.IntEnum):
-    """crowd_lod_interval (CROWD_LOD_*)."""
-    INTERVAL_1 = 0
-    INTERVAL_2 = 1
-    INTERVAL_4 = 2
-    INTERVAL_8 = 3
-
-
-LOD_INTERVAL_COUNT = 4
-
-
-class MotionSegment(enum.IntEnum):
-    """crowd_motion_segment (CROWD_MOTION_SEGMENT_*)."""
-    LINEAR = 0
-    BEZIER = 1
-    STEPPED = 2
-    INVERSE_STEPPED = 3
-
-
-MOTION_SEGMENT_COUNT = 4
-
-
-class MotionTarget(enum.IntEnum):
-    """crowd_motion_target (CROWD_MOTION_TARGET_*)."""
-    MODEL = 0
-    PARAMETER = 1
-    PART_OPACITY = 2
-
-
-MOTION_TARGET_COUNT = 3
-
-
-class Controller(enum.IntEnum):
-    """crowd_controller (CROWD_CONTROLLER_*)."""
-    LOOK = 0
-    HARMONIC = 1
-    BLINK = 2
-    LIMBS = 3
-    FACE = 4
-    PHYSICS = 5
-    LIPSYNC = 6
-    POSE = 7
-    EXPRESSION = 8
-    FINGERS = 9
-    MOTION = 10
-
-
-CONTROLLER_COUNT = 11
-
-
-class SettingType(enum.IntEnum):
-    """crowd_setting_type (CROWD_SETTING_*)."""
-    FLOAT = 0
-    ENUM = 1
-    BOOL = 2
-    BITS64 = 3
-
-
-SETTING_TYPE_COUNT = 4
-
-
-class BlinkStart(enum.IntEnum):
-    """crowd_blink_start (CROWD_BLINK_START_*)."""
-    RANDOM = 0
-    CUBISM = 1
-
-
-BLINK_START_COUNT = 2
-
-
-class HarmonicPhase(enum.IntEnum):
-    """crowd_harmonic_phase (CROWD_HARMONIC_PHASE_*)."""
-    ZERO = 0
-    RANDOM = 1
-
-
-HARMONIC_PHASE_COUNT = 2
-
-
-class Field(enum.IntEnum):
-    """crowd_field (CROWD_FIELD_*)."""
-    BASE = 0
-    LOOK_TARGET = 1
-    LOOK_ACTIVE = 2
-    LOOK_CENTER = 3
-    LOOK_DAMPING = 4
-    LOOK_WEIGHT = 5
-    HARMONIC_WEIGHT = 6
-    BLINK_WEIGHT = 7
-    BLINK_MANUAL = 8
-    HARMONIC_PHASE = 9
-    HARMONIC_RANGE = 10
-    LOOK_POSITION = 11
-    LOOK_VELOCITY = 12
-    BLINK_OPENING = 13
-    BLINK_PHASE = 14
-    BLINK_CLOCK = 15
-    BLINK_LAST = 16
-    POSE = 17
-    ROOT = 18
-    OUTPUT = 19
-    BONE_WORLD = 20
-    BONE_LOCAL = 21
-    FACE_SCORES = 22
-    FACE_ROTATION = 23
-    FACE_PRESENCE = 24
-    FACE_WEIGHT = 25
-    FACE_CONTROL = 26
-    PHYSICS_STRENGTH = 27
-    PHYSICS_WIND = 28
-    PHYSICS_WIND_PHASE = 29
-    PHYSICS_REMAIN = 30
-    LIPSYNC_LEVEL = 31
-    PART_PARAMETER = 32
-    PART_OPACITY = 33
-    POSE_RESET = 34
-    EXPRESSION_WEIGHT = 35
-    EXPRESSION_SLOT = 36
-    LOD_INTERVAL = 37
-    LOD_ELAPSED = 38
-    HAND_LANDMARKS = 39
-    FINGER_WORLD = 40
-    FINGER_LOCAL = 41
-    MOTION_SPEED = 42
-    MOTION_WEIGHT = 43
-    MOTION_OPACITY = 44
-    MOTION_UPDATED = 45
-    MOTION_PSEUDO = 46
-
-
-FIELD_COUNT = 47
-
-
-class MotionPriority(enum.IntEnum):
-    """crowd_motion_priority (CROWD_MOTION_PRIORITY_*)."""
-    NONE = 0
-    IDLE = 1
-    NORMAL = 2
-    FORCE = 3
-
-
-MOTION_PRIORITY_COUNT = 4
-
-
-ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_axis": Axis, "crowd_direction": Direction, "crowd_blink_model": BlinkModel, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_hand": Hand, "crowd_hand_bone": HandBone, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_physics_type": PhysicsType, "crowd_expression_blend": ExpressionBlend, "crowd_lod_interval": LodInterval, "crowd_motion_segment": MotionSegment, "crowd_motion_target": MotionTarget, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field, "crowd_motion_priority": MotionPriority}
+ENUMS = {"crowd_result": Result, "crowd_simd": Simd, "crowd_blend": Blend, "crowd_lod_interval": LodInterval, "crowd_controller": Controller, "crowd_setting_type": SettingType, "crowd_blink_start": BlinkStart, "crowd_harmonic_phase": HarmonicPhase, "crowd_field": Field, "crowd_motion_segment": MotionSegment, "crowd_motion_target": MotionTarget, "crowd_motion_priority": MotionPriority, "crowd_expression_blend": ExpressionBlend, "crowd_blink_model": BlinkModel, "crowd_face_source": FaceSource, "crowd_face_curve": FaceCurve, "crowd_direction": Direction, "crowd_axis": Axis, "crowd_physics_type": PhysicsType, "crowd_pose_frame": PoseFrame, "crowd_axis_fix": AxisFix, "crowd_limb_fallback": LimbFallback, "crowd_limb": Limb, "crowd_bone": Bone, "crowd_limb_outputs": LimbOutputs, "crowd_hand": Hand, "crowd_hand_bone": HandBone}
 
 
 AllocatorAllocFn = C.CFUNCTYPE(C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p)
@@ -524,6 +524,16 @@ class ParameterDesc(C.Structure):
         ("max", C.c_float),
         ("default_value", C.c_float),
         ("repeat", C.c_bool),
+    ]
+
+
+class Quat(C.Structure):
+    """crowd_quat."""
+    _fields_ = [
+        ("x", C.c_float),
+        ("y", C.c_float),
+        ("z", C.c_float),
+        ("w", C.c_float),
     ]
 
 
@@ -583,16 +593,6 @@ class BlinkDesc(C.Structure):
     ]
 
 
-class Quat(C.Structure):
-    """crowd_quat."""
-    _fields_ = [
-        ("x", C.c_float),
-        ("y", C.c_float),
-        ("z", C.c_float),
-        ("w", C.c_float),
-    ]
-
-
 class LimbsDesc(C.Structure):
     """crowd_limbs_desc."""
     _fields_ = [
@@ -614,27 +614,6 @@ class LimbsDesc(C.Structure):
         ("d_cutoff", C.c_float),
         ("outputs", C.c_int),
         ("arm_image_bend", C.c_float),
-    ]
-
-
-class FingersDesc(C.Structure):
-    """crowd_fingers_desc."""
-    _fields_ = [
-        ("frame", C.c_int),
-        ("mirrored", C.c_bool),
-        ("axis_fix", C.c_int),
-        ("custom_fix", C.POINTER(Quat)),
-        ("bind_landmarks", C.POINTER(C.c_float)),
-        ("bind_rotations", C.POINTER(Quat)),
-        ("presence_threshold", C.c_float),
-        ("hold_half_life", C.c_float),
-        ("reacquire_half_life", C.c_float),
-        ("bend_min", C.c_float),
-        ("bend_full", C.c_float),
-        ("smoothing", C.c_bool),
-        ("min_cutoff", C.c_float),
-        ("beta", C.c_float),
-        ("d_cutoff", C.c_float),
     ]
 
 
@@ -661,6 +640,29 @@ class FaceDesc(C.Structure):
         ("min_cutoff", C.c_float),
         ("beta", C.c_float),
         ("d_cutoff", C.c_float),
+    ]
+
+
+class PhysicsRange(C.Structure):
+    """crowd_physics_range."""
+    _fields_ = [
+        ("minimum", C.c_double),
+        ("default_value", C.c_double),
+        ("maximum", C.c_double),
+    ]
+
+
+class PhysicsSubrig(C.Structure):
+    """crowd_physics_subrig."""
+    _fields_ = [
+        ("input_first", C.c_uint32),
+        ("input_count", C.c_uint32),
+        ("output_first", C.c_uint32),
+        ("output_count", C.c_uint32),
+        ("particle_first", C.c_uint32),
+        ("particle_count", C.c_uint32),
+        ("position", PhysicsRange),
+        ("angle", PhysicsRange),
     ]
 
 
@@ -697,29 +699,6 @@ class PhysicsParticle(C.Structure):
     ]
 
 
-class PhysicsRange(C.Structure):
-    """crowd_physics_range."""
-    _fields_ = [
-        ("minimum", C.c_double),
-        ("default_value", C.c_double),
-        ("maximum", C.c_double),
-    ]
-
-
-class PhysicsSubrig(C.Structure):
-    """crowd_physics_subrig."""
-    _fields_ = [
-        ("input_first", C.c_uint32),
-        ("input_count", C.c_uint32),
-        ("output_first", C.c_uint32),
-        ("output_count", C.c_uint32),
-        ("particle_first", C.c_uint32),
-        ("particle_count", C.c_uint32),
-        ("position", PhysicsRange),
-        ("angle", PhysicsRange),
-    ]
-
-
 class PhysicsDesc(C.Structure):
     """crowd_physics_desc."""
     _fields_ = [
@@ -748,6 +727,32 @@ class LipsyncDesc(C.Structure):
         ("parameters", C.POINTER(C.c_char_p)),
         ("parameter_count", C.c_uint32),
         ("weight", C.c_float),
+    ]
+
+
+class PosePartDesc(C.Structure):
+    """crowd_pose_part_desc."""
+    _fields_ = [
+        ("id", C.c_char_p),
+        ("links", C.POINTER(C.c_char_p)),
+        ("link_count", C.c_uint32),
+    ]
+
+
+class PoseGroupDesc(C.Structure):
+    """crowd_pose_group_desc."""
+    _fields_ = [
+        ("parts", C.POINTER(PosePartDesc)),
+        ("part_count", C.c_uint32),
+    ]
+
+
+class PoseDesc(C.Structure):
+    """crowd_pose_desc."""
+    _fields_ = [
+        ("groups", C.POINTER(PoseGroupDesc)),
+        ("group_count", C.c_uint32),
+        ("fade_in", C.c_float),
     ]
 
 
@@ -780,37 +785,24 @@ class ExpressionDesc(C.Structure):
     ]
 
 
-class PosePartDesc(C.Structure):
-    """crowd_pose_part_desc."""
+class FingersDesc(C.Structure):
+    """crowd_fingers_desc."""
     _fields_ = [
-        ("id", C.c_char_p),
-        ("links", C.POINTER(C.c_char_p)),
-        ("link_count", C.c_uint32),
-    ]
-
-
-class PoseGroupDesc(C.Structure):
-    """crowd_pose_group_desc."""
-    _fields_ = [
-        ("parts", C.POINTER(PosePartDesc)),
-        ("part_count", C.c_uint32),
-    ]
-
-
-class PoseDesc(C.Structure):
-    """crowd_pose_desc."""
-    _fields_ = [
-        ("groups", C.POINTER(PoseGroupDesc)),
-        ("group_count", C.c_uint32),
-        ("fade_in", C.c_float),
-    ]
-
-
-class MotionPoint(C.Structure):
-    """crowd_motion_point."""
-    _fields_ = [
-        ("time", C.c_double),
-        ("value", C.c_double),
+        ("frame", C.c_int),
+        ("mirrored", C.c_bool),
+        ("axis_fix", C.c_int),
+        ("custom_fix", C.POINTER(Quat)),
+        ("bind_landmarks", C.POINTER(C.c_float)),
+        ("bind_rotations", C.POINTER(Quat)),
+        ("presence_threshold", C.c_float),
+        ("hold_half_life", C.c_float),
+        ("reacquire_half_life", C.c_float),
+        ("bend_min", C.c_float),
+        ("bend_full", C.c_float),
+        ("smoothing", C.c_bool),
+        ("min_cutoff", C.c_float),
+        ("beta", C.c_float),
+        ("d_cutoff", C.c_float),
     ]
 
 
@@ -823,6 +815,14 @@ class MotionCurve(C.Structure):
         ("fade_out", C.c_double),
         ("first_segment", C.c_uint32),
         ("segment_count", C.c_uint32),
+    ]
+
+
+class MotionPoint(C.Structure):
+    """crowd_motion_point."""
+    _fields_ = [
+        ("time", C.c_double),
+        ("value", C.c_double),
     ]
 
 
@@ -953,7 +953,7 @@ class MotionEvent(C.Structure):
     ]
 
 
-STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_blink_desc": BlinkDesc, "crowd_quat": Quat, "crowd_limbs_desc": LimbsDesc, "crowd_fingers_desc": FingersDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_motion_point": MotionPoint, "crowd_motion_curve": MotionCurve, "crowd_motion_clip": MotionClip, "crowd_motion_desc": MotionDesc, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc, "crowd_motion_start_desc": MotionStartDesc, "crowd_motion_status": MotionStatus, "crowd_motion_event": MotionEvent}
+STRUCTS = {"crowd_allocator": Allocator, "crowd_logger": Logger, "crowd_engine_desc": EngineDesc, "crowd_rig": Rig, "crowd_parameter_desc": ParameterDesc, "crowd_quat": Quat, "crowd_rig_desc": RigDesc, "crowd_setting": Setting, "crowd_instance": Instance, "crowd_add_desc": AddDesc, "crowd_motion_point": MotionPoint, "crowd_motion_curve": MotionCurve, "crowd_motion_clip": MotionClip, "crowd_motion_desc": MotionDesc, "crowd_motion_start_desc": MotionStartDesc, "crowd_motion_status": MotionStatus, "crowd_motion_event": MotionEvent, "crowd_pose_part_desc": PosePartDesc, "crowd_pose_group_desc": PoseGroupDesc, "crowd_pose_desc": PoseDesc, "crowd_expression_parameter_desc": ExpressionParameterDesc, "crowd_expression_item_desc": ExpressionItemDesc, "crowd_expression_desc": ExpressionDesc, "crowd_blink_desc": BlinkDesc, "crowd_face_mapping_desc": FaceMappingDesc, "crowd_face_desc": FaceDesc, "crowd_lipsync_desc": LipsyncDesc, "crowd_harmonic_parameter_desc": HarmonicParameterDesc, "crowd_harmonic_desc": HarmonicDesc, "crowd_look_parameter_desc": LookParameterDesc, "crowd_look_desc": LookDesc, "crowd_physics_input": PhysicsInput, "crowd_physics_output": PhysicsOutput, "crowd_physics_particle": PhysicsParticle, "crowd_physics_range": PhysicsRange, "crowd_physics_subrig": PhysicsSubrig, "crowd_physics_desc": PhysicsDesc, "crowd_limbs_desc": LimbsDesc, "crowd_fingers_desc": FingersDesc}
 
 
 # name: (restype, argtypes)
@@ -973,48 +973,8 @@ SIGNATURES = {
     "crowd_blend_name": (C.c_char_p, [C.c_int]),
     "crowd_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_parameter_defaults": (ParameterDesc, [C.c_char_p]),
-    "crowd_axis_name": (C.c_char_p, [C.c_int]),
-    "crowd_axis_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_look_parameter_defaults": (LookParameterDesc, [C.c_char_p]),
-    "crowd_look_defaults": (LookDesc, []),
-    "crowd_direction_name": (C.c_char_p, [C.c_int]),
-    "crowd_direction_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_harmonic_parameter_defaults": (HarmonicParameterDesc, [C.c_char_p]),
-    "crowd_harmonic_defaults": (HarmonicDesc, []),
-    "crowd_blink_model_name": (C.c_char_p, [C.c_int]),
-    "crowd_blink_model_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_blink_defaults": (BlinkDesc, []),
-    "crowd_pose_frame_name": (C.c_char_p, [C.c_int]),
-    "crowd_pose_frame_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_axis_fix_name": (C.c_char_p, [C.c_int]),
-    "crowd_axis_fix_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_limb_fallback_name": (C.c_char_p, [C.c_int]),
-    "crowd_limb_fallback_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_limb_name": (C.c_char_p, [C.c_int]),
-    "crowd_limb_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_limb_outputs_name": (C.c_char_p, [C.c_int]),
-    "crowd_limb_outputs_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_limbs_defaults": (LimbsDesc, []),
-    "crowd_hand_name": (C.c_char_p, [C.c_int]),
-    "crowd_hand_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_fingers_defaults": (FingersDesc, []),
-    "crowd_face_curve_name": (C.c_char_p, [C.c_int]),
-    "crowd_face_curve_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_face_mapping_defaults": (FaceMappingDesc, [C.c_int, C.c_char_p]),
-    "crowd_face_standard_mapping": (C.POINTER(FaceMappingDesc), []),
-    "crowd_face_defaults": (FaceDesc, []),
-    "crowd_face_source_name": (C.c_char_p, [C.c_int]),
-    "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
-    "crowd_physics_defaults": (PhysicsDesc, []),
-    "crowd_lipsync_defaults": (LipsyncDesc, []),
-    "crowd_expression_blend_name": (C.c_char_p, [C.c_int]),
-    "crowd_expression_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_expression_defaults": (ExpressionDesc, []),
-    "crowd_pose_defaults": (PoseDesc, []),
     "crowd_lod_interval_name": (C.c_char_p, [C.c_int]),
     "crowd_lod_interval_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_motion_defaults": (MotionDesc, []),
     "crowd_rig_defaults": (RigDesc, []),
     "crowd_rig_create": (C.c_int, [C.c_void_p, C.POINTER(RigDesc), C.POINTER(Rig)]),
     "crowd_rig_parameter_index": (C.c_int, [C.c_void_p, Rig, C.c_char_p, C.POINTER(C.c_uint32)]),
@@ -1055,20 +1015,11 @@ SIGNATURES = {
     "crowd_get_outputs": (C.c_int, [C.c_void_p, Instance, C.c_void_p, C.c_uint32]),
     "crowd_tick": (C.c_int, [C.c_void_p, C.c_float]),
     "crowd_tick_range": (C.c_int, [C.c_void_p, C.c_float, Rig, C.c_uint32, C.c_uint32]),
-    "crowd_bone_name": (C.c_char_p, [C.c_int]),
-    "crowd_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_rest_landmarks": (None, [C.c_int, C.c_void_p]),
-    "crowd_rig_rest_pose": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
-    "crowd_hand_bone_name": (C.c_char_p, [C.c_int]),
-    "crowd_hand_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
-    "crowd_hand_from_handedness": (C.c_int, [C.c_bool, C.c_bool]),
-    "crowd_rest_hand_landmarks": (None, [C.c_int, C.c_int, C.c_void_p]),
-    "crowd_rig_rest_hands": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
     "crowd_snapshot_size": (C.c_int, [C.c_void_p, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_save": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t, C.POINTER(C.c_size_t)]),
     "crowd_snapshot_load": (C.c_int, [C.c_void_p, C.c_void_p, C.c_size_t]),
     "crowd_rig_settings_digest": (C.c_int, [C.c_void_p, Rig, C.POINTER(C.c_uint64)]),
-    "crowd_expressions_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32]),
+    "crowd_motion_defaults": (MotionDesc, []),
     "crowd_motion_priority_name": (C.c_char_p, [C.c_int]),
     "crowd_motion_priority_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
     "crowd_motion_start_defaults": (MotionStartDesc, [C.c_uint32]),
@@ -1080,7 +1031,56 @@ SIGNATURES = {
     "crowd_motion_events": (C.c_int, [C.c_void_p, C.POINTER(MotionEvent), C.c_uint32, C.POINTER(C.c_uint32), C.POINTER(C.c_uint64)]),
     "crowd_tick_exact": (C.c_int, [C.c_void_p, C.c_double]),
     "crowd_tick_range_exact": (C.c_int, [C.c_void_p, C.c_double, Rig, C.c_uint32, C.c_uint32]),
+    "crowd_pose_defaults": (PoseDesc, []),
+    "crowd_expression_blend_name": (C.c_char_p, [C.c_int]),
+    "crowd_expression_blend_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_expression_defaults": (ExpressionDesc, []),
+    "crowd_expressions_start": (C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32]),
+    "crowd_blink_model_name": (C.c_char_p, [C.c_int]),
+    "crowd_blink_model_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_blink_defaults": (BlinkDesc, []),
+    "crowd_face_curve_name": (C.c_char_p, [C.c_int]),
+    "crowd_face_curve_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_face_mapping_defaults": (FaceMappingDesc, [C.c_int, C.c_char_p]),
+    "crowd_face_standard_mapping": (C.POINTER(FaceMappingDesc), []),
+    "crowd_face_defaults": (FaceDesc, []),
+    "crowd_face_source_name": (C.c_char_p, [C.c_int]),
+    "crowd_face_source_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_face_rotation_from_matrix": (C.c_int, [C.c_void_p, C.POINTER(Quat)]),
+    "crowd_lipsync_defaults": (LipsyncDesc, []),
     "crowd_lipsync_rms": (C.c_float, [C.c_void_p, C.c_size_t, C.c_uint32]),
+    "crowd_direction_name": (C.c_char_p, [C.c_int]),
+    "crowd_direction_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_harmonic_parameter_defaults": (HarmonicParameterDesc, [C.c_char_p]),
+    "crowd_harmonic_defaults": (HarmonicDesc, []),
+    "crowd_axis_name": (C.c_char_p, [C.c_int]),
+    "crowd_axis_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_look_parameter_defaults": (LookParameterDesc, [C.c_char_p]),
+    "crowd_look_defaults": (LookDesc, []),
+    "crowd_physics_defaults": (PhysicsDesc, []),
+    "crowd_pose_frame_name": (C.c_char_p, [C.c_int]),
+    "crowd_pose_frame_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_axis_fix_name": (C.c_char_p, [C.c_int]),
+    "crowd_axis_fix_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_fallback_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_fallback_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limb_outputs_name": (C.c_char_p, [C.c_int]),
+    "crowd_limb_outputs_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_limbs_defaults": (LimbsDesc, []),
+    "crowd_bone_name": (C.c_char_p, [C.c_int]),
+    "crowd_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_rest_landmarks": (None, [C.c_int, C.c_void_p]),
+    "crowd_rig_rest_pose": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
+    "crowd_hand_name": (C.c_char_p, [C.c_int]),
+    "crowd_hand_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_fingers_defaults": (FingersDesc, []),
+    "crowd_hand_bone_name": (C.c_char_p, [C.c_int]),
+    "crowd_hand_bone_parse": (C.c_int, [C.c_char_p, C.POINTER(C.c_int)]),
+    "crowd_hand_from_handedness": (C.c_int, [C.c_bool, C.c_bool]),
+    "crowd_rest_hand_landmarks": (None, [C.c_int, C.c_int, C.c_void_p]),
+    "crowd_rig_rest_hands": (C.c_int, [C.c_void_p, Rig, C.c_void_p, C.c_void_p]),
 }
 
 
@@ -1205,48 +1205,8 @@ PARAMETERS = {
     "crowd_blend_name": ('value', ),
     "crowd_blend_parse": ('name', 'out', ),
     "crowd_parameter_defaults": ('id', ),
-    "crowd_axis_name": ('value', ),
-    "crowd_axis_parse": ('name', 'out', ),
-    "crowd_look_parameter_defaults": ('id', ),
-    "crowd_look_defaults": (),
-    "crowd_direction_name": ('value', ),
-    "crowd_direction_parse": ('name', 'out', ),
-    "crowd_harmonic_parameter_defaults": ('id', ),
-    "crowd_harmonic_defaults": (),
-    "crowd_blink_model_name": ('value', ),
-    "crowd_blink_model_parse": ('name', 'out', ),
-    "crowd_blink_defaults": (),
-    "crowd_pose_frame_name": ('value', ),
-    "crowd_pose_frame_parse": ('name', 'out', ),
-    "crowd_axis_fix_name": ('value', ),
-    "crowd_axis_fix_parse": ('name', 'out', ),
-    "crowd_limb_fallback_name": ('value', ),
-    "crowd_limb_fallback_parse": ('name', 'out', ),
-    "crowd_limb_name": ('value', ),
-    "crowd_limb_parse": ('name', 'out', ),
-    "crowd_limb_outputs_name": ('value', ),
-    "crowd_limb_outputs_parse": ('name', 'out', ),
-    "crowd_limbs_defaults": (),
-    "crowd_hand_name": ('value', ),
-    "crowd_hand_parse": ('name', 'out', ),
-    "crowd_fingers_defaults": (),
-    "crowd_face_curve_name": ('value', ),
-    "crowd_face_curve_parse": ('name', 'out', ),
-    "crowd_face_mapping_defaults": ('source', 'id', ),
-    "crowd_face_standard_mapping": (),
-    "crowd_face_defaults": (),
-    "crowd_face_source_name": ('source', ),
-    "crowd_face_source_parse": ('name', 'out', ),
-    "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
-    "crowd_physics_defaults": (),
-    "crowd_lipsync_defaults": (),
-    "crowd_expression_blend_name": ('value', ),
-    "crowd_expression_blend_parse": ('name', 'out', ),
-    "crowd_expression_defaults": (),
-    "crowd_pose_defaults": (),
     "crowd_lod_interval_name": ('value', ),
     "crowd_lod_interval_parse": ('name', 'out', ),
-    "crowd_motion_defaults": (),
     "crowd_rig_defaults": (),
     "crowd_rig_create": ('engine', 'desc', 'out_rig', ),
     "crowd_rig_parameter_index": ('engine', 'rig', 'id', 'out_index', ),
@@ -1287,20 +1247,11 @@ PARAMETERS = {
     "crowd_get_outputs": ('engine', 'instance', 'out_values', 'capacity', ),
     "crowd_tick": ('engine', 'dt', ),
     "crowd_tick_range": ('engine', 'dt', 'rig', 'first', 'count', ),
-    "crowd_bone_name": ('bone', ),
-    "crowd_bone_parse": ('name', 'out', ),
-    "crowd_rest_landmarks": ('frame', 'out', ),
-    "crowd_rig_rest_pose": ('engine', 'rig', 'world', 'local', ),
-    "crowd_hand_bone_name": ('bone', ),
-    "crowd_hand_bone_parse": ('name', 'out', ),
-    "crowd_hand_from_handedness": ('label_right', 'mirrored', ),
-    "crowd_rest_hand_landmarks": ('frame', 'hand', 'out', ),
-    "crowd_rig_rest_hands": ('engine', 'rig', 'world', 'local', ),
     "crowd_snapshot_size": ('engine', 'out_size', ),
     "crowd_snapshot_save": ('engine', 'buffer', 'capacity', 'out_written', ),
     "crowd_snapshot_load": ('engine', 'data', 'size', ),
     "crowd_rig_settings_digest": ('engine', 'rig', 'out_digest', ),
-    "crowd_expressions_start": ('engine', 'handles', 'count', 'expression', ),
+    "crowd_motion_defaults": (),
     "crowd_motion_priority_name": ('value', ),
     "crowd_motion_priority_parse": ('name', 'out', ),
     "crowd_motion_start_defaults": ('clip', ),
@@ -1312,5 +1263,54 @@ PARAMETERS = {
     "crowd_motion_events": ('engine', 'buffer', 'capacity', 'out_count', 'out_lost', ),
     "crowd_tick_exact": ('engine', 'dt', ),
     "crowd_tick_range_exact": ('engine', 'dt', 'rig', 'first', 'count', ),
+    "crowd_pose_defaults": (),
+    "crowd_expression_blend_name": ('value', ),
+    "crowd_expression_blend_parse": ('name', 'out', ),
+    "crowd_expression_defaults": (),
+    "crowd_expressions_start": ('engine', 'handles', 'count', 'expression', ),
+    "crowd_blink_model_name": ('value', ),
+    "crowd_blink_model_parse": ('name', 'out', ),
+    "crowd_blink_defaults": (),
+    "crowd_face_curve_name": ('value', ),
+    "crowd_face_curve_parse": ('name', 'out', ),
+    "crowd_face_mapping_defaults": ('source', 'id', ),
+    "crowd_face_standard_mapping": (),
+    "crowd_face_defaults": (),
+    "crowd_face_source_name": ('source', ),
+    "crowd_face_source_parse": ('name', 'out', ),
+    "crowd_face_rotation_from_matrix": ('matrix', 'out_rotation', ),
+    "crowd_lipsync_defaults": (),
     "crowd_lipsync_rms": ('samples', 'frames', 'channels', ),
+    "crowd_direction_name": ('value', ),
+    "crowd_direction_parse": ('name', 'out', ),
+    "crowd_harmonic_parameter_defaults": ('id', ),
+    "crowd_harmonic_defaults": (),
+    "crowd_axis_name": ('value', ),
+    "crowd_axis_parse": ('name', 'out', ),
+    "crowd_look_parameter_defaults": ('id', ),
+    "crowd_look_defaults": (),
+    "crowd_physics_defaults": (),
+    "crowd_pose_frame_name": ('value', ),
+    "crowd_pose_frame_parse": ('name', 'out', ),
+    "crowd_axis_fix_name": ('value', ),
+    "crowd_axis_fix_parse": ('name', 'out', ),
+    "crowd_limb_fallback_name": ('value', ),
+    "crowd_limb_fallback_parse": ('name', 'out', ),
+    "crowd_limb_name": ('value', ),
+    "crowd_limb_parse": ('name', 'out', ),
+    "crowd_limb_outputs_name": ('value', ),
+    "crowd_limb_outputs_parse": ('name', 'out', ),
+    "crowd_limbs_defaults": (),
+    "crowd_bone_name": ('bone', ),
+    "crowd_bone_parse": ('name', 'out', ),
+    "crowd_rest_landmarks": ('frame', 'out', ),
+    "crowd_rig_rest_pose": ('engine', 'rig', 'world', 'local', ),
+    "crowd_hand_name": ('value', ),
+    "crowd_hand_parse": ('name', 'out', ),
+    "crowd_fingers_defaults": (),
+    "crowd_hand_bone_name": ('bone', ),
+    "crowd_hand_bone_parse": ('name', 'out', ),
+    "crowd_hand_from_handedness": ('label_right', 'mirrored', ),
+    "crowd_rest_hand_landmarks": ('frame', 'hand', 'out', ),
+    "crowd_rig_rest_hands": ('engine', 'rig', 'world', 'local', ),
 }

@@ -50,15 +50,54 @@ export const SIMD_COUNT = 6;
 /** crowd_blend */
 export const Blend = Object.freeze({ default: 0, override: 1, additive: 2, multiply: 3 });
 export const BLEND_COUNT = 4;
-/** crowd_axis */
-export const Axis = Object.freeze({ x: 0, y: 1, z: 2 });
-export const AXIS_COUNT = 3;
-/** crowd_direction */
-export const Direction = Object.freeze({ centric: 0, left: 1, right: 2 });
-export const DIRECTION_COUNT = 3;
+/** crowd_lod_interval */
+export const LodInterval = Object.freeze({ interval_1: 0, interval_2: 1, interval_4: 2, interval_8: 3 });
+export const LOD_INTERVAL_COUNT = 4;
+/** crowd_controller */
+export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4, physics: 5, lipsync: 6, pose: 7, expression: 8, fingers: 9, motion: 10 });
+export const CONTROLLER_COUNT = 11;
+/** crowd_setting_type */
+export const SettingType = Object.freeze({ float: 0, enum: 1, bool: 2, bits64: 3 });
+export const SETTING_TYPE_COUNT = 4;
+/** crowd_blink_start */
+export const BlinkStart = Object.freeze({ random: 0, cubism: 1 });
+export const BLINK_START_COUNT = 2;
+/** crowd_harmonic_phase */
+export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
+export const HARMONIC_PHASE_COUNT = 2;
+/** crowd_field */
+export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26, physics_strength: 27, physics_wind: 28, physics_wind_phase: 29, physics_remain: 30, lipsync_level: 31, part_parameter: 32, part_opacity: 33, pose_reset: 34, expression_weight: 35, expression_slot: 36, lod_interval: 37, lod_elapsed: 38, hand_landmarks: 39, finger_world: 40, finger_local: 41, motion_speed: 42, motion_weight: 43, motion_opacity: 44, motion_updated: 45, motion_pseudo: 46 });
+export const FIELD_COUNT = 47;
+/** crowd_motion_segment */
+export const MotionSegment = Object.freeze({ linear: 0, bezier: 1, stepped: 2, inverse_stepped: 3 });
+export const MOTION_SEGMENT_COUNT = 4;
+/** crowd_motion_target */
+export const MotionTarget = Object.freeze({ model: 0, parameter: 1, part_opacity: 2 });
+export const MOTION_TARGET_COUNT = 3;
+/** crowd_motion_priority */
+export const MotionPriority = Object.freeze({ none: 0, idle: 1, normal: 2, force: 3 });
+export const MOTION_PRIORITY_COUNT = 4;
+/** crowd_expression_blend */
+export const ExpressionBlend = Object.freeze({ add: 0, multiply: 1, overwrite: 2 });
+export const EXPRESSION_BLEND_COUNT = 3;
 /** crowd_blink_model */
 export const BlinkModel = Object.freeze({ sine: 0, timed: 1 });
 export const BLINK_MODEL_COUNT = 2;
+/** crowd_face_source */
+export const FaceSource = Object.freeze({ neutral: 0, brow_down_left: 1, brow_down_right: 2, brow_inner_up: 3, brow_outer_up_left: 4, brow_outer_up_right: 5, cheek_puff: 6, cheek_squint_left: 7, cheek_squint_right: 8, eye_blink_left: 9, eye_blink_right: 10, eye_look_down_left: 11, eye_look_down_right: 12, eye_look_in_left: 13, eye_look_in_right: 14, eye_look_out_left: 15, eye_look_out_right: 16, eye_look_up_left: 17, eye_look_up_right: 18, eye_squint_left: 19, eye_squint_right: 20, eye_wide_left: 21, eye_wide_right: 22, jaw_forward: 23, jaw_left: 24, jaw_open: 25, jaw_right: 26, mouth_close: 27, mouth_dimple_left: 28, mouth_dimple_right: 29, mouth_frown_left: 30, mouth_frown_right: 31, mouth_funnel: 32, mouth_left: 33, mouth_lower_down_left: 34, mouth_lower_down_right: 35, mouth_press_left: 36, mouth_press_right: 37, mouth_pucker: 38, mouth_right: 39, mouth_roll_lower: 40, mouth_roll_upper: 41, mouth_shrug_lower: 42, mouth_shrug_upper: 43, mouth_smile_left: 44, mouth_smile_right: 45, mouth_stretch_left: 46, mouth_stretch_right: 47, mouth_upper_up_left: 48, mouth_upper_up_right: 49, nose_sneer_left: 50, nose_sneer_right: 51, head_yaw: 52, head_pitch: 53, head_roll: 54 });
+export const FACE_SOURCE_COUNT = 55;
+/** crowd_face_curve */
+export const FaceCurve = Object.freeze({ linear: 0, smoothstep: 1 });
+export const FACE_CURVE_COUNT = 2;
+/** crowd_direction */
+export const Direction = Object.freeze({ centric: 0, left: 1, right: 2 });
+export const DIRECTION_COUNT = 3;
+/** crowd_axis */
+export const Axis = Object.freeze({ x: 0, y: 1, z: 2 });
+export const AXIS_COUNT = 3;
+/** crowd_physics_type */
+export const PhysicsType = Object.freeze({ x: 0, y: 1, angle: 2 });
+export const PHYSICS_TYPE_COUNT = 3;
 /** crowd_pose_frame */
 export const PoseFrame = Object.freeze({ mediapipe_world: 0, engine: 1 });
 export const FRAME_COUNT = 2;
@@ -83,67 +122,28 @@ export const HAND_COUNT = 2;
 /** crowd_hand_bone */
 export const HandBone = Object.freeze({ hand: 0, thumb_metacarpal: 1, thumb_proximal: 2, thumb_distal: 3, index_proximal: 4, index_intermediate: 5, index_distal: 6, middle_proximal: 7, middle_intermediate: 8, middle_distal: 9, ring_proximal: 10, ring_intermediate: 11, ring_distal: 12, little_proximal: 13, little_intermediate: 14, little_distal: 15 });
 export const HAND_BONE_COUNT = 16;
-/** crowd_face_source */
-export const FaceSource = Object.freeze({ neutral: 0, brow_down_left: 1, brow_down_right: 2, brow_inner_up: 3, brow_outer_up_left: 4, brow_outer_up_right: 5, cheek_puff: 6, cheek_squint_left: 7, cheek_squint_right: 8, eye_blink_left: 9, eye_blink_right: 10, eye_look_down_left: 11, eye_look_down_right: 12, eye_look_in_left: 13, eye_look_in_right: 14, eye_look_out_left: 15, eye_look_out_right: 16, eye_look_up_left: 17, eye_look_up_right: 18, eye_squint_left: 19, eye_squint_right: 20, eye_wide_left: 21, eye_wide_right: 22, jaw_forward: 23, jaw_left: 24, jaw_open: 25, jaw_right: 26, mouth_close: 27, mouth_dimple_left: 28, mouth_dimple_right: 29, mouth_frown_left: 30, mouth_frown_right: 31, mouth_funnel: 32, mouth_left: 33, mouth_lower_down_left: 34, mouth_lower_down_right: 35, mouth_press_left: 36, mouth_press_right: 37, mouth_pucker: 38, mouth_right: 39, mouth_roll_lower: 40, mouth_roll_upper: 41, mouth_shrug_lower: 42, mouth_shrug_upper: 43, mouth_smile_left: 44, mouth_smile_right: 45, mouth_stretch_left: 46, mouth_stretch_right: 47, mouth_upper_up_left: 48, mouth_upper_up_right: 49, nose_sneer_left: 50, nose_sneer_right: 51, head_yaw: 52, head_pitch: 53, head_roll: 54 });
-export const FACE_SOURCE_COUNT = 55;
-/** crowd_face_curve */
-export const FaceCurve = Object.freeze({ linear: 0, smoothstep: 1 });
-export const FACE_CURVE_COUNT = 2;
-/** crowd_physics_type */
-export const PhysicsType = Object.freeze({ x: 0, y: 1, angle: 2 });
-export const PHYSICS_TYPE_COUNT = 3;
-/** crowd_expression_blend */
-export const ExpressionBlend = Object.freeze({ add: 0, multiply: 1, overwrite: 2 });
-export const EXPRESSION_BLEND_COUNT = 3;
-/** crowd_lod_interval */
-export const LodInterval = Object.freeze({ interval_1: 0, interval_2: 1, interval_4: 2, interval_8: 3 });
-export const LOD_INTERVAL_COUNT = 4;
-/** crowd_motion_segment */
-export const MotionSegment = Object.freeze({ linear: 0, bezier: 1, stepped: 2, inverse_stepped: 3 });
-export const MOTION_SEGMENT_COUNT = 4;
-/** crowd_motion_target */
-export const MotionTarget = Object.freeze({ model: 0, parameter: 1, part_opacity: 2 });
-export const MOTION_TARGET_COUNT = 3;
-/** crowd_controller */
-export const Controller = Object.freeze({ look: 0, harmonic: 1, blink: 2, limbs: 3, face: 4, physics: 5, lipsync: 6, pose: 7, expression: 8, fingers: 9, motion: 10 });
-export const CONTROLLER_COUNT = 11;
-/** crowd_setting_type */
-export const SettingType = Object.freeze({ float: 0, enum: 1, bool: 2, bits64: 3 });
-export const SETTING_TYPE_COUNT = 4;
-/** crowd_blink_start */
-export const BlinkStart = Object.freeze({ random: 0, cubism: 1 });
-export const BLINK_START_COUNT = 2;
-/** crowd_harmonic_phase */
-export const HarmonicPhase = Object.freeze({ zero: 0, random: 1 });
-export const HARMONIC_PHASE_COUNT = 2;
-/** crowd_field */
-export const Field = Object.freeze({ base: 0, look_target: 1, look_active: 2, look_center: 3, look_damping: 4, look_weight: 5, harmonic_weight: 6, blink_weight: 7, blink_manual: 8, harmonic_phase: 9, harmonic_range: 10, look_position: 11, look_velocity: 12, blink_opening: 13, blink_phase: 14, blink_clock: 15, blink_last: 16, pose: 17, root: 18, output: 19, bone_world: 20, bone_local: 21, face_scores: 22, face_rotation: 23, face_presence: 24, face_weight: 25, face_control: 26, physics_strength: 27, physics_wind: 28, physics_wind_phase: 29, physics_remain: 30, lipsync_level: 31, part_parameter: 32, part_opacity: 33, pose_reset: 34, expression_weight: 35, expression_slot: 36, lod_interval: 37, lod_elapsed: 38, hand_landmarks: 39, finger_world: 40, finger_local: 41, motion_speed: 42, motion_weight: 43, motion_opacity: 44, motion_updated: 45, motion_pseudo: 46 });
-export const FIELD_COUNT = 47;
-/** crowd_motion_priority */
-export const MotionPriority = Object.freeze({ none: 0, idle: 1, normal: 2, force: 3 });
-export const MOTION_PRIORITY_COUNT = 4;
 export const VERSION_MAJOR = 0;
 export const VERSION_MINOR = 1;
 export const VERSION_PATCH = 0;
 export const MAX_RIGS = 65535;
 export const MAX_PARAMETERS = 65536;
 export const MAX_ENTRIES = 65536;
-export const MAX_CHANNELS = 16;
-export const LANDMARK_COUNT = 33;
-export const HAND_LANDMARK_COUNT = 21;
-export const FACE_SCORE_COUNT = 52;
-export const FACE_STANDARD_MAPPING_COUNT = 20;
-export const PHYSICS_MAX_SUBRIGS = 1024;
-export const PHYSICS_MAX_INPUTS = 64;
-export const PHYSICS_MAX_OUTPUTS = 64;
-export const PHYSICS_MAX_PARTICLES = 64;
-export const PHYSICS_MAX_INPUT_PARAMETERS = 64;
-export const EXPRESSION_SLOTS = 4;
 export const MOTION_QUEUE = 2;
 export const MOTION_EVENTS_PER_TICK = 4;
 export const MAX_MOTIONS = 65536;
 export const MAX_MOTION_CURVES = 65536;
 export const MAX_MOTION_EVENTS = 65536;
+export const EXPRESSION_SLOTS = 4;
+export const FACE_SCORE_COUNT = 52;
+export const FACE_STANDARD_MAPPING_COUNT = 20;
+export const MAX_CHANNELS = 16;
+export const PHYSICS_MAX_SUBRIGS = 1024;
+export const PHYSICS_MAX_INPUTS = 64;
+export const PHYSICS_MAX_OUTPUTS = 64;
+export const PHYSICS_MAX_PARTICLES = 64;
+export const PHYSICS_MAX_INPUT_PARAMETERS = 64;
+export const LANDMARK_COUNT = 33;
+export const HAND_LANDMARK_COUNT = 21;
 /** Each controller's settings: 'float', 'bool', 'uint32', 'uint64' or the enum object its names come from. */
 export const SETTINGS = Object.freeze({
   look: Object.freeze({ damping: 'float', max_speed: 'float', blend: Blend }),
