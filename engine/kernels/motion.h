@@ -287,9 +287,10 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
             if (t < 0.0) t = 0.0;
             return cvk_md_bezier_at(pv, t);
         }
-        /* Newton starts from the time's place in the segment: the root itself when the
-         * handles sit at a third and two thirds (as restricted beziers have them), a few steps
-         * away otherwise, where the midpoint took about six */
+        /* Newton starts from the time's place in the segment rather than the bracket's
+         * midpoint: the root itself when the handles sit at a third and two thirds (as
+         * restricted beziers have them), near it otherwise; the root found is the same one
+         * to the search's 1e-14 */
         double guess = (time - pt[0]) / (pt[3] - pt[0]);
         return cvk_md_bezier_at(pv, cvk_md_bezier_t(m->segment_cubic + (size_t)s * CROWDI_CUBIC_N, pt[0] - time, guess));
     }
