@@ -34,6 +34,10 @@ const char *crowd_io_scene_path(const crowd_io_scene *s) { return s->scene.path;
 uint32_t crowd_io_scene_frames(const crowd_io_scene *s) { return s->scene.frames; }
 float crowd_io_scene_dt(const crowd_io_scene *s) { return s->scene.dt; }
 uint64_t crowd_io_scene_seed(const crowd_io_scene *s) { return s->scene.seed; }
+uint32_t crowd_io_scene_rig_count(const crowd_io_scene *s) { return s->scene.rig_count; }
+crowd_rig_desc *crowd_io_scene_rig_desc(crowd_io_scene *s, uint32_t index) {
+    return index < s->scene.rig_count ? &s->scene.rigs[index].rig_desc : NULL;
+}
 
 void crowd_io_scene_override(crowd_io_scene *s, int has_frames, uint32_t frames, int has_dt, float dt, int has_seed,
                              uint64_t seed) {

@@ -103,6 +103,12 @@ CROWD_IO_API uint64_t crowd_io_scene_seed(const crowd_io_scene *scene);
  * replaces that value. Call before creating a world. */
 CROWD_IO_API void crowd_io_scene_override(crowd_io_scene *scene, int has_frames, uint32_t frames, int has_dt, float dt,
                                           int has_seed, uint64_t seed);
+/* The number of rigs the scene describes, and rig number index's description (NULL past the
+ * count): a host may extend it before creating a world (add a controller, more parameters). What
+ * it then points to is the host's and must outlive every world created from the scene; the
+ * scene frees only what it allocated itself. */
+CROWD_IO_API uint32_t crowd_io_scene_rig_count(const crowd_io_scene *scene);
+CROWD_IO_API crowd_rig_desc *crowd_io_scene_rig_desc(crowd_io_scene *scene, uint32_t index);
 /* crowd run --bones writes world rotations: CROWD_IO_BAD_INPUT (printed, naming the rig) when a
  * rig with instances stores local ones only (its limbs "outputs"). */
 CROWD_IO_API crowd_io_status crowd_io_scene_check_bones(const crowd_io_scene *scene);

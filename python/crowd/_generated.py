@@ -1109,6 +1109,8 @@ IO_SIGNATURES = {
     "crowd_io_scene_dt": (C.c_float, [C.c_void_p]),
     "crowd_io_scene_seed": (C.c_uint64, [C.c_void_p]),
     "crowd_io_scene_override": (None, [C.c_void_p, C.c_int, C.c_uint32, C.c_int, C.c_float, C.c_int, C.c_uint64]),
+    "crowd_io_scene_rig_count": (C.c_uint32, [C.c_void_p]),
+    "crowd_io_scene_rig_desc": (C.POINTER(RigDesc), [C.c_void_p, C.c_uint32]),
     "crowd_io_scene_check_bones": (C.c_int, [C.c_void_p]),
     "crowd_io_world_create": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.POINTER(C.c_void_p)]),
     "crowd_io_world_create_range": (C.c_int, [C.c_void_p, C.c_int, C.c_uint32, C.c_uint32, C.c_uint32, C.POINTER(C.c_void_p)]),

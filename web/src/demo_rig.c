@@ -12,7 +12,6 @@
 
 #include "crowd.h"
 #include "crowd_io.h"
-#include "objects.h"
 
 typedef struct cw_demo {
     crowd_io_scene *scene;
@@ -141,21 +140,21 @@ int cw_demo_create(uint32_t count, int simd, uint32_t threads, cw_demo **out) {
         demo_physics.wind_x = 0.6f; /* a breeze from the side, in gusts out of unison */
         demo_physics.wind_gust = 1;
         demo_physics.gust_period = 2.5f;
-        scene_rig *r = &d->scene->scene.rigs[0];
-        uint32_t n = r->rig_desc.parameter_count;
+        crowd_rig_desc *r = crowd_io_scene_rig_desc(d->scene, 0);
+        uint32_t n = r->parameter_count;
         d->parameters = malloc(sizeof *d->parameters * (n + 2));
         if (!d->parameters) {
             crowd_io_scene_free(d->scene);
             free(d);
             return crowd_io_error(CROWD_IO_FAILED, "out of memory");
         }
-        memcpy(d->parameters, r->rig_desc.parameters, sizeof *d->parameters * n);
+        memcpy(d->parameters, r->parameters, sizeof *d->parameters * n);
         memcpy(d->parameters + n, demo_hair, sizeof demo_hair);
-        r->rig_desc.parameters = d->parameters;
-        r->rig_desc.parameter_count = n + 2;
-        r->rig_desc.physics = &demo_physics;
-        r->rig_desc.fingers = &demo_fingers;
-        r->rig_desc.lipsync = &demo_lipsync;
+        r->parameters = d->parameters;
+        r->parameter_count = n + 2;
+        r->physics = &demo_physics;
+        r->fingers = &demo_fingers;
+        r->lipsync = &demo_lipsync;
         st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, threads, 0, count, &d->world);
     }
     if (st != CROWD_IO_OK) {
