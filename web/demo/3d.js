@@ -488,12 +488,26 @@ async function main() {
   // the checksum of the frame shown now (the test pauses first: { frame, checksum } of one frame)
   status.checksumNow = () => ({ frame: d.frame, checksum: d.checksum() });
   // The test's view of instance i now: a finger bone's local rotation (field index hand * 16 +
-  // crowd_hand_bone) and the mouth's output.
+  // crowd_hand_bone) and the mouth's output; with ?avatar=full also the eyes' outputs
+  // (ParamEyeLOpen, ParamEyeBallX, ParamEyeBallY), the gaze's smoothed position and the motion's
+  // playback (its time in the clip).
   const mouth = rig.parameterIndex('ParamMouthOpenY');
+  const motionOf = (i) => {
+    const all = rig.handles(), one = all.slice(i, i + 1);
+    try {
+      return d.engine.motionStatus(one);
+    } finally {
+      one.free();
+      all.free();
+    }
+  };
   status.sample = (i, fingerBone = 4) => ({
     frame: d.frame, mouth: rig.column('output', mouth, 0)[i],
     hair: full ? LOCKS.map((id) => rig.column('output', rig.parameterIndex(id), 0)[i]) : null,
     finger: full ? [0, 1, 2, 3].map((c) => rig.column('finger_local', fingerBone, c)[i]) : null,
+    eyes: full ? ['ParamEyeLOpen', 'ParamEyeBallX', 'ParamEyeBallY'].map((id) => rig.column('output', rig.parameterIndex(id), 0)[i]) : null,
+    look: full ? [0, 1].map((c) => rig.column('look_position', 0, c)[i]) : null,
+    motion: full ? motionOf(i) : null,
   });
   // The test's threads check: the first `count` avatars of the default crowd ticked `frames`
   // frames in an engine of `k` threads of their own; their checksum.

@@ -5,7 +5,9 @@
  * curling and opening from the relaxed rest hand (crowd_rest_hand_landmarks) at its own pace,
  * written into CROWD_FIELD_HAND_LANDMARKS, and its mouth a talking level in
  * CROWD_FIELD_LIPSYNC_LEVEL. The gestures are computed here, in float, on the page's thread, so
- * they are the same bytes for every thread count of the tick. */
+ * they are the same bytes for every thread count of the tick. A motion library (section 15) of
+ * one looping clip makes the eyes look around and blink; the engine's motion controller plays it,
+ * each avatar from its own point of the clip and at its own speed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,84 @@ static float draw(uint32_t row, uint32_t salt) {
     uint32_t h = row * 747796405u + salt * 2891336453u;
     h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
     return (float)((h >> 22u) ^ h) / 4294967296.0f;
+}
+
+/* The motion: one 4 s clip looping, linear keys (time s, value). The pupils glance right, then
+ * left and down (the look controller adds the gaze on top: order 700 after the motion's 100);
+ * the eyes blink twice. While a motion plays, the blink controller stands still (as the Cubism
+ * samples do), so the clip's blinks are the avatar's. Its last keys equal its first: the loop's
+ * return in the last 1/fps is flat. */
+static const crowd_motion_point demo_motion_points[] = {
+    /* ParamEyeBallX */
+    {0, 0}, {0.6, 0.7}, {1.4, 0.7}, {2.0, -0.6}, {2.8, -0.6}, {3.4, 0}, {4, 0},
+    /* ParamEyeBallY */
+    {0, 0}, {1.0, 0.35}, {2.0, 0}, {2.8, -0.3}, {4, 0},
+    /* ParamEyeLOpen, ParamEyeROpen */
+    {0, 1}, {0.9, 1}, {0.98, 0}, {1.1, 1}, {3.0, 1}, {3.08, 0}, {3.2, 1}, {4, 1},
+    {0, 1}, {0.9, 1}, {0.98, 0}, {1.1, 1}, {3.0, 1}, {3.08, 0}, {3.2, 1}, {4, 1},
+};
+#define DEMO_MOTION_CURVES 4
+static const uint32_t demo_motion_curve_points[DEMO_MOTION_CURVES] = {7, 5, 8, 8};
+static const char *const demo_motion_ids[DEMO_MOTION_CURVES] = {"ParamEyeBallX", "ParamEyeBallY", "ParamEyeLOpen",
+                                                                "ParamEyeROpen"};
+#define DEMO_MOTION_POINTS (sizeof demo_motion_points / sizeof demo_motion_points[0])
+#define DEMO_MOTION_SEGMENTS (DEMO_MOTION_POINTS - DEMO_MOTION_CURVES)
+static crowd_motion_curve demo_motion_curves[DEMO_MOTION_CURVES];
+static uint8_t demo_motion_types[DEMO_MOTION_SEGMENTS];
+static uint32_t demo_motion_first[DEMO_MOTION_SEGMENTS];
+static crowd_motion_clip demo_clip;
+static crowd_motion_desc demo_motion;
+
+/* The library's layout: each curve a run of linear segments sharing their joining points. */
+static void demo_motion_build(void) {
+    uint32_t point = 0, segment = 0;
+    for (uint32_t c = 0; c < DEMO_MOTION_CURVES; c++) {
+        uint32_t n = demo_motion_curve_points[c] - 1;
+        demo_motion_curves[c] = (crowd_motion_curve){demo_motion_ids[c], CROWD_MOTION_TARGET_PARAMETER, -1, -1, segment, n};
+        for (uint32_t k = 0; k < n; k++, segment++) {
+            demo_motion_types[segment] = CROWD_MOTION_SEGMENT_LINEAR;
+            demo_motion_first[segment] = point + k;
+        }
+        point += n + 1;
+    }
+    demo_clip = (crowd_motion_clip){0};
+    demo_clip.duration = 4;
+    demo_clip.fps = 30;
+    demo_clip.fade_in = 0; /* every avatar starts mid-clip: no fade from the rest values */
+    demo_clip.fade_out = 0;
+    demo_clip.curve_count = DEMO_MOTION_CURVES;
+    demo_clip.segment_count = (uint32_t)DEMO_MOTION_SEGMENTS;
+    demo_clip.point_count = (uint32_t)DEMO_MOTION_POINTS;
+    demo_clip.curves = demo_motion_curves;
+    demo_clip.segment_types = demo_motion_types;
+    demo_clip.segment_points = demo_motion_first;
+    demo_clip.points = demo_motion_points;
+    demo_motion = crowd_motion_defaults();
+    demo_motion.clips = &demo_clip;
+    demo_motion.clip_count = 1;
+}
+
+/* Starts the clip looping on every avatar (before the first tick) from its own point of the
+ * clip, at its own speed (0.8 .. 1.2), so the crowd does not glance and blink in unison. */
+static int demo_motion_start(cw_demo *d) {
+    crowd_engine *e = crowd_io_world_engine(d->world);
+    crowd_rig rig = crowd_io_world_rig(d->world, 0);
+    const crowd_instance *handles = NULL;
+    float *speed = NULL;
+    uint32_t rows = 0, speed_rows = 0;
+    if (crowd_rig_handles(e, rig, &handles, &rows) != CROWD_OK ||
+        crowd_rig_column(e, rig, CROWD_FIELD_MOTION_SPEED, 0, 0, &speed, &speed_rows) != CROWD_OK || speed_rows != rows)
+        return crowd_io_error(CROWD_IO_FAILED, "the demo's avatar: no motion controller");
+    crowd_motion_start_desc start = crowd_motion_start_defaults(0);
+    start.loop = true;
+    start.loop_fade_in = false;
+    for (uint32_t i = 0; i < rows; i++) {
+        start.offset = (double)(4.0f * draw(i, 4));
+        speed[i] = 0.8f + 0.4f * draw(i, 5);
+        if (crowd_motion_start(e, &handles[i], 1, &start, NULL) != CROWD_OK)
+            return crowd_io_error(CROWD_IO_FAILED, "the demo's avatar: the motion did not start");
+    }
+    return CROWD_IO_OK;
 }
 
 static void sub(const float *a, const float *b, float *out) {
@@ -155,9 +235,13 @@ int cw_demo_create(uint32_t count, int simd, uint32_t threads, cw_demo **out) {
         r->physics = &demo_physics;
         r->fingers = &demo_fingers;
         r->lipsync = &demo_lipsync;
+        demo_motion_build();
+        r->motion = &demo_motion;
         st = crowd_io_world_create_range(d->scene, (crowd_simd)simd, threads, 0, count, &d->world);
+        if (st == CROWD_IO_OK) st = demo_motion_start(d);
     }
     if (st != CROWD_IO_OK) {
+        crowd_io_world_destroy(d->world);
         crowd_io_scene_free(d->scene);
         free(d->parameters);
         free(d);

@@ -238,8 +238,9 @@ test('the 3D page', { skip }, async (t) => {
 });
 
 // The fuller avatar (?avatar=full, web/src/demo_rig.c): fingers that close and open, side locks
-// that swing with physics, a mouth that talks, the same bytes on 1, 2 and 4 threads.
-test('the 3D page\'s fuller avatar: fingers, hair and mouth move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
+// that swing with physics, a mouth that talks, eyes that a Live2D motion turns and blinks, the
+// same bytes on 1, 2 and 4 threads.
+test('the 3D page\'s fuller avatar: fingers, hair, mouth and the eyes\' motion move, the same bytes on 1, 2 and 4 threads', { skip }, async () => {
   const demo = await open3d('avatar=full&n=100&show=9&orbit=0&distance=3.2&threads=2', () => window.crowd3d?.error || window.crowd3d?.frame >= 5);
   try {
     assert.equal(await demo.page.evaluate(() => window.crowd3d.threads), 2);
@@ -266,7 +267,39 @@ test('the 3D page\'s fuller avatar: fingers, hair and mouth move, the same bytes
     }
     const mouths = samples.map((s) => s.mouth);
     assert.ok(Math.max(...mouths) > 0.2 && Math.min(...mouths) < 0.05, `the mouth stayed within ${Math.min(...mouths)} .. ${Math.max(...mouths)}`);
+    // the motion (demo_rig.c's looping clip, started mid-clip per avatar at its own speed): while
+    // it plays the blink controller stands still, so ParamEyeLOpen is the clip's curve at the
+    // instance's clip time, and ParamEyeBallX/Y are the clip's curves plus the gaze (look adds its
+    // smoothed position times 1 after the motion), clamped to [-1, 1]
+    const keys = {
+      x: [[0, 0], [0.6, 0.7], [1.4, 0.7], [2.0, -0.6], [2.8, -0.6], [3.4, 0], [4, 0]],
+      y: [[0, 0], [1.0, 0.35], [2.0, 0], [2.8, -0.3], [4, 0]],
+      open: [[0, 1], [0.9, 1], [0.98, 0], [1.1, 1], [3.0, 1], [3.08, 0], [3.2, 1], [4, 1]],
+    };
+    const curve = (k, t) => {
+      for (let j = 1; j < k.length; j++)
+        if (t < k[j][0]) return k[j - 1][1] + ((k[j][1] - k[j - 1][1]) * (t - k[j - 1][0])) / (k[j][0] - k[j - 1][0]);
+      return k.at(-1)[1]; // the loop's last 1/30 s returns to the first key, the same value
+    };
+    const clamp = (v) => Math.min(1, Math.max(-1, v));
+    const follows = (s, who) => {
+      const t = s.motion.time;
+      assert.ok(s.motion.playing === 1 && s.motion.clip === 0 && t >= 0 && t < 4 + 1 / 30, `${who}: ${JSON.stringify(s.motion)}`);
+      const want = [curve(keys.open, t), clamp(curve(keys.x, t) + s.look[0]), clamp(curve(keys.y, t) + s.look[1])];
+      for (let c = 0; c < 3; c++)
+        assert.ok(Math.abs(s.eyes[c] - want[c]) < 1e-5, `${who} at clip time ${t}: eye output ${c} is ${s.eyes[c]}, the clip gives ${want[c]}`);
+    };
+    samples.forEach((s, k) => follows(s, `instance 3, sample ${k}`));
+    // over 1.6 s the clip moves the pupils (the clip's part of ParamEyeBallX spans more than 0.3)
+    const glance = samples.map((s) => curve(keys.x, s.motion.time));
+    assert.ok(Math.max(...glance) - Math.min(...glance) > 0.3, `the pupils' motion stayed within ${Math.min(...glance)} .. ${Math.max(...glance)}`);
+    assert.ok(new Set(samples.map((s) => s.motion.time)).size === samples.length, 'the clip time stood still');
+    // the avatars are not in unison: twelve of them at one frame are at twelve points of the clip
     await demo.page.evaluate(() => window.crowd3d.pause(true));
+    const crowdNow = await demo.page.evaluate(() => Array.from({ length: 12 }, (_, i) => window.crowd3d.sample(i)));
+    crowdNow.forEach((s, i) => follows(s, `instance ${i}`));
+    assert.equal(new Set(crowdNow.map((s) => s.motion.time)).size, 12, `clip times ${crowdNow.map((s) => s.motion.time)}`);
+    assert.ok(new Set(crowdNow.map((s) => s.eyes[1])).size >= 10, `ParamEyeBallX ${crowdNow.map((s) => s.eyes[1])}`);
     await screenshot(demo.page, 'demo3d-full.png');
     // the same bytes (the outputs and every finger bone) on 1, 2 and 4 threads
     const sums = [];
