@@ -299,7 +299,8 @@ test('the 3D page\'s fuller avatar: fingers, hair, mouth and the eyes\' motion m
     const crowdNow = await demo.page.evaluate(() => Array.from({ length: 12 }, (_, i) => window.crowd3d.sample(i)));
     crowdNow.forEach((s, i) => follows(s, `instance ${i}`));
     assert.equal(new Set(crowdNow.map((s) => s.motion.time)).size, 12, `clip times ${crowdNow.map((s) => s.motion.time)}`);
-    assert.ok(new Set(crowdNow.map((s) => s.eyes[1])).size >= 10, `ParamEyeBallX ${crowdNow.map((s) => s.eyes[1])}`);
+    // (the gaze may push ParamEyeBallX to its bound 1 on a few: the eyes' outputs as a whole differ)
+    assert.ok(new Set(crowdNow.map((s) => s.eyes.join())).size >= 10, `eye outputs ${crowdNow.map((s) => `[${s.eyes}]`)}`);
     await screenshot(demo.page, 'demo3d-full.png');
     // the same bytes (the outputs and every finger bone) on 1, 2 and 4 threads
     const sums = [];
