@@ -241,9 +241,9 @@ static inline cv_f cvk_physics_apply_strength(cv_f current, cv_f value, const cr
 
 /* Blocks stepped together: a chain's particles are a serial dependency (each reads its
  * parent's movement through a square root and two divisions), so one block leaves the core
- * waiting on latency; two independent blocks interleaved fill it. Every lane does the same
+ * waiting on latency; four independent blocks interleaved fill it. Every lane does the same
  * operations in the same order, so the numbers are those of one block at a time. */
-#define CROWDI_PHYSICS_BLOCKS 2
+#define CROWDI_PHYSICS_BLOCKS 4
 
 /* cvk_physics_swing on the columns at base (particle 0's x; stride st) for nb blocks, block b
  * at base + b * CV_W, for the lanes of m[b] only: the others keep every value. nb is a
@@ -397,11 +397,12 @@ static __attribute__((noinline)) void cvk_physics_step_direct1(const crowdi_phys
     const cv_m m[1] = {cv_mtrue()};
     cvk_physics_step_n(1, p, i, m, cache, dt, wind_x, wind_y, strength, parent, out, 1);
 }
-static __attribute__((noinline)) void cvk_physics_step_direct2(const crowdi_physics_view *p, size_t i,
+static __attribute__((noinline)) void cvk_physics_step_directn(const crowdi_physics_view *p, size_t i,
                                                                cv_f (*cache)[CROWDI_PHYSICS_MAX_SLOTS], float dt,
                                                                const cv_f *wind_x, const cv_f *wind_y,
                                                                const cv_f *strength, cv_f parent, float *const *out) {
-    const cv_m m[CROWDI_PHYSICS_BLOCKS] = {cv_mtrue(), cv_mtrue()};
+    cv_m m[CROWDI_PHYSICS_BLOCKS];
+    for (uint32_t b = 0; b < CROWDI_PHYSICS_BLOCKS; b++) m[b] = cv_mtrue();
     cvk_physics_step_n(CROWDI_PHYSICS_BLOCKS, p, i, m, cache, dt, wind_x, wind_y, strength, parent, out, 1);
 }
 
@@ -435,7 +436,7 @@ static inline __attribute__((always_inline)) void cvk_physics_direct(const uint3
     for (uint32_t b = 0; b < nb; b++)
         cvk_physics_begin(p, phase_step, out, i + b * CV_W, &strength[b], &wind_x[b], &wind_y[b], cache[b]);
     if (nb == 1) cvk_physics_step_direct1(p, i, cache, dt, wind_x, wind_y, strength, parent, out);
-    else cvk_physics_step_direct2(p, i, cache, dt, wind_x, wind_y, strength, parent, out);
+    else cvk_physics_step_directn(p, i, cache, dt, wind_x, wind_y, strength, parent, out);
     for (uint32_t b = 0; b < nb; b++)
         cv_storeu(p->cols + CROWDI_PHYSICS_COL_STAGE * p->stride + i + b * CV_W, cv_set1(2.0f));
 }
