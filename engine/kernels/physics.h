@@ -239,143 +239,220 @@ static inline cv_f cvk_physics_apply_strength(cv_f current, cv_f value, const cr
     return cv_add(cv_mul(current, cv_set1(1.0f - o->weight)), cv_mul(v, cv_set1(o->weight)));
 }
 
-/* cvk_physics_swing on the columns at base (particle 0's x; stride st), for the lanes of m
- * only: the others keep every value. */
-static inline void cvk_physics_swing_cols(cv_m m, cv_f tx, cv_f ty, cv_f angle, float *base, size_t st,
-                                          const crowdi_physics_particle_k *parts, uint32_t count, float dt, cv_f wind_x,
-                                          cv_f wind_y, float threshold) {
-    cv_f p0x = cv_loadu(base), p0y = cv_loadu(base + st), g_old = cv_loadu(base + 2 * st);
-    cv_f mx = cv_sub(tx, p0x), my = cv_sub(ty, p0y);
-    cv_f ax = tx;
-    cv_storeu(base, cv_select(m, tx, p0x));
-    cv_storeu(base + st, cv_select(m, ty, p0y));
-    cv_f rad = cv_mul(cv_div(angle, cv_set1(180.0f)), cv_set1(CROWDI_PHYSICS_PI));
-    cv_f gx, gy;
-    cv_sincos(rad, &gx, &gy);
-    cvk_physics_normalize(&gx, &gy);
-    cv_f g_angle = cv_atan2(gy, gx);
-    cv_f turn = cv_div(cvk_physics_angle_between(g_old, g_angle), cv_set1(CROWDI_PHYSICS_AIR_RESISTANCE));
-    cv_f ts, tc;
-    cv_sincos(turn, &ts, &tc);
+/* Blocks stepped together: a chain's particles are a serial dependency (each reads its
+ * parent's movement through a square root and two divisions), so one block leaves the core
+ * waiting on latency; four independent blocks interleaved fill it. Every lane does the same
+ * operations in the same order, so the numbers are those of one block at a time. */
+#define CROWDI_PHYSICS_BLOCKS 4
+
+/* cvk_physics_swing on the columns at base (particle 0's x; stride st) for nb blocks, block b
+ * at base + b * CV_W, for the lanes of m[b] only: the others keep every value. nb is a
+ * constant at each call (the loops over b unroll). */
+static inline __attribute__((always_inline)) void
+cvk_physics_swing_cols(const uint32_t nb, const cv_m *m, const cv_f *tx, const cv_f *ty, const cv_f *angle, float *base,
+                       size_t st, const crowdi_physics_particle_k *parts, uint32_t count, float dt, const cv_f *wind_x,
+                       const cv_f *wind_y, float threshold) {
+    cv_f mx[CROWDI_PHYSICS_BLOCKS], my[CROWDI_PHYSICS_BLOCKS], ax[CROWDI_PHYSICS_BLOCKS];
+    cv_f gx[CROWDI_PHYSICS_BLOCKS], gy[CROWDI_PHYSICS_BLOCKS], ts[CROWDI_PHYSICS_BLOCKS], tc[CROWDI_PHYSICS_BLOCKS];
+    cv_f g_angle[CROWDI_PHYSICS_BLOCKS];
+    for (uint32_t b = 0; b < nb; b++) {
+        float *bb = base + b * CV_W;
+        cv_f p0x = cv_loadu(bb), p0y = cv_loadu(bb + st), g_old = cv_loadu(bb + 2 * st);
+        mx[b] = cv_sub(tx[b], p0x), my[b] = cv_sub(ty[b], p0y);
+        ax[b] = tx[b];
+        cv_storeu(bb, cv_select(m[b], tx[b], p0x));
+        cv_storeu(bb + st, cv_select(m[b], ty[b], p0y));
+        cv_f rad = cv_mul(cv_div(angle[b], cv_set1(180.0f)), cv_set1(CROWDI_PHYSICS_PI));
+        cv_sincos(rad, &gx[b], &gy[b]);
+        cvk_physics_normalize(&gx[b], &gy[b]);
+        g_angle[b] = cv_atan2(gy[b], gx[b]);
+        cv_f turn =
+            cv_div(cvk_physics_angle_between(g_old, g_angle[b]), cv_set1(CROWDI_PHYSICS_AIR_RESISTANCE));
+        cv_sincos(turn, &ts[b], &tc[b]);
+        cv_storeu(bb + 2 * st, cv_select(m[b], g_angle[b], g_old));
+    }
     float *pc = base + 3 * st;
     for (uint32_t i = 1; i < count; i++, pc += 4 * st) {
         const crowdi_physics_particle_k *p = &parts[i];
-        cv_f sx = cv_loadu(pc), sy = cv_loadu(pc + st);
-        cv_f fx = cv_add(cv_mul(gx, cv_set1(p->acceleration)), wind_x);
-        cv_f fy = cv_add(cv_mul(gy, cv_set1(p->acceleration)), wind_y);
-        float delay = p->delay * dt * 30.0f;
-        cv_f d = cv_set1(delay);
-        cv_f dx = cv_sub(sx, mx), dy = cv_sub(sy, my);
-        dx = cv_sub(cv_mul(tc, dx), cv_mul(dy, ts));
-        dy = cv_add(cv_mul(ts, dx), cv_mul(dy, tc));
-        cv_f vx = cv_loadu(pc + 2 * st), vy = cv_loadu(pc + 3 * st);
-        cv_f qx = cv_add(cv_add(dx, cv_mul(vx, d)), cv_mul(cv_mul(fx, d), d));
-        cv_f qy = cv_add(cv_add(dy, cv_mul(vy, d)), cv_mul(cv_mul(fy, d), d));
-        cvk_physics_normalize(&qx, &qy);
-        cv_f nx = cv_mul(qx, cv_set1(p->radius)), ny = cv_mul(qy, cv_set1(p->radius));
-        cv_f x = cv_add(ax, nx);
-        cv_m snap = cv_lt(cv_abs(x), cv_set1(threshold));
-        nx = cv_select(snap, cv_neg(ax), nx);
-        ax = cv_select(snap, cv_zero(), x);
-        mx = cv_add(mx, cv_sub(nx, sx));
-        my = cv_add(my, cv_sub(ny, sy));
-        cv_storeu(pc, cv_select(m, nx, sx));
-        cv_storeu(pc + st, cv_select(m, ny, sy));
-        if (delay != 0.0f) {
-            cv_storeu(pc + 2 * st, cv_select(m, cv_mul(cv_div(mx, d), cv_set1(p->mobility)), vx));
-            cv_storeu(pc + 3 * st, cv_select(m, cv_mul(cv_div(my, d), cv_set1(p->mobility)), vy));
+        /* the particle's constants, once for the blocks */
+        const float delay = p->delay * dt * 30.0f;
+        const cv_f d = cv_set1(delay), acc = cv_set1(p->acceleration), radius = cv_set1(p->radius);
+        const cv_f mobility = cv_set1(p->mobility), thr = cv_set1(threshold);
+        for (uint32_t b = 0; b < nb; b++) {
+            float *q = pc + b * CV_W;
+            cv_f sx = cv_loadu(q), sy = cv_loadu(q + st);
+            cv_f fx = cv_add(cv_mul(gx[b], acc), wind_x[b]);
+            cv_f fy = cv_add(cv_mul(gy[b], acc), wind_y[b]);
+            cv_f dx = cv_sub(sx, mx[b]), dy = cv_sub(sy, my[b]);
+            dx = cv_sub(cv_mul(tc[b], dx), cv_mul(dy, ts[b]));
+            dy = cv_add(cv_mul(ts[b], dx), cv_mul(dy, tc[b]));
+            cv_f vx = cv_loadu(q + 2 * st), vy = cv_loadu(q + 3 * st);
+            cv_f qx = cv_add(cv_add(dx, cv_mul(vx, d)), cv_mul(cv_mul(fx, d), d));
+            cv_f qy = cv_add(cv_add(dy, cv_mul(vy, d)), cv_mul(cv_mul(fy, d), d));
+            cvk_physics_normalize(&qx, &qy);
+            cv_f nx = cv_mul(qx, radius), ny = cv_mul(qy, radius);
+            cv_f x = cv_add(ax[b], nx);
+            cv_m snap = cv_lt(cv_abs(x), thr);
+            nx = cv_select(snap, cv_neg(ax[b]), nx);
+            ax[b] = cv_select(snap, cv_zero(), x);
+            mx[b] = cv_add(mx[b], cv_sub(nx, sx));
+            my[b] = cv_add(my[b], cv_sub(ny, sy));
+            cv_storeu(q, cv_select(m[b], nx, sx));
+            cv_storeu(q + st, cv_select(m[b], ny, sy));
+            if (delay != 0.0f) {
+                cv_storeu(q + 2 * st, cv_select(m[b], cv_mul(cv_div(mx[b], d), mobility), vx));
+                cv_storeu(q + 3 * st, cv_select(m[b], cv_mul(cv_div(my[b], d), mobility), vy));
+            }
         }
     }
-    cv_storeu(base + 2 * st, cv_select(m, g_angle, g_old));
 }
 
-/* One step of every sub-rig for the lanes of m (the others keep their state): inputs from the
- * caches (one per input slot), the pendulum, the outputs' results (previous <- current <- new;
- * into the cache of a parameter a later sub-rig reads, as the framework's parameter caches).
- * direct (no fps: one step per tick, all lanes): an output keeps one column, its last result,
- * and the written value (the previous step's, alpha 0) goes into out here, in output order as
- * the framework's final loop (the step's inputs are the caches, so nothing it reads changes).
- * Not inlined: the fixed-step and the direct path share one copy. */
-static __attribute__((noinline)) void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m m, cv_f *cache,
-                                                       float step, cv_f wind_x, cv_f wind_y, cv_f strength, cv_f parent,
-                                                       float *const *out, int direct) {
+/* One step of every sub-rig for nb blocks from row i (block b at i + b * CV_W) and the lanes
+ * of m[b] (the others keep their state): inputs from the caches (one per input slot), the
+ * pendulum, the outputs' results (previous <- current <- new; into the cache of a parameter a
+ * later sub-rig reads, as the framework's parameter caches). direct (no fps: one step per
+ * tick, all lanes): an output keeps one column, its last result, and the written value (the
+ * previous step's, alpha 0) goes into out here, in output order as the framework's final loop
+ * (the step's inputs are the caches, so nothing it reads changes). */
+static inline __attribute__((always_inline)) void
+cvk_physics_step_n(const uint32_t nb, const crowdi_physics_view *p, size_t i, const cv_m *m,
+                   cv_f (*cache)[CROWDI_PHYSICS_MAX_SLOTS], float step, const cv_f *wind_x, const cv_f *wind_y,
+                   const cv_f *strength, cv_f parent, float *const *out, int direct) {
     const size_t st = p->stride;
     const cv_f one = cv_set1(1.0f), zero = cv_zero();
-    cv_f angle_of[CROWDI_PHYSICS_MAX_PARTICLES]; /* atan2 of a particle's offset, once per step */
+    /* atan2 of a particle's offset, once per step */
+    cv_f angle_of[CROWDI_PHYSICS_BLOCKS][CROWDI_PHYSICS_MAX_PARTICLES];
     for (uint32_t s = 0; s < p->subrig_count; s++) {
         const crowdi_physics_subrig_k *sub = &p->subrigs[s];
-        cv_f tx = cv_zero(), ty = cv_zero(), angle = cv_zero();
-        for (uint32_t k = sub->input_first; k < sub->input_first + sub->input_count; k++) {
-            const crowdi_physics_input_k *in = &p->inputs[k];
-            cv_f v = cvk_physics_input(in, cache[in->slot]);
-            if (in->type == 0u) tx = cv_add(tx, v);
-            else if (in->type == 1u) ty = cv_add(ty, v);
-            else angle = cv_add(angle, v);
+        cv_f tx[CROWDI_PHYSICS_BLOCKS], ty[CROWDI_PHYSICS_BLOCKS], angle[CROWDI_PHYSICS_BLOCKS];
+        for (uint32_t b = 0; b < nb; b++) {
+            tx[b] = cv_zero(), ty[b] = cv_zero(), angle[b] = cv_zero();
+            for (uint32_t k = sub->input_first; k < sub->input_first + sub->input_count; k++) {
+                const crowdi_physics_input_k *in = &p->inputs[k];
+                cv_f v = cvk_physics_input(in, cache[b][in->slot]);
+                if (in->type == 0u) tx[b] = cv_add(tx[b], v);
+                else if (in->type == 1u) ty[b] = cv_add(ty[b], v);
+                else angle[b] = cv_add(angle[b], v);
+            }
+            cvk_physics_rotate_translation(&tx[b], &ty[b], angle[b]);
         }
-        cvk_physics_rotate_translation(&tx, &ty, angle);
         float *base = p->cols + (size_t)sub->col * st + i;
-        cvk_physics_swing_cols(m, tx, ty, angle, base, st, p->particles + sub->particle_first, sub->particle_count, step,
-                               wind_x, wind_y, sub->threshold);
+        cvk_physics_swing_cols(nb, m, tx, ty, angle, base, st, p->particles + sub->particle_first, sub->particle_count,
+                               step, wind_x, wind_y, sub->threshold);
         uint64_t have = 0; /* which angle_of are computed (the same for every lane) */
         for (uint32_t k = sub->output_first; k < sub->output_first + sub->output_count; k++) {
             const crowdi_physics_output_k *o = &p->outputs[k];
             const uint32_t v = o->vertex;
-            /* particle v's offset at base + (3 + 4(v - 1)) columns */
-            const float *pv = base + (size_t)(4 * v - 1) * st;
-            cv_f r;
-            if (o->type == 2u) {
+            if (o->type == 2u)
                 for (uint32_t u = v >= 2 ? v - 1 : v; u <= v; u++)
                     if (!(have >> u & 1)) {
                         const float *pu = base + (size_t)(4 * u - 1) * st;
-                        angle_of[u] = cv_atan2(cv_loadu(pu + st), cv_loadu(pu));
+                        for (uint32_t b = 0; b < nb; b++)
+                            angle_of[b][u] = cv_atan2(cv_loadu(pu + st + b * CV_W), cv_loadu(pu + b * CV_W));
                         have |= 1ull << u;
                     }
-                r = cvk_physics_angle_between(v >= 2 ? angle_of[v - 1] : parent, angle_of[v]);
-            } else {
-                r = o->type == 0u ? cv_loadu(pv) : cv_loadu(pv + st);
+            for (uint32_t b = 0; b < nb; b++) {
+                const size_t ib = i + b * CV_W;
+                /* particle v's offset at base + (3 + 4(v - 1)) columns */
+                const float *pv = base + (size_t)(4 * v - 1) * st + b * CV_W;
+                cv_f r;
+                if (o->type == 2u) r = cvk_physics_angle_between(v >= 2 ? angle_of[b][v - 1] : parent, angle_of[b][v]);
+                else r = o->type == 0u ? cv_loadu(pv) : cv_loadu(pv + st);
+                if (o->reflect) r = cv_neg(r);
+                float *cur = p->cols + (size_t)o->col * st + ib;
+                if (direct) {
+                    cv_f previous = cv_loadu(cur);
+                    cv_storeu(cur, r);
+                    cv_f blended = cv_add(cv_mul(previous, one), cv_mul(r, zero)); /* alpha 0, as the framework */
+                    float *dst = out[o->param] + ib;
+                    cv_storeu(dst, cvk_physics_apply_strength(cv_loadu(dst), blended, o, strength[b]));
+                } else {
+                    float *prev = cur;
+                    cur = prev + st;
+                    cv_f c = cv_loadu(cur);
+                    cv_storeu(prev, cv_select(m[b], c, cv_loadu(prev)));
+                    cv_storeu(cur, cv_select(m[b], r, c));
+                }
+                if (o->slot)
+                    cache[b][o->slot - 1] = cvk_physics_apply_strength(cache[b][o->slot - 1], r, o, strength[b]);
             }
-            if (o->reflect) r = cv_neg(r);
-            float *cur = p->cols + (size_t)o->col * st + i;
-            if (direct) {
-                cv_f previous = cv_loadu(cur);
-                cv_storeu(cur, r);
-                cv_f blended = cv_add(cv_mul(previous, one), cv_mul(r, zero)); /* alpha 0, as the framework */
-                float *dst = out[o->param] + i;
-                cv_storeu(dst, cvk_physics_apply_strength(cv_loadu(dst), blended, o, strength));
-            } else {
-                float *prev = cur;
-                cur = prev + st;
-                cv_f c = cv_loadu(cur);
-                cv_storeu(prev, cv_select(m, c, cv_loadu(prev)));
-                cv_storeu(cur, cv_select(m, r, c));
-            }
-            if (o->slot) cache[o->slot - 1] = cvk_physics_apply_strength(cache[o->slot - 1], r, o, strength);
         }
     }
 }
 
-/* One block of CV_W rows at row i (dt > 0). out: the rig's output columns. */
+/* The fixed-step path's step, one block (its lanes step or not by their remaining time). */
+static __attribute__((noinline)) void cvk_physics_step(const crowdi_physics_view *p, size_t i, cv_m m, cv_f *cache,
+                                                       float step, cv_f wind_x, cv_f wind_y, cv_f strength, cv_f parent,
+                                                       float *const *out) {
+    cvk_physics_step_n(1, p, i, &m, (cv_f(*)[CROWDI_PHYSICS_MAX_SLOTS])cache, step, &wind_x, &wind_y, &strength, parent,
+                       out, 0);
+}
+
+/* The direct path's step (no fps: every lane, one step of dt) of nb = 1 or
+ * CROWDI_PHYSICS_BLOCKS blocks. */
+static __attribute__((noinline)) void cvk_physics_step_direct1(const crowdi_physics_view *p, size_t i,
+                                                               cv_f (*cache)[CROWDI_PHYSICS_MAX_SLOTS], float dt,
+                                                               const cv_f *wind_x, const cv_f *wind_y,
+                                                               const cv_f *strength, cv_f parent, float *const *out) {
+    const cv_m m[1] = {cv_mtrue()};
+    cvk_physics_step_n(1, p, i, m, cache, dt, wind_x, wind_y, strength, parent, out, 1);
+}
+static __attribute__((noinline)) void cvk_physics_step_directn(const crowdi_physics_view *p, size_t i,
+                                                               cv_f (*cache)[CROWDI_PHYSICS_MAX_SLOTS], float dt,
+                                                               const cv_f *wind_x, const cv_f *wind_y,
+                                                               const cv_f *strength, cv_f parent, float *const *out) {
+    cv_m m[CROWDI_PHYSICS_BLOCKS];
+    for (uint32_t b = 0; b < CROWDI_PHYSICS_BLOCKS; b++) m[b] = cv_mtrue();
+    cvk_physics_step_n(CROWDI_PHYSICS_BLOCKS, p, i, m, cache, dt, wind_x, wind_y, strength, parent, out, 1);
+}
+
+/* A block's strength, wind (advancing its gust phase) and input caches (the parameters' values)
+ * at row i. */
+static inline void cvk_physics_begin(const crowdi_physics_view *p, float phase_step, float *const *out, size_t i,
+                                     cv_f *strength, cv_f *wind_x, cv_f *wind_y, cv_f *cache) {
+    const size_t st = p->stride;
+    *strength = cv_mul(cv_set1(p->strength), cvk_col(p->strength_col, p->strength_value, i));
+    cv_f wind = cvk_col(p->wind_col, p->wind_value, i);
+    if (p->gust > 0.0f) { /* the gust: wind * (1 + gust*sin(2 pi phase)), the phase in [0, 1) */
+        float *phase_col = p->cols + CROWDI_PHYSICS_COL_PHASE * st + i;
+        cv_f phase = cv_add(cv_loadu(phase_col), cv_set1(phase_step));
+        phase = cv_sub(phase, cv_floor(phase));
+        cv_storeu(phase_col, phase);
+        cv_f g = cv_sin(cv_mul(phase, cv_set1(CROWDI_PHYSICS_TWO_PI)));
+        wind = cv_mul(wind, cv_add(cv_set1(1.0f), cv_mul(cv_set1(p->gust), g)));
+    }
+    *wind_x = cv_mul(cv_set1(p->wind_x), wind), *wind_y = cv_mul(cv_set1(p->wind_y), wind);
+    for (uint32_t s = 0; s < p->slot_count; s++) cache[s] = cv_loadu(out[p->slot_param[s]] + i);
+}
+
+/* nb blocks from row i without fps: one step of dt per tick; the caches are the current
+ * values (the framework's weight step / remaining is 1), the remaining time stays 0, and the
+ * step writes the previous step's results (alpha = 0 / dt: one step of lag). */
+static inline __attribute__((always_inline)) void cvk_physics_direct(const uint32_t nb, const crowdi_physics_view *p,
+                                                                     float dt, float phase_step, cv_f parent,
+                                                                     float *const *out, size_t i) {
+    cv_f strength[CROWDI_PHYSICS_BLOCKS], wind_x[CROWDI_PHYSICS_BLOCKS], wind_y[CROWDI_PHYSICS_BLOCKS];
+    cv_f cache[CROWDI_PHYSICS_BLOCKS][CROWDI_PHYSICS_MAX_SLOTS];
+    for (uint32_t b = 0; b < nb; b++)
+        cvk_physics_begin(p, phase_step, out, i + b * CV_W, &strength[b], &wind_x[b], &wind_y[b], cache[b]);
+    if (nb == 1) cvk_physics_step_direct1(p, i, cache, dt, wind_x, wind_y, strength, parent, out);
+    else cvk_physics_step_directn(p, i, cache, dt, wind_x, wind_y, strength, parent, out);
+    for (uint32_t b = 0; b < nb; b++)
+        cv_storeu(p->cols + CROWDI_PHYSICS_COL_STAGE * p->stride + i + b * CV_W, cv_set1(2.0f));
+}
+
+/* One block of CV_W rows at row i (dt > 0) with fps. out: the rig's output columns. */
 static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, float phase_step, cv_f parent,
                                      float *const *out, size_t i) {
     const size_t st = p->stride;
     float *const cols = p->cols;
     const cv_f zero = cv_zero(), one = cv_set1(1.0f), two = cv_set1(2.0f);
-    cv_f strength = cv_mul(cv_set1(p->strength), cvk_col(p->strength_col, p->strength_value, i));
-    cv_f wind = cvk_col(p->wind_col, p->wind_value, i);
-    if (p->gust > 0.0f) { /* the gust: wind * (1 + gust*sin(2 pi phase)), the phase in [0, 1) */
-        float *phase_col = cols + CROWDI_PHYSICS_COL_PHASE * st + i;
-        cv_f phase = cv_add(cv_loadu(phase_col), cv_set1(phase_step));
-        phase = cv_sub(phase, cv_floor(phase));
-        cv_storeu(phase_col, phase);
-        cv_f g = cv_sin(cv_mul(phase, cv_set1(CROWDI_PHYSICS_TWO_PI)));
-        wind = cv_mul(wind, cv_add(one, cv_mul(cv_set1(p->gust), g)));
-    }
-    cv_f wind_x = cv_mul(cv_set1(p->wind_x), wind), wind_y = cv_mul(cv_set1(p->wind_y), wind);
+    cv_f strength, wind_x, wind_y;
     cv_f cache[CROWDI_PHYSICS_MAX_SLOTS];
-    for (uint32_t s = 0; s < p->slot_count; s++) cache[s] = cv_loadu(out[p->slot_param[s]] + i);
+    cvk_physics_begin(p, phase_step, out, i, &strength, &wind_x, &wind_y, cache);
     float *stage_col = cols + CROWDI_PHYSICS_COL_STAGE * st + i;
     cv_f stage = cv_loadu(stage_col);
-    if (p->fps > 0.0f) {
+    {
         /* fixed steps of 1/fps, inputs interpolated from the input caches (the framework's
          * `remain += dt; if remain > 5: remain = 0; while remain >= step`) */
         float *remain_col = cols + CROWDI_PHYSICS_COL_REMAIN * st + i;
@@ -397,7 +474,7 @@ static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, flo
                 cache[s] = cv_add(cv_mul(icache[s], cv_sub(one, w)), cv_mul(value[s], w));
                 icache[s] = cv_select(m, cache[s], icache[s]);
             }
-            cvk_physics_step(p, i, m, cache, p->step, wind_x, wind_y, strength, parent, out, 0);
+            cvk_physics_step(p, i, m, cache, p->step, wind_x, wind_y, strength, parent, out);
             remain = cv_select(m, cv_sub(remain, step), remain);
             stage = cv_select(m, two, stage);
         }
@@ -416,12 +493,6 @@ static inline void cvk_physics_block(const crowdi_physics_view *p, float dt, flo
             cv_f current = cv_loadu(dst);
             cv_storeu(dst, cv_select(stepped, cvk_physics_apply_strength(current, blended, o, strength), current));
         }
-    } else {
-        /* one step of dt per tick: the caches are the current values (the framework's weight
-         * step / remaining is 1), the remaining time stays 0, and the step writes the previous
-         * step's results (alpha = 0 / dt: one step of lag) */
-        cvk_physics_step(p, i, cv_mtrue(), cache, dt, wind_x, wind_y, strength, parent, out, 1);
-        cv_storeu(stage_col, two);
     }
 }
 
@@ -432,7 +503,14 @@ static inline void cvk_physics(const crowdi_rig_view *v, float dt, size_t i0, si
     if (!p || !(dt > 0.0f)) return;
     const cv_f parent = cv_atan2(cv_set1(-p->gravity_y), cv_set1(-p->gravity_x));
     const float phase_step = dt / p->gust_period;
-    for (size_t i = i0; i < i1; i += CV_W) cvk_physics_block(p, dt, phase_step, parent, v->out, i);
+    if (p->fps > 0.0f) {
+        for (size_t i = i0; i < i1; i += CV_W) cvk_physics_block(p, dt, phase_step, parent, v->out, i);
+        return;
+    }
+    size_t i = i0;
+    for (; i + CROWDI_PHYSICS_BLOCKS * CV_W <= i1; i += CROWDI_PHYSICS_BLOCKS * CV_W)
+        cvk_physics_direct(CROWDI_PHYSICS_BLOCKS, p, dt, phase_step, parent, v->out, i);
+    for (; i < i1; i += CV_W) cvk_physics_direct(1, p, dt, phase_step, parent, v->out, i);
 }
 
 #endif /* CROWDI_STAGES */
