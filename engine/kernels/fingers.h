@@ -148,16 +148,15 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
     }
     const cvk_hand_frame frame = cvk_hand_frame_of(v, p);
 
-    /* the hand's parent, and the limbs' hand relative to it (a lost hand's rest) */
+    /* the hand's parent, and the limbs' hand (relative to the parent: a lost hand's rest,
+     * worked out only in the blocks that ease) */
     const int b0 = hand * CROWDI_HAND_BONES;
-    cv_q parent0 = {zero, zero, zero, one};
-    cv_q rest0 = cv_q_set1(v->rest_local[b0]);
+    cv_q parent0 = {zero, zero, zero, one}, body_hand = parent0;
     if (limbs) {
         const size_t ls = limbs->limb_stride;
         const int lower = hand == 0 ? CROWD_BONE_LEFT_LOWER_ARM : CROWD_BONE_RIGHT_LOWER_ARM;
         parent0 = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * lower) * ls, ls, i);
-        cv_q body_hand = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * (lower + 1)) * ls, ls, i);
-        rest0 = cv_q_canonical(cvk_q_conj_mul(parent0, body_hand));
+        body_hand = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * (lower + 1)) * ls, ls, i);
     }
     /* trust and easing (SPEC 5.1 revision 2, one progress per hand) */
     cv_m plain_lane = cv_mtrue();
@@ -191,7 +190,7 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
         cv_m sane = cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f)));
         if (!all_plain || !cv_all(sane)) {
             cv_q prev = cv_q_loadu_cols(lcol, st, i);
-            cv_q rest = k == 0 ? rest0 : cv_q_set1(v->rest_local[bone]);
+            cv_q rest = k == 0 && limbs ? cv_q_canonical(cvk_q_conj_mul(parent0, body_hand)) : cv_q_set1(v->rest_local[bone]);
             /* an insane solve (landmarks too far apart for float) is no rotation: hold */
             cv_q target = cv_q_select(sane, local, prev);
             cv_q shown = cv_q_select(trusted, cv_q_nlerp(prev, target, a), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
