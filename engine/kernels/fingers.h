@@ -63,38 +63,47 @@ static inline cv_v3 cvk_hand_lm(const float *base, size_t st, int k, size_t i) {
                    cv_loadu(base + (size_t)(3 * k + 2) * st + i)};
 }
 
-/* The plain solve of one hand (crowd.h section 9a): each bone's fixed, normalised world rotation
- * and |q|^2 before normalising (the sanity check's input). */
-static inline __attribute__((always_inline)) void cvk_hand_solve(const crowdi_fingers_view *v, const cv_v3 p[CROWDI_HAND_LMS],
-                                                                  int hand, cv_q world[CROWDI_HAND_BONES],
-                                                                  cv_f n2[CROWDI_HAND_BONES]) {
+/* The plain solve of one hand (crowd.h section 9a), in two parts: the frame every bone shares
+ * (the palm's forward and side axes, the thumb's side), then each bone's fixed, normalised
+ * world rotation and |q|^2 before normalising (the sanity check's input) as the hierarchy
+ * loop reaches it, so that no array of all 16 directions and rotations stays alive. */
+typedef struct cvk_hand_frame {
+    cv_v3 f, a, thumb, dir1, dir3;
+} cvk_hand_frame;
+
+static inline cv_v3 cvk_hand_dir(const cv_v3 p[CROWDI_HAND_LMS], int b) {
+    return cv_v3_normalized(cv_v3_sub(p[crowdi_hand_from[b] + 1], p[crowdi_hand_from[b]]));
+}
+
+static inline __attribute__((always_inline)) cvk_hand_frame cvk_hand_frame_of(const crowdi_fingers_view *v,
+                                                                              const cv_v3 p[CROWDI_HAND_LMS]) {
     const cv_f zero = cv_zero(), one = cv_set1(1.0f);
-    const int b0 = hand * CROWDI_HAND_BONES;
-    const cv_v3 a = cv_v3_sub(p[17], p[5]); /* the palm's side axis, index to little */
-    const cv_v3 f = cv_v3_normalized(cv_v3_sub(cv_v3_mid(p[5], p[17]), p[0]));
-    cv_v3 dir[CROWDI_HAND_BONES], side[CROWDI_HAND_BONES];
-    dir[0] = f;
-    side[0] = a;
-    for (int b = 1; b < CROWDI_HAND_BONES; b++) {
-        dir[b] = cv_v3_normalized(cv_v3_sub(p[crowdi_hand_from[b] + 1], p[crowdi_hand_from[b]]));
-        side[b] = a;
-    }
+    cvk_hand_frame h;
+    h.a = cv_v3_sub(p[17], p[5]); /* the palm's side axis, index to little */
+    h.f = cv_v3_normalized(cv_v3_sub(cv_v3_mid(p[5], p[17]), p[0]));
+    h.dir1 = cvk_hand_dir(p, 1);
+    h.dir3 = cvk_hand_dir(p, 3);
     /* the thumb's own side: its reference blended with its bend plane by how much it bends */
-    cv_v3 ref = cv_v3_normalized(cv_v3_cross(f, a));
-    cv_v3 c = cv_v3_cross(dir[1], dir[3]);
+    cv_v3 ref = cv_v3_normalized(cv_v3_cross(h.f, h.a));
+    cv_v3 c = cv_v3_cross(h.dir1, h.dir3);
     cv_f b = cv_sqrt(cv_v3_dot(c, c));
     cv_m straight = cv_lt(cv_v3_dot(c, ref), zero); /* bent backward counts as straight */
     cv_f u = cv_div(cv_sub(b, cv_set1(v->bend_sin_min)), cv_set1(v->bend_sin_range));
     u = cv_select(straight, zero, cv_min(cv_max(u, zero), one));
     cv_m none = cv_le(u, zero);
     cv_v3 mix = cv_v3_add(cv_v3_scale(c, cv_div(u, cv_select(none, one, b))), cv_v3_scale(ref, cv_sub(one, u)));
-    cv_v3 thumb = cv_v3_select(none, ref, cv_v3_normalized(mix));
-    side[1] = side[2] = side[3] = thumb;
-#pragma GCC unroll 16
-    for (int k = 0; k < CROWDI_HAND_BONES; k++) {
-        cv_q look = cvk_look_rotation_by(dir[k], cv_v3_cross(dir[k], side[k]), CVK_LOOK_UNIT);
-        world[k] = cv_q_canonical_n(cvk_q_mul_fix(look, v->fix[b0 + k], v->fix_kind[b0 + k]), &n2[k]);
-    }
+    h.thumb = cv_v3_select(none, ref, cv_v3_normalized(mix));
+    return h;
+}
+
+/* bone k's plain world rotation (k a constant at each call) */
+static inline __attribute__((always_inline)) cv_q cvk_hand_bone(const crowdi_fingers_view *v, const cv_v3 p[CROWDI_HAND_LMS],
+                                                                const cvk_hand_frame *h, int hand, int k, cv_f *n2) {
+    const int b0 = hand * CROWDI_HAND_BONES;
+    const cv_v3 dir = k == 0 ? h->f : k == 1 ? h->dir1 : k == 3 ? h->dir3 : cvk_hand_dir(p, k);
+    const cv_v3 side = k >= 1 && k <= 3 ? h->thumb : h->a;
+    cv_q look = cvk_look_rotation_by(dir, cv_v3_cross(dir, side), CVK_LOOK_UNIT);
+    return cv_q_canonical_n(cvk_q_mul_fix(look, v->fix[b0 + k], v->fix_kind[b0 + k]), n2);
 }
 
 /* One hand of the block at row i: inputs (flips, smoothing), the solve, trust and easing, the
@@ -137,20 +146,17 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
         /* an untrusted hand's filter restarts: its landmarks are no sample of the hand */
         cv_storeu(ready + i, cv_select(trusted, one, zero));
     }
-    cv_q plain[CROWDI_HAND_BONES];
-    cv_f n2[CROWDI_HAND_BONES];
-    cvk_hand_solve(v, p, hand, plain, n2);
+    const cvk_hand_frame frame = cvk_hand_frame_of(v, p);
 
-    /* the hand's parent, and the limbs' hand relative to it (a lost hand's rest) */
+    /* the hand's parent, and the limbs' hand (relative to the parent: a lost hand's rest,
+     * worked out only in the blocks that ease) */
     const int b0 = hand * CROWDI_HAND_BONES;
-    cv_q parent0 = {zero, zero, zero, one};
-    cv_q rest0 = cv_q_set1(v->rest_local[b0]);
+    cv_q parent0 = {zero, zero, zero, one}, body_hand = parent0;
     if (limbs) {
         const size_t ls = limbs->limb_stride;
         const int lower = hand == 0 ? CROWD_BONE_LEFT_LOWER_ARM : CROWD_BONE_RIGHT_LOWER_ARM;
         parent0 = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * lower) * ls, ls, i);
-        cv_q body_hand = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * (lower + 1)) * ls, ls, i);
-        rest0 = cv_q_canonical(cvk_q_conj_mul(parent0, body_hand));
+        body_hand = cv_q_loadu_cols(limbs->limb_world + (size_t)(4 * (lower + 1)) * ls, ls, i);
     }
     /* trust and easing (SPEC 5.1 revision 2, one progress per hand) */
     cv_m plain_lane = cv_mtrue();
@@ -177,13 +183,14 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
     for (int k = 0; k < CROWDI_HAND_BONES; k++) {
         const int bone = b0 + k;
         cv_q parent = crowdi_hand_parent[k] < 0 ? parent0 : out_world[crowdi_hand_parent[k]];
-        cv_q w = plain[k];
+        cv_f n2;
+        cv_q w = cvk_hand_bone(v, p, &frame, hand, k, &n2);
         cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
         float *wcol = v->world + (size_t)(4 * bone) * st, *lcol = v->local + (size_t)(4 * bone) * st;
-        cv_m sane = cv_mand(cv_gt(n2[k], cv_set1(1e-30f)), cv_lt(n2[k], cv_set1(1e30f)));
+        cv_m sane = cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f)));
         if (!all_plain || !cv_all(sane)) {
             cv_q prev = cv_q_loadu_cols(lcol, st, i);
-            cv_q rest = k == 0 ? rest0 : cv_q_set1(v->rest_local[bone]);
+            cv_q rest = k == 0 && limbs ? cv_q_canonical(cvk_q_conj_mul(parent0, body_hand)) : cv_q_set1(v->rest_local[bone]);
             /* an insane solve (landmarks too far apart for float) is no rotation: hold */
             cv_q target = cv_q_select(sane, local, prev);
             cv_q shown = cv_q_select(trusted, cv_q_nlerp(prev, target, a), cv_q_nlerp(rest, prev, cv_set1(t->k_out)));
