@@ -97,23 +97,26 @@
  *   }
  *   END EXAMPLE
  *
- * Contents
+ * Contents (in the header's order: the general sections, then one section per controller in
+ * tick order; the numbers stay as the code and the README cite them)
  *   1. Conventions: handles, results, defaults, ownership, threads
  *   2. Results and errors
  *   3. Engine: create, destroy, SIMD target
- *   4. Rigs: parameters and controller settings (look, harmonic, blink, limbs, face, fingers)
+ *   4. Rigs: the parameter table and the rig desc every controller's settings hang from
  *   5. Instances: add, remove, pause, ids
  *   6. Per-instance inputs and state (single and bulk)
  *   7. Outputs: zero-copy columns and copies
  *   8. The tick, and the order controllers write parameters in
+ *   8a. Level of detail: update intervals of 1, 2, 4 or 8 ticks
+ *  10. Snapshots: the whole state as bytes
+ *  15. Motions: Live2D motion3 clips per rig, playback per instance (order 100)
+ *  14. Live2D pose and expressions (orders 200, 300); blink (order 400)
+ *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
+ *  13. Lip sync: a mouth level onto the LipSync parameters (order 500, after face); harmonic
+ *      (order 600) and look (order 700)
+ *  12. Physics: Cubism physics3 pendulums (order 800)
  *   9. Limbs: bone rotations from 33 pose landmarks
  *   9a. Fingers: 30 finger bones (and the hands) from MediaPipe hand landmarks
- *  10. Snapshots: the whole state as bytes
- *  11. Face tracking: blend shapes and head pose onto parameters (order 500)
- *  12. Physics: Cubism physics3 pendulums (order 800)
- *  13. Lip sync: a mouth level onto the LipSync parameters (order 500, after face)
- *  14. Live2D pose and expressions (orders 200, 300)
- *  15. Motions: Live2D motion3 clips per rig, playback per instance (order 100)
  *
  * 1. Conventions
  * - Every function returns a crowd_result (CROWD_OK = 0) unless it is a getter that cannot
