@@ -40,14 +40,7 @@ static void three_check(const char *bvh, const char *trace, const char *kind, in
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' %s %d %d %s '%s' %s %d 2>&1", CROWD_BVH_SCRIPT, CROWD_THREE_DIR,
              bvh, trace, kind, instance, frames, frame_time, clip, frame, seen_from);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three.js BVHLoader check failed:\n%s", out);
-    print_message("%s", out);
+    cli_run_script(cmd, "three.js BVHLoader check");
 }
 
 static bool have_blender(void) {

@@ -458,14 +458,7 @@ static void vrma_fingers(void **state) {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' %d %.17g 2>&1", CROWD_VRMA_FINGERS_SCRIPT, CROWD_VMC_NPM_DIR, vrma, txt,
              ROWS, FPS);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's finger check failed:\n%s", out);
-    print_message("%s", out);
+    cli_run_script(cmd, "three-vrm-animation's finger check");
 }
 
 /* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
@@ -493,14 +486,7 @@ static void vmc_fingers(void **state) {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' '%s' '%s' %d 2>&1", cli_target, CROWD_VMC_FINGERS_SCRIPT,
              CROWD_VMC_NPM_DIR, cli_exe, clip, hands, txt, ROWS);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("the osc receiver's finger check failed:\n%s", out);
-    print_message("%s", out);
+    cli_run_script(cmd, "the osc receiver's finger check");
 }
 
 int main(int argc, char **argv) {

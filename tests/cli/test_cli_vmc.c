@@ -1063,14 +1063,7 @@ static void node_check(const char *script, const char *arg, const char *what) {
     char cmd[6000];
     snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' 2>&1", cli_target, script, CROWD_VMC_NPM_DIR,
              cli_exe, arg);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("%s failed:\n%s", what, out);
-    print_message("%s", out);
+    cli_run_script(cmd, what);
 }
 
 static void osc_receiver(void **state) {
@@ -1207,14 +1200,7 @@ static void vrma_pose(void **state) {
             cli_result_free(&r);
             snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' 2>&1", CROWD_VRMA_SCRIPT, CROWD_VMC_NPM_DIR, walk_vrma, walk);
         }
-        FILE *p = popen(cmd, "r");
-        assert_non_null(p);
-        char out[8192];
-        size_t n = fread(out, 1, sizeof out - 1, p);
-        out[n] = 0;
-        int status = pclose(p);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("three-vrm-animation's check failed:\n%s", out);
-        print_message("%s", out);
+        cli_run_script(cmd, "three-vrm-animation's check");
     }
 }
 

@@ -157,6 +157,17 @@ cli_result cli_run_argv(const char *const *args, const char *interrupt_when) {
     return r;
 }
 
+void cli_run_script(const char *cmd, const char *what) {
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("%s failed:\n%s", what, out);
+    print_message("%s", out);
+}
+
 void cli_result_free(cli_result *r) {
     free(r->out);
     free(r->err);

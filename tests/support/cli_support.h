@@ -38,6 +38,9 @@ typedef struct cli_result {
 cli_result cli_run_argv(const char *const *args, const char *interrupt_when);
 #define cli_run(...) cli_run_argv((const char *const[]){__VA_ARGS__, NULL}, NULL)
 void cli_result_free(cli_result *r);
+/* Runs a shell command of an outside checker (node, Blender): fails the test naming `what` with
+ * the command's output when it exits nonzero, else prints that output (its measured errors). */
+void cli_run_script(const char *cmd, const char *what);
 
 /* Asserts exit status and that stderr contains every given text (NULL-terminated). */
 void cli_expect_fail_(const cli_result *r, int status, const char *const *texts, const char *file, int line);
