@@ -9,6 +9,10 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(blink_model, crowd_blink_model, CROWD_BLINK_MODEL_COUNT, "sine", "timed")
+CROWDI_ENUM_NAMES_DEFINE(blink_start, crowd_blink_start, CROWD_BLINK_START_COUNT, "random", "cubism")
+
 /* the blink controller's part of a rig: its view */
 #define BLINK(r) CROWDI_PART(r, BLINK, crowdi_blink_view)
 

@@ -9,10 +9,12 @@
  * CROWDI_CONTROLLER_LIST is the order of a rig's columns and of its settings in a snapshot
  * (and the bit of its flag there), and crowd.h's crowd_controller order: new controllers go at
  * its end. CROWDI_TICK_LIST is the order the tick runs the stages in (SPEC §1), and the order
- * of a new row's per-instance draws. A new controller: its module, its kernel header, one row
- * in each list here, and in crowd.h its desc (with its crowd_rig_desc pointer), its
- * crowd_controller value and its fields (their rows in fields.h). Plain C: the kernels read
- * this header too. */
+ * of a new row's per-instance draws. A new controller touches: its module (with its own enums'
+ * names: names.h's CROWDI_ENUM_NAMES_DEFINE), its kernel header (with its fields' rows:
+ * CROWDI_<NAME>_FIELDS(X, ctl), which fields.c's table takes through the list here), one row
+ * in each list here, and crowd.h (its desc with its crowd_rig_desc pointer, its
+ * crowd_controller value, its crowd_field values, its enums); then the bindings regenerated
+ * (bindings/generate.py). Plain C: the kernels read this header too. */
 #ifndef CROWDI_CONTROLLERS_H
 #define CROWDI_CONTROLLERS_H
 

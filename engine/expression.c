@@ -9,6 +9,9 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(expression_blend, crowd_expression_blend, CROWD_EXPRESSION_BLEND_COUNT, "add", "multiply", "overwrite")
+
 _Static_assert(CROWDI_EXPRESSION_SLOTS == CROWD_EXPRESSION_SLOTS, "one queue size");
 
 #define EXPRESSION_MAX_TABLE (1u << 22) /* expression_count * distinct parameters (crowd.h) */

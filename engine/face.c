@@ -11,6 +11,9 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(face_curve, crowd_face_curve, CROWD_FACE_CURVE_COUNT, "linear", "smoothstep")
+
 typedef struct face_mapping {
     uint32_t source, param;
     float gain, offset;

@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "kernels/blink.h"
-#include "kernels/harmonic.h"
-#include "kernels/look.h" /* the gaze state bounds */
+#include "crowdi_stage_list.h" /* every controller's kernel header: its fields' rows (and the
+                                  blink, harmonic and gaze bounds the rules read) */
 
 static const struct {
     const char *name;
@@ -17,9 +16,20 @@ static const struct {
     bool writable;
 } field_info[CROWD_FIELD_COUNT] = {
 #define X(F, name, ctl, width, indices, rule, writable) [CROWD_FIELD_##F] = {name, ctl, width, indices, rule, writable},
-    CROWD_FIELD_LIST(X)
+#define CROWDI_X_CTL_FIELDS(NAME, name) CROWDI_##NAME##_FIELDS(X, CROWDI_CTL_##NAME)
+    CROWDI_ENGINE_FIELDS(X)
+    CROWDI_CONTROLLER_LIST(CROWDI_X_CTL_FIELDS)
+#undef CROWDI_X_CTL_FIELDS
 #undef X
 };
+/* Every crowd_field has its row: as many rows as fields (and a field listed twice would
+ * initialize its row twice, an error under -Werror's -Woverride-init). */
+#define X(...) +1
+#define CROWDI_X_CTL_FIELDS(NAME, name) CROWDI_##NAME##_FIELDS(X, CROWDI_CTL_##NAME)
+_Static_assert(0 CROWDI_ENGINE_FIELDS(X) CROWDI_CONTROLLER_LIST(CROWDI_X_CTL_FIELDS) == CROWD_FIELD_COUNT,
+               "every crowd_field has one row: fields.h's or its controller's (kernels/<name>.h)");
+#undef CROWDI_X_CTL_FIELDS
+#undef X
 
 uint32_t crowd_field_width(crowd_field f) { return (unsigned)f < CROWD_FIELD_COUNT ? field_info[f].width : 0; }
 const char *crowd_field_name(crowd_field f) { return (unsigned)f < CROWD_FIELD_COUNT ? field_info[f].name : NULL; }

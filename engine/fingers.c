@@ -10,6 +10,9 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(hand, crowd_hand, CROWD_HAND_COUNT, "left", "right")
+
 _Static_assert(CROWDI_HAND_LMS == CROWD_HAND_LANDMARK_COUNT && CROWDI_HAND_FLOATS == CROWD_HAND_FLOATS &&
                    CROWDI_HAND_BONES == CROWD_HAND_BONE_COUNT && CROWDI_FINGER_BONES == CROWD_FINGER_BONE_COUNT,
                "crowd.h and kernels/fingers.h agree on the hand");

@@ -9,6 +9,10 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(direction, crowd_direction, CROWD_DIRECTION_COUNT, "centric", "left", "right")
+CROWDI_ENUM_NAMES_DEFINE(harmonic_phase, crowd_harmonic_phase, CROWD_HARMONIC_PHASE_COUNT, "zero", "random")
+
 _Static_assert(CROWDI_HARMONIC_CHANNELS == CROWD_MAX_CHANNELS, "the view holds every channel's timescale");
 
 /* the harmonic controller's part of a rig */

@@ -190,7 +190,7 @@ typedef struct crowdi_controller {
     crowd_result (*read)(crowd_engine *e, crowd_engine *tmp, crowdi_reader *rd, const crowdi_loading *ld,
                          crowd_rig_desc *desc, void **scratch);
     crowd_result (*check_rows)(crowd_engine *e, const crowdi_rig *r, uint32_t k);
-    /* fields (fields.h): component comp of index `index` of one of its fields (stored);
+    /* fields (its kernel header's CROWDI_<NAME>_FIELDS): component comp of index `index` of one of its fields (stored);
      * field_stored (optional, else all are): does the rig store the field; entry_count: how
      * many indices a CROWDI_INDEX_ENTRY field has */
     float *(*field_column)(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp);

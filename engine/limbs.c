@@ -9,6 +9,11 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(limb_fallback, crowd_limb_fallback, CROWD_FALLBACK_COUNT, "stable", "root", "previous")
+CROWDI_ENUM_NAMES_DEFINE(limb, crowd_limb, CROWD_LIMB_COUNT, "left_arm", "right_arm", "left_leg", "right_leg")
+CROWDI_ENUM_NAMES_DEFINE(limb_outputs, crowd_limb_outputs, CROWD_LIMB_OUTPUTS_COUNT, "both", "world", "local")
+
 /* the limbs' part of a rig */
 typedef struct limbs_part {
     crowdi_limbs_view view;

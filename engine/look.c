@@ -9,6 +9,9 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(axis, crowd_axis, CROWD_AXIS_COUNT, "x", "y", "z")
+
 /* the look controller's part of a rig */
 typedef struct look_part {
     crowdi_look_view view;

@@ -10,6 +10,9 @@
 #include "serial.h"
 #include "settings.h"
 
+/* Its own public enums' names, name and parse functions (names.h). */
+CROWDI_ENUM_NAMES_DEFINE(motion_priority, crowd_motion_priority, CROWD_MOTION_PRIORITY_COUNT, "none", "idle", "normal", "force")
+
 /* The motion controller's part of a rig: its view first, then what the view's arrays are
  * carved from and what a snapshot needs to give the desc back. */
 typedef struct motion_part {

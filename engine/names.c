@@ -1,4 +1,5 @@
-/* Name and parse functions for the public enums (crowd.h), from names.h's one list. */
+/* Name and parse functions for the public enums (crowd.h) no one controller owns, from names.h's
+ * list (a controller's own are in its module). */
 #include <string.h>
 
 #include "crowd.h"
@@ -13,14 +14,7 @@ int crowdi_name_index(const char *const *names, int count, const char *name) {
 #define CROWDI_X_NAMES_DEFINE(stem, type, count, ...)                                                          \
     const char *const crowdi_##stem##_names[count] = {__VA_ARGS__};                                            \
     _Static_assert(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *) == (count), #type " names every value"); \
-    const char *crowd_##stem##_name(type value) { return (unsigned)value < (count) ? crowdi_##stem##_names[value] : NULL; } \
-    crowd_result crowd_##stem##_parse(const char *name, type *out) {                                           \
-        if (!name || !out) return CROWD_ERR_NULL;                                                              \
-        int k = crowdi_name_index(crowdi_##stem##_names, (count), name);                                       \
-        if (k < 0) return CROWD_ERR_UNKNOWN_ID;                                                                \
-        *out = (type)k;                                                                                        \
-        return CROWD_OK;                                                                                       \
-    }
+    CROWDI_NAME_FUNCTIONS(stem, type, count)
 CROWDI_ENUM_NAMES(CROWDI_X_NAMES_DEFINE)
 #undef CROWDI_X_NAMES_DEFINE
 

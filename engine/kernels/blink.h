@@ -28,6 +28,16 @@ typedef struct crowdi_blink_view {
     float value[CROWDI_BLINK_NCOLS];
 } crowdi_blink_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_BLINK_FIELDS(X, ctl)                                                             \
+    X(BLINK_WEIGHT, "blink_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)        \
+    X(BLINK_MANUAL, "blink_manual", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MANUAL, true)        \
+    X(BLINK_OPENING, "blink_opening", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_AT_MOST_ONE, true) \
+    X(BLINK_PHASE, "blink_phase", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_BLINK_PHASE, true)     \
+    X(BLINK_CLOCK, "blink_clock", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)          \
+    X(BLINK_LAST, "blink_last", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 

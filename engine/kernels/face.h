@@ -58,6 +58,15 @@ typedef struct crowdi_face_view {
     float *cols; /* column c at cols + c*stride */
 } crowdi_face_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_FACE_FIELDS(X, ctl)                                                                          \
+    X(FACE_SCORES, "face_scores", ctl, CROWD_FACE_SCORE_COUNT, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
+    X(FACE_ROTATION, "face_rotation", ctl, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                    \
+    X(FACE_PRESENCE, "face_presence", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                  \
+    X(FACE_WEIGHT, "face_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)                      \
+    X(FACE_CONTROL, "face_control", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 #include <math.h>

@@ -44,6 +44,13 @@ typedef struct crowdi_fingers_view {
     float *hands, *world, *local, *track, *filter;
 } crowdi_fingers_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_FINGERS_FIELDS(X, ctl)                                                                      \
+    X(HAND_LANDMARKS, "hand_landmarks", ctl, CROWD_HAND_FLOATS, CROWDI_INDEX_HAND, CROWDI_RULE_HAND, true) \
+    X(FINGER_WORLD, "finger_world", ctl, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)             \
+    X(FINGER_LOCAL, "finger_local", ctl, 4, CROWDI_INDEX_FINGER_BONE, CROWDI_RULE_QUAT, false)
+
 /* ---- the stage: in the kernel source only ---- */
 #ifdef CROWDI_STAGES
 #include "common.h"

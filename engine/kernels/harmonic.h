@@ -33,6 +33,13 @@ typedef struct crowdi_harmonic_view {
     float weight_value;
 } crowdi_harmonic_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_HARMONIC_FIELDS(X, ctl)                                                          \
+    X(HARMONIC_WEIGHT, "harmonic_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)  \
+    X(HARMONIC_PHASE, "harmonic_phase", ctl, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_PHASE, true)    \
+    X(HARMONIC_RANGE, "harmonic_range", ctl, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FRACTION, true)
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 #include "common.h"

@@ -35,6 +35,14 @@ typedef struct crowdi_limbs_view {
     float limb_root_value[4]; /* the root every row holds while limb_root is NULL */
 } crowdi_limbs_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_LIMBS_FIELDS(X, ctl)                                                           \
+    X(POSE, "pose", ctl, 4 * CROWD_LANDMARK_COUNT, CROWDI_INDEX_NONE, CROWDI_RULE_POSE, true) \
+    X(ROOT, "root", ctl, 4, CROWDI_INDEX_NONE, CROWDI_RULE_QUAT, true)                        \
+    X(BONE_WORLD, "bone_world", ctl, 4, CROWDI_INDEX_BONE, CROWDI_RULE_QUAT, false)           \
+    X(BONE_LOCAL, "bone_local", ctl, 4, CROWDI_INDEX_BONE, CROWDI_RULE_QUAT, false)
+
 /* Which limb state columns a rig has: the side per limb (fallbacks previous and stable), and
  * the trust and re-acquisition state per bone (only where a bone can be untrusted). */
 static inline bool crowdi_limbs_have_side(const crowdi_limbs_view *l) { return l->limb_side_mode != CROWDI_SIDE_ROOT; }

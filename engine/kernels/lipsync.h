@@ -16,6 +16,11 @@ typedef struct crowdi_lipsync_view {
     float level_value; /* its value then */
 } crowdi_lipsync_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_LIPSYNC_FIELDS(X, ctl)                                                      \
+    X(LIPSYNC_LEVEL, "lipsync_level", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)
+
 #ifdef CROWDI_STAGES
 #include "common.h"
 

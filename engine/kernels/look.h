@@ -38,6 +38,17 @@ typedef struct crowdi_look_view {
     float value[CROWDI_LOOK_NCOLS];
 } crowdi_look_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_LOOK_FIELDS(X, ctl)                                                           \
+    X(LOOK_TARGET, "look_target", ctl, 3, CROWDI_INDEX_NONE, CROWDI_RULE_COORD, true)        \
+    X(LOOK_ACTIVE, "look_active", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SWITCH, true)       \
+    X(LOOK_CENTER, "look_center", ctl, 3, CROWDI_INDEX_NONE, CROWDI_RULE_COORD, true)        \
+    X(LOOK_DAMPING, "look_damping", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)    \
+    X(LOOK_WEIGHT, "look_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)       \
+    X(LOOK_POSITION, "look_position", ctl, 3, CROWDI_INDEX_NONE, CROWDI_RULE_LOOK_POS, true) \
+    X(LOOK_VELOCITY, "look_velocity", ctl, 3, CROWDI_INDEX_NONE, CROWDI_RULE_LOOK_VEL, true)
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 #include "common.h"

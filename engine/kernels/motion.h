@@ -88,6 +88,15 @@ typedef struct crowdi_motion_view {
     float *const *pseudo;          /* [pseudo_count] */
 } crowdi_motion_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_MOTION_FIELDS(X, ctl)                                                          \
+    X(MOTION_SPEED, "motion_speed", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)     \
+    X(MOTION_WEIGHT, "motion_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)    \
+    X(MOTION_OPACITY, "motion_opacity", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OUTPUT, false) \
+    X(MOTION_UPDATED, "motion_updated", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OUTPUT, false) \
+    X(MOTION_PSEUDO, "motion_pseudo", ctl, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)
+
 /* Column access shared by the stage and engine/motion.c. */
 static inline double cvk_md_get(float *const *c, uint32_t k, size_t i) {
     uint64_t lo = ((const uint32_t *)(const void *)c[k])[i], hi = ((const uint32_t *)(const void *)c[k + 1])[i];

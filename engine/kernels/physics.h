@@ -98,6 +98,14 @@ typedef struct crowdi_physics_view {
     float *cols; /* column c at cols + c*stride */
 } crowdi_physics_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_PHYSICS_FIELDS(X, ctl)                                                                \
+    X(PHYSICS_STRENGTH, "physics_strength", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MULTIPLIER, true) \
+    X(PHYSICS_WIND, "physics_wind", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MULTIPLIER, true)         \
+    X(PHYSICS_WIND_PHASE, "physics_wind_phase", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true) \
+    X(PHYSICS_REMAIN, "physics_remain", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SECONDS, true)
+
 #endif
 
 #if defined(CV_W) && !defined(CROWDI_PHYSICS_MATH)

@@ -30,6 +30,13 @@ typedef struct crowdi_pose_view {
     float **param, **opacity;    /* [part_count + link_count] */
 } crowdi_pose_view;
 
+/* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
+ * indices, rule, writable); its module's field_column hook gives their columns. */
+#define CROWDI_POSE_FIELDS(X, ctl)                                                            \
+    X(PART_PARAMETER, "part_parameter", ctl, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true) \
+    X(PART_OPACITY, "part_opacity", ctl, 1, CROWDI_INDEX_ENTRY, CROWDI_RULE_FINITE, true)     \
+    X(POSE_RESET, "pose_reset", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_SWITCH, true)
+
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
 
