@@ -155,6 +155,14 @@ static float *blink_field_column(const crowdi_rig *r, crowd_field f, uint32_t in
     }
 }
 
+/* blink_phase (its one CROWDI_RULE_OWN field): 0, 1, 2, and 3 for the timed model */
+static bool blink_field_value(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float v, const char **want) {
+    (void)f, (void)index, (void)comp;
+    const bool timed = BLINK(r)->model == CROWDI_BLINK_TIMED;
+    *want = timed ? "0, 1, 2 or 3" : "0, 1 or 2";
+    return v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && timed);
+}
+
 const crowdi_controller crowdi_controller_blink = {
     .name = "blink controller",
     .size = sizeof(crowdi_blink_view),
@@ -170,6 +178,7 @@ const crowdi_controller crowdi_controller_blink = {
     .write = blink_write,
     .read = blink_read,
     .field_column = blink_field_column,
+    .field_value = blink_field_value,
     .setting_rows = blink_settings_table,
     .setting_count = BLINK_SETTINGS,
 };

@@ -282,7 +282,22 @@ static uint32_t expression_entry_count(const crowdi_rig *r) {
     return CROWDI_EXPRESSION_SLOTS;
 }
 
-uint32_t crowdi_expression_count(const crowdi_rig *r) { return EXPRESSION(r)->view.count; }
+/* expression_slot (its one CROWDI_RULE_OWN field): expression -1 or a library index; age -1 or
+ * >= 0; fade -2, -1 or [0, 1e6] */
+static bool expression_field_value(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float v,
+                                   const char **want) {
+    (void)f, (void)index;
+    if (comp == 0) {
+        *want = "-1 (empty) or an expression of the rig's library";
+        return v == -1.0f || (v >= 0 && v < (float)EXPRESSION(r)->view.count && v == floorf(v));
+    }
+    if (comp == 1) {
+        *want = "-1 (starts at the next tick) or an age >= 0";
+        return v == -1.0f || v >= 0;
+    }
+    *want = "-1 (no fade-out), -2 (requested) or seconds left in [0, 1e6]";
+    return v == -1.0f || v == -2.0f || (v >= 0 && v <= CROWDI_MAX_SECONDS);
+}
 
 crowd_result crowd_expressions_start(crowd_engine *e, const crowd_instance *h, uint32_t count, uint32_t expression) {
     if (!e) return CROWD_ERR_NULL;
@@ -339,6 +354,7 @@ const crowdi_controller crowdi_controller_expression = {
     .field_column = expression_field_column,
     .entry_count = expression_entry_count,
     .entry_name = "expression queue slot",
+    .field_value = expression_field_value,
     .setting_rows = expression_settings_table,
     .setting_count = EXPRESSION_SETTINGS,
 };

@@ -94,8 +94,7 @@ static bool value_interval(const crowdi_rig *r, crowd_field f, uint32_t index, u
                            const char **want) {
     *lo = -FLT_MAX, *hi = FLT_MAX, *want = "finite";
     switch (field_info[f].rule) {
-    case CROWDI_RULE_SWITCH: case CROWDI_RULE_MANUAL: case CROWDI_RULE_BLINK_PHASE: case CROWDI_RULE_EXPRESSION_SLOT:
-    case CROWDI_RULE_LOD_INTERVAL:
+    case CROWDI_RULE_SWITCH: case CROWDI_RULE_MANUAL: case CROWDI_RULE_OWN: case CROWDI_RULE_LOD_INTERVAL:
         return false;
     case CROWDI_RULE_LOD_ELAPSED: *lo = 0, *hi = 16, *want = "in [0, 16] s"; break;
     case CROWDI_RULE_SECONDS: *lo = 0, *hi = CROWDI_MAX_SECONDS, *want = "in [0, 1e6]"; break;
@@ -139,21 +138,8 @@ static crowd_result check_value(const crowd_engine *e, const char *fn, const cro
         ok = v == 1.0f || v == 2.0f || v == 4.0f || v == 8.0f, want = "1, 2, 4 or 8 (ticks)";
     } else if (rule == CROWDI_RULE_MANUAL) {
         ok = v == -1.0f || (v >= 0 && v <= 1), want = "in [0, 1], or -1 for automatic";
-    } else if (rule == CROWDI_RULE_EXPRESSION_SLOT) {
-        if (comp == 0) {
-            const uint32_t n = crowdi_expression_count(r);
-            ok = v == -1.0f || (v >= 0 && v < (float)n && v == floorf(v));
-            want = "-1 (empty) or an expression of the rig's library";
-        } else if (comp == 1) {
-            ok = v == -1.0f || v >= 0, want = "-1 (starts at the next tick) or an age >= 0";
-        } else {
-            ok = v == -1.0f || v == -2.0f || (v >= 0 && v <= CROWDI_MAX_SECONDS);
-            want = "-1 (no fade-out), -2 (requested) or seconds left in [0, 1e6]";
-        }
-    } else { /* blink phase */
-        const bool timed = CROWDI_PART(r, BLINK, crowdi_blink_view)->model == CROWDI_BLINK_TIMED;
-        ok = v == 0.0f || v == 1.0f || v == 2.0f || (v == 3.0f && timed);
-        want = timed ? "0, 1, 2 or 3" : "0, 1 or 2";
+    } else { /* CROWDI_RULE_OWN: the controller's */
+        ok = crowdi_controllers[field_info[f].controller]->field_value(r, f, index, comp, v, &want);
     }
     CROWDI_CHECK(e, ok, CROWD_ERR_RANGE, "%s: values[%u] (%s of instance %u%s) is %g, must be %s", fn,
                  i * field_info[f].width + comp, name, i,

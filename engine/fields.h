@@ -26,12 +26,11 @@ typedef enum crowdi_rule {
     CROWDI_RULE_AT_MOST_ONE,  /* <= 1 */
     CROWDI_RULE_SWITCH,       /* 0 or 1 */
     CROWDI_RULE_MANUAL,       /* [0, 1] or -1 */
-    CROWDI_RULE_BLINK_PHASE,  /* 0, 1, 2 (and 3 for the timed model) */
+    CROWDI_RULE_OWN,          /* discrete values its controller's field_value hook checks and words */
     CROWDI_RULE_POSE,         /* coordinates within +-1e9, every 4th a visibility in [0, 1] */
     CROWDI_RULE_HAND,         /* 63 coordinates within +-1e9, then a presence in [0, 1] */
     CROWDI_RULE_QUAT,         /* finite, and the whole value a unit quaternion */
     CROWDI_RULE_MULTIPLIER,   /* [0, 100] */
-    CROWDI_RULE_EXPRESSION_SLOT, /* expression -1 or a library index; age -1 or >= 0; fade -2, -1 or [0, 1e6] */
     CROWDI_RULE_LOD_INTERVAL, /* 1, 2, 4 or 8 */
     CROWDI_RULE_LOD_ELAPSED,  /* [0, 16] */
     CROWDI_RULE_OUTPUT        /* written by the tick only */

@@ -197,6 +197,9 @@ typedef struct crowdi_controller {
     bool (*field_stored)(const crowdi_rig *r, crowd_field f);
     uint32_t (*entry_count)(const crowdi_rig *r);
     const char *entry_name; /* "harmonic", for "index (9) is not a harmonic entry" */
+    /* the rule of its CROWDI_RULE_OWN fields: may component comp of index `index` be v (finite),
+     * with what is allowed in *want ("0, 1 or 2") for the message */
+    bool (*field_value)(const crowdi_rig *r, crowd_field f, uint32_t index, uint32_t comp, float v, const char **want);
     /* its settings table (settings.h), in snapshot order */
     const struct crowdi_setting *setting_rows;
     uint32_t setting_count;
@@ -221,8 +224,6 @@ static const crowdi_controller *const crowdi_controllers[CROWDI_CONTROLLER_COUNT
 #undef CROWDI_X_ENTRY
 };
 
-/* The expression controller's library size (engine/expression.c), for the field rules. */
-uint32_t crowdi_expression_count(const crowdi_rig *r);
 /* The pose part (crowd.h's numbering: groups' parts, then links) whose id is `id`, or -1
  * (engine/pose.c): where a motion's PartOpacity curve of that id writes (the PARAMETER
  * column of kernels/pose.h). The desc form serves a controller's build, before the rig has

@@ -34,7 +34,7 @@ typedef struct crowdi_blink_view {
     X(BLINK_WEIGHT, "blink_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)        \
     X(BLINK_MANUAL, "blink_manual", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_MANUAL, true)        \
     X(BLINK_OPENING, "blink_opening", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_AT_MOST_ONE, true) \
-    X(BLINK_PHASE, "blink_phase", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_BLINK_PHASE, true)     \
+    X(BLINK_PHASE, "blink_phase", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_OWN, true)     \
     X(BLINK_CLOCK, "blink_clock", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)          \
     X(BLINK_LAST, "blink_last", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_FINITE, true)
 

@@ -34,7 +34,7 @@ typedef struct crowdi_expression_view {
  * indices, rule, writable); its module's field_column hook gives their columns. */
 #define CROWDI_EXPRESSION_FIELDS(X, ctl)                                                                 \
     X(EXPRESSION_WEIGHT, "expression_weight", ctl, 1, CROWDI_INDEX_NONE, CROWDI_RULE_WEIGHT, true)       \
-    X(EXPRESSION_SLOT, "expression_slot", ctl, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_EXPRESSION_SLOT, true)
+    X(EXPRESSION_SLOT, "expression_slot", ctl, 3, CROWDI_INDEX_ENTRY, CROWDI_RULE_OWN, true)
 
 /* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
 #ifdef CROWDI_STAGES
