@@ -5,7 +5,8 @@
                                                    # bound nor listed in bindings/unbound.txt
 A function counts as bound in Python when the package calls it (`lib.crowd_x` outside the
 generated file), in the npm package when crowd.js calls the exported `_crowd_x`, or crowd_web.c
-(the module's C side, whose cw_* functions crowd.js calls) calls it. An enum value counts as bound
+(the module's C side, whose cw_* functions crowd.js calls) calls it; an enum's name and parse
+functions (crowd_<enum>_name, crowd_<enum>_parse) in both, whose generated enums carry the names. An enum value counts as bound
 when the generated files carry it (Python: _generated.py's IntEnum; npm: crowd_enums.js). A
 controller's setting (a scalar field of its desc) counts in Python when the controller's
 dataclass has a field of its name, in npm when crowd_web.c takes crowd_settings.h's table. A
@@ -66,6 +67,11 @@ def survey(root=ROOT):
         result["python"]["functions"][name] = re.search(rf"\blib\.{name}\b", py) is not None
         result["web"]["functions"][name] = (re.search(rf"\b_{name}\b", js) is not None
                                             or re.search(rf"\b{name}\s*\(", web_c) is not None)
+        # an enum's crowd_<enum>_name and _parse: both bindings have its names, generated from
+        # the header (Python's IntEnum: Enum[name.upper()], member.name.lower(); npm's name tables)
+        named = re.fullmatch(r"(crowd_\w+)_(?:name|parse)", name)
+        if named and named.group(1) in h.enums:
+            result["python"]["functions"][name] = result["web"]["functions"][name] = True
     # the io library's header: Python calls it through libcrowd_loaders (`L.crowd_io_x`), the
     # WebAssembly module from crowd_web.c
     io_h = _read(os.path.join("io", "include", "crowd_io.h"))

@@ -133,8 +133,9 @@ def test_signatures_name_every_function_the_library_exports():
 
 
 def test_a_setting_added_to_the_header_reaches_the_npm_package_and_is_flagged_for_python(tmp_path):
-    """What a merge that adds a limbs setting does: regenerating puts it in the module's table
-    and the types; Python's dataclass needs its row (or a reason in unbound.txt)."""
+    """What a merge that adds a limbs setting does: regenerating puts it in the module's table,
+    the types and Python's dataclass (with the C library's default); the committed package lacks
+    it until then."""
     root = tmp_path / "src"
     (root / "engine" / "include").mkdir(parents=True)
     with open(os.path.join(generate.ROOT, generate.HEADER), encoding="utf-8") as f:
@@ -147,6 +148,7 @@ def test_a_setting_added_to_the_header_reaches_the_npm_package_and_is_flagged_fo
         "web/src/crowd_settings.h"]
     assert "  knee_twist_limit?: number;" in files["web/src/crowd_enums.d.ts"]
     assert '"knee_twist_limit": "float"' in files["python/crowd/_generated.py"]
+    assert "    knee_twist_limit: float = _LIMBS.knee_twist_limit\n" in files["python/crowd/_descs.py"]
     result = coverage.survey(str(root))
     assert result["web"]["settings"]["limbs.knee_twist_limit"] is True
     assert result["python"]["settings"]["limbs.knee_twist_limit"] is False

@@ -63,7 +63,7 @@ __all__ = [
     "HAND_LANDMARK_COUNT", "HAND_BONE_COUNT", "ThreadError", "ReadOnlyError", "RepeatedHandleError", "NotStoredError", "MAX_RIGS", "MAX_PARAMETERS", "MAX_ENTRIES", "LANDMARK_COUNT", "BONE_COUNT", "MAX_CHANNELS", "VERSION",
 ]
 
-lib = _ffi.declare(_ffi.load_library(), _ffi.SIGNATURES)
+lib = _ffi.library()
 
 # ---------------------------------------------------------------------------------------------
 # Constants and enums: crowd.h's, generated (bindings/generate.py writes _generated.py). Wherever
@@ -362,172 +362,22 @@ def rest_hand_landmarks(frame: EnumLike = "mediapipe_world", hand: EnumLike = "l
 
 
 # ---------------------------------------------------------------------------------------------
-# Descs: dataclasses mirroring crowd.h's, with the C library's own defaults
+# Descs: dataclasses of crowd.h's, with the C library's own defaults, generated (bindings/
+# generate.py writes _descs.py: no desc field is written out here)
 # ---------------------------------------------------------------------------------------------
-_LOOK = lib.crowd_look_defaults()
-_HPAR = lib.crowd_harmonic_parameter_defaults(b"")
-_HARM = lib.crowd_harmonic_defaults()
-_BLINK = lib.crowd_blink_defaults()
-_LIMBS = lib.crowd_limbs_defaults()
-_FACE = lib.crowd_face_defaults()
-_FINGERS = lib.crowd_fingers_defaults()
-_FACE_MAP = lib.crowd_face_mapping_defaults(0, b"")
+from ._descs import (Parameter, LookParameter, Look, HarmonicParameter, Harmonic, Blink, Limbs,  # noqa: E402
+                     Fingers, FaceMapping, Face, Physics, Lipsync, PosePart, Pose, ExpressionParameter,
+                     Expression, Expressions, Motion, RigDesc, face_mapping_from_c)
+
+LipSync = Lipsync
+Motions = Motion
 _FACE_SOURCE_BY_MEDIAPIPE = {lib.crowd_face_source_name(int(s)).decode(): int(s) for s in FaceSource}
-
-
-@_dc.dataclass
-class Parameter:
-    """crowd_parameter_desc: min <= max, finite; default anywhere (clamped on output)."""
-    id: str
-    min: float
-    max: float
-    default: float = 0.0
-    repeat: bool = False
-
-
-@_dc.dataclass
-class LookParameter:
-    """crowd_look_parameter_desc: parameter `id` receives pos[axis] * factor."""
-    id: str
-    axis: EnumLike = Axis.X
-    factor: float = 0.0
-
-
-@_dc.dataclass
-class Look:
-    """crowd_look_desc (defaults: crowd_look_defaults())."""
-    parameters: Sequence[LookParameter] = ()
-    damping: float = _LOOK.damping
-    max_speed: float = _LOOK.max_speed
-    blend: EnumLike = Blend(_LOOK.blend)
-
-
-@_dc.dataclass
-class HarmonicParameter:
-    """crowd_harmonic_parameter_desc (defaults: crowd_harmonic_parameter_defaults(id))."""
-    id: str
-    channel: int = _HPAR.channel
-    direction: EnumLike = Direction(_HPAR.direction)
-    origin: float = _HPAR.origin
-    range: float = _HPAR.range
-    duration: float = _HPAR.duration
-
-
-@_dc.dataclass
-class Harmonic:
-    """crowd_harmonic_desc. channel_timescales None (with no entries): [1]."""
-    parameters: Sequence[HarmonicParameter] = ()
-    channel_timescales: Optional[Sequence[float]] = None
-    blend: EnumLike = Blend(_HARM.blend)
-
-
-@_dc.dataclass
-class Blink:
-    """crowd_blink_desc (defaults: crowd_blink_defaults())."""
-    parameters: Sequence[str] = ()
-    model: EnumLike = BlinkModel(_BLINK.model)
-    blend: EnumLike = Blend(_BLINK.blend)
-    mean: float = _BLINK.mean
-    max_deviation: float = _BLINK.max_deviation
-    timescale: float = _BLINK.timescale
-
-
-@_dc.dataclass
-class Limbs:
-    """crowd_limbs_desc (defaults: crowd_limbs_defaults()). custom_fix, bind_rotations: (15, 4)
-    quaternions x, y, z, w; bind_landmarks: (33, 4)."""
-    frame: EnumLike = PoseFrame(_LIMBS.frame)
-    axis_fix: EnumLike = AxisFix(_LIMBS.axis_fix)
-    custom_fix: Optional[Floats] = None
-    bind_landmarks: Optional[Floats] = None
-    bind_rotations: Optional[Floats] = None
-    fallback: EnumLike = Fallback(_LIMBS.fallback)
-    fallback_sign: Sequence[float] = tuple(_LIMBS.fallback_sign)
-    visibility_threshold: float = _LIMBS.visibility_threshold
-    hold_half_life: float = _LIMBS.hold_half_life
-    reacquire_half_life: float = _LIMBS.reacquire_half_life
-    bend_min: float = _LIMBS.bend_min
-    bend_full: float = _LIMBS.bend_full
-    smoothing: bool = bool(_LIMBS.smoothing)
-    min_cutoff: float = _LIMBS.min_cutoff
-    beta: float = _LIMBS.beta
-    d_cutoff: float = _LIMBS.d_cutoff
-    outputs: EnumLike = LimbOutputs(_LIMBS.outputs)
-    arm_image_bend: float = _LIMBS.arm_image_bend
-
-
-@_dc.dataclass
-class Fingers:
-    """crowd_fingers_desc (defaults: crowd_fingers_defaults()). custom_fix, bind_rotations: (32, 4)
-    quaternions x, y, z, w (the left hand's 16 bones, then the right's); bind_landmarks: (2, 64)."""
-    frame: EnumLike = PoseFrame(_FINGERS.frame)
-    mirrored: bool = bool(_FINGERS.mirrored)
-    axis_fix: EnumLike = AxisFix(_FINGERS.axis_fix)
-    custom_fix: Optional[Floats] = None
-    bind_landmarks: Optional[Floats] = None
-    bind_rotations: Optional[Floats] = None
-    presence_threshold: float = _FINGERS.presence_threshold
-    hold_half_life: float = _FINGERS.hold_half_life
-    reacquire_half_life: float = _FINGERS.reacquire_half_life
-    bend_min: float = _FINGERS.bend_min
-    bend_full: float = _FINGERS.bend_full
-    smoothing: bool = bool(_FINGERS.smoothing)
-    min_cutoff: float = _FINGERS.min_cutoff
-    beta: float = _FINGERS.beta
-    d_cutoff: float = _FINGERS.d_cutoff
-
-
-@_dc.dataclass
-class FaceMapping:
-    """crowd_face_mapping_desc: source -> parameter `id`, value offset + gain*curve(source).
-    source: a FaceSource, its name ("jaw_open", "head_yaw") or MediaPipe's ("jawOpen")."""
-    source: EnumLike
-    id: str
-    gain: float = _FACE_MAP.gain
-    offset: float = _FACE_MAP.offset
-    curve: EnumLike = FaceCurve(_FACE_MAP.curve)
 
 
 def face_standard_mapping() -> List[FaceMapping]:
     """crowd_face_standard_mapping(): the entries for the standard Cubism parameters."""
     p = lib.crowd_face_standard_mapping()
-    return [FaceMapping(FaceSource(p[k].source), p[k].id.decode(), p[k].gain, p[k].offset, FaceCurve(p[k].curve))
-            for k in range(FACE_STANDARD_MAPPING_COUNT)]
-
-
-@_dc.dataclass
-class Face:
-    """crowd_face_desc (defaults: crowd_face_defaults(), the standard mapping included).
-    smoothed_sources: the sources the One Euro filter smooths, as sources (names or FaceSource)
-    or as a mask of face_source_bit()s."""
-    mapping: Sequence[FaceMapping] = _dc.field(default_factory=face_standard_mapping)
-    blend: EnumLike = Blend(_FACE.blend)
-    presence_threshold: float = _FACE.presence_threshold
-    handoff_half_life: float = _FACE.handoff_half_life
-    smoothed_sources: Union[int, Sequence[EnumLike]] = ()
-    min_cutoff: float = _FACE.min_cutoff
-    beta: float = _FACE.beta
-    d_cutoff: float = _FACE.d_cutoff
-
-
-@_dc.dataclass
-class RigDesc:
-    """crowd_rig_desc: a controller is present when its field is set (True: its defaults)."""
-    name: Optional[str] = None
-    parameters: Sequence[Parameter] = ()
-    look: Optional[Look] = None
-    harmonic: Optional[Harmonic] = None
-    blink: Optional[Blink] = None
-    limbs: Optional[Limbs] = None
-    face: Optional[Face] = None
-    fingers: Optional[Fingers] = None
-    physics: Optional["Physics"] = None
-    lipsync: Optional["LipSync"] = None
-    pose: Optional["Pose"] = None
-    expressions: Optional["Expressions"] = None
-    motions: Optional["Motions"] = None
-    lod_interval: EnumLike = 0  # LodInterval: "1", "2", "4", "8" or the enum; the update interval new instances start with
-    lod_every_tick: Union[int, Sequence[EnumLike]] = 0  # controllers (Controller or names) that run every tick, or their bit mask
+    return [face_mapping_from_c(p[k]) for k in range(FACE_STANDARD_MAPPING_COUNT)]
 
 
 def parameter_defaults(id: str) -> Parameter:
@@ -1026,93 +876,6 @@ class Physics3(Live2D):
 
     def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
         super().__init__(*_live2d_open(_io().crowd_io_physics3_load, path))
-
-
-_PHYS = lib.crowd_physics_defaults()
-_LIPS = lib.crowd_lipsync_defaults()
-_POSE = lib.crowd_pose_defaults()
-_EXPR = lib.crowd_expression_defaults()
-_MOTN = lib.crowd_motion_defaults()
-
-
-@_dc.dataclass
-class Physics:
-    """crowd_physics_desc: the rig of a physics3 (Physics3 or Model3) with the controller's
-    settings. fps None: the file's Meta.Fps."""
-    source: Live2D
-    fps: Optional[float] = None
-    gravity_x: float = _PHYS.gravity_x
-    gravity_y: float = _PHYS.gravity_y
-    wind_x: float = _PHYS.wind_x
-    wind_y: float = _PHYS.wind_y
-    strength: float = _PHYS.strength
-    wind_gust: float = _PHYS.wind_gust
-    gust_period: float = _PHYS.gust_period
-
-
-@_dc.dataclass
-class Lipsync:
-    """crowd_lipsync_desc: each instance's LIPSYNC_LEVEL times weight added to these parameters."""
-    parameters: Sequence[str] = ()
-    weight: float = _LIPS.weight
-
-
-LipSync = Lipsync
-
-
-@_dc.dataclass
-class PosePart:
-    """crowd_pose_part_desc."""
-    id: str
-    links: Sequence[str] = ()
-
-
-@_dc.dataclass
-class Pose:
-    """crowd_pose_desc: groups of parts (PoseParts or ids), or a pose3's (Pose3 or Model3) as
-    source. fade_in None: the source's (else crowd_pose_defaults()'s)."""
-    source: Union[Live2D, Sequence[Sequence[Union[str, PosePart]]]] = ()
-    fade_in: Optional[float] = None
-
-
-@_dc.dataclass
-class ExpressionParameter:
-    """crowd_expression_parameter_desc."""
-    id: str
-    value: float
-    blend: EnumLike = ExpressionBlend.ADD
-
-
-@_dc.dataclass
-class Expression:
-    """crowd_expression_item_desc (fades < 0: the library's)."""
-    parameters: Sequence[ExpressionParameter] = ()
-    fade_in: float = -1.0
-    fade_out: float = -1.0
-
-
-@_dc.dataclass
-class Expressions:
-    """crowd_expression_desc: the library, in order: each Expression, or every expression of a
-    Live2D source (Exp3: one; Model3: its FileReferences.Expressions)."""
-    expressions: Sequence[Union[Live2D, Expression]] = ()
-    fade_in: float = _EXPR.fade_in
-    fade_out: float = _EXPR.fade_out
-
-
-@_dc.dataclass
-class Motion:
-    """crowd_motion_desc: the library, in order, of every clip of each source (Motion3: one;
-    Model3: all its groups'). eye_blink_ids, lip_sync_ids, idle_clips None: the first Model3
-    source's (its EyeBlink/LipSync groups, its "Idle" group), else none."""
-    clips: Sequence[Live2D] = ()
-    eye_blink_ids: Optional[Sequence[str]] = None
-    lip_sync_ids: Optional[Sequence[str]] = None
-    idle_clips: Optional[Sequence[int]] = None
-    loop_idle: bool = bool(_MOTN.loop_idle)
-
-
-Motions = Motion
 
 
 class WavAudio:

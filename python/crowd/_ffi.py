@@ -8,7 +8,7 @@ loader (libcrowd.so.0).
 """
 import ctypes as C
 import os
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,3 +78,14 @@ def declare(lib: C.CDLL, signatures: Dict[str, Tuple[Any, Any]]) -> C.CDLL:
         f.restype = res
         f.argtypes = args
     return lib
+
+
+_library: Optional[C.CDLL] = None
+
+
+def library() -> C.CDLL:
+    """libcrowd with crowd.h's prototypes, loaded once (the package and its generated descs share it)."""
+    global _library
+    if _library is None:
+        _library = declare(load_library(), SIGNATURES)
+    return _library
