@@ -658,6 +658,11 @@ def python_descs(h):
         out += ["", ""]
         if cstruct in from_c:
             out += _py_from_c(h, cls, cstruct, classes)
+    rig = next(row for row in table if row[1] == "crowd_rig_desc")
+    members = {n: rig[3].get(n, {}).get("name", n) for n, k in h.structs["crowd_rig_desc"]
+               if re.fullmatch(r"const crowd_\w+_desc\*", k) and n != "parameters"}
+    out += ["# RigDesc's controllers: the Python field -> crowd_rig_desc's member",
+            "RIG_DESC_CONTROLLERS = {" + ", ".join(f'"{py}": "{c}"' for c, py in members.items()) + "}"]
     text = "\n".join(out).rstrip("\n") + "\n"
     for const, _ in calls.values():  # a defaults call no default reads (the rig desc's) is left out
         if text.count(const) == 1:

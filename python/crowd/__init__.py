@@ -367,7 +367,7 @@ def rest_hand_landmarks(frame: EnumLike = "mediapipe_world", hand: EnumLike = "l
 # ---------------------------------------------------------------------------------------------
 from ._descs import (Parameter, LookParameter, Look, HarmonicParameter, Harmonic, Blink, Limbs,  # noqa: E402
                      Fingers, FaceMapping, Face, Physics, Lipsync, PosePart, Pose, ExpressionParameter,
-                     Expression, Expressions, Motion, RigDesc, face_mapping_from_c)
+                     Expression, Expressions, Motion, RigDesc, face_mapping_from_c, RIG_DESC_CONTROLLERS)
 
 LipSync = Lipsync
 Motions = Motion
@@ -675,6 +675,9 @@ def _marshal_rig(desc: RigDesc) -> Tuple[Any, list]:
     if isinstance(every, (list, tuple, set, frozenset)):
         every = sum({1 << _enum_value(Controller, c) for c in every})
     rd.lod_every_tick = _u64(every, "lod_every_tick")
+    for name, member in RIG_DESC_CONTROLLERS.items():  # one added to crowd.h and not marshalled here yet
+        if getattr(desc, name) is not None and not getattr(rd, member):
+            raise NotImplementedError(f"RigDesc.{name}: this package does not pass the controller to the engine yet")
     return rd, keep
 
 

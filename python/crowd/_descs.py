@@ -463,3 +463,7 @@ class RigDesc:
     motions: Optional[Motion] = None
     lod_interval: EnumLike = 0  # LodInterval: "1", "2", "4", "8" or the enum; the update interval new instances start with
     lod_every_tick: Union[int, Sequence[EnumLike]] = 0  # controllers (Controller or names) that run every tick, or their bit mask
+
+
+# RigDesc's controllers: the Python field -> crowd_rig_desc's member
+RIG_DESC_CONTROLLERS = {"look": "look", "harmonic": "harmonic", "blink": "blink", "limbs": "limbs", "face": "face", "physics": "physics", "lipsync": "lipsync", "pose": "pose", "expressions": "expression", "fingers": "fingers", "motions": "motion"}
