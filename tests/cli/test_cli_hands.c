@@ -26,7 +26,8 @@
  *   "fingers") gives, with `crowd run --bones/--bvh --instance 0`, crowd pose --hands' bytes on
  *   the same files (the split pair, and a Holistic recording as both clips); a fingers-only rig
  *   playing the hands on their own clock gives the same finger world rotations; `--vrma` played
- *   by three-vrm-animation has the fingers along their landmark segments;
+ *   by three-vrm-animation and `--vmc` received by osc have the fingers along their landmark
+ *   segments;
  * - scene_resume: a run with hands saved and resumed ends with the uninterrupted checksum (which
  *   covers the finger bones), and --resume refuses it once the hand file changed;
  * - scene_bad_hands: bad hand keys and settings refused naming the scene and the JSON path (a
@@ -732,6 +733,11 @@ static void scene_hands(void **state) {
     snprintf(cmd, sizeof cmd, "node '%s' '%s' '%s' '%s' %d %.17g 2>&1", CROWD_VRMA_FINGERS_SCRIPT, CROWD_VMC_NPM_DIR, vrma, txt,
              ROWS, FPS);
     cli_run_script(cmd, "three-vrm-animation's finger check of crowd run --vrma");
+    /* --vmc of a scene instance, received by the npm package osc (vmc_fingers.mjs) */
+    snprintf(cmd, sizeof cmd, "CROWD_SIMD=%s node '%s' '%s' '%s' '%s' '%s' '%s' %d '%s' 1 2>&1", cli_target,
+             CROWD_VMC_FINGERS_SCRIPT, CROWD_VMC_NPM_DIR, cli_exe, cli_path("sh_clip.csv"), cli_path("sh_hands.ndjson"), txt,
+             ROWS, scene);
+    cli_run_script(cmd, "the osc receiver's finger check of crowd run --vmc");
 }
 
 /* The checksum of a run's --json summary ("0x..."), malloc'd. */
