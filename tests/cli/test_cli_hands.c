@@ -30,6 +30,8 @@
  *   segments;
  * - scene_resume: a run with hands saved and resumed ends with the uninterrupted checksum (which
  *   covers the finger bones), and --resume refuses it once the hand file changed;
+ * - scene_gestures: MediaPipe's own gesture results (../shared/data) as a hand recording played by
+ *   a scene on a fingers-only rig: every hand bone along MediaPipe's landmark segments;
  * - scene_bad_hands: bad hand keys and settings refused naming the scene and the JSON path (a
  *   bad hand file: its file, line and path too); nothing written.
  * argv: TARGET CROWD_EXE */
@@ -740,6 +742,96 @@ static void scene_hands(void **state) {
     cli_run_script(cmd, "the osc receiver's finger check of crowd run --vmc");
 }
 
+/* The label ("Left", "Right") and the 21 world landmarks of a MediaPipe hand result in the
+ * proto's text form (its "world_landmarks {" block); false when absent. */
+static bool read_result(const char *path, char label[16], double lm[21][3]) {
+    char *text = cli_read(path, NULL);
+    if (!text) return false;
+    const char *l = strstr(text, "label: \""), *p = strstr(text, "\nworld_landmarks {");
+    bool ok = l && p && sscanf(l, "label: \"%15[A-Za-z]\"", label) == 1;
+    for (int k = 0; ok && k < 63; k++) {
+        static const char *const axes[3] = {"x: ", "y: ", "z: "};
+        ok = (p = strstr(p, axes[k % 3])) != NULL;
+        if (ok) lm[k / 3][k % 3] = strtod(p + 3, NULL), p += 3;
+    }
+    free(text);
+    return ok;
+}
+
+/* MediaPipe's own results for its gesture photos (../shared/data/mediapipe/hands), one a frame,
+ * played by a scene's group on a fingers-only rig: every hand bone of every instance points
+ * along MediaPipe's landmark segment (its world landmarks, y negated into the engine's frame).
+ * Each frame holds the photo's hand under its label and the same hand mirrored (x negated)
+ * under the other, so both hands are seen on every frame (a hand seen again eases in). */
+static void scene_gestures(void **state) {
+    (void)state;
+    static const char *const files[] = {"fist_landmarks.pbtxt",     "pointing_up_landmarks.pbtxt", "pointing_up_rotated_landmarks.pbtxt",
+                                        "victory_landmarks.pbtxt", "thumb_up_landmarks.pbtxt",     "thumb_up_rotated_landmarks.pbtxt"};
+    enum { G = sizeof files / sizeof files[0] };
+    static double lm[G][2][21][3]; /* engine frame, per hand slot */
+    cli_buf rec = {0};
+    for (int g = 0; g < G; g++) {
+        char rel[128], label[16];
+        snprintf(rel, sizeof rel, "mediapipe/hands/%s", files[g]);
+        const char *path = crowd_test_data(rel);
+        if (!path) skip();
+        double mp[21][3];
+        if (!read_result(path, label, mp)) fail_msg("%s: no label or world landmarks", path);
+        int right = strcmp(label, "Right") == 0; /* the label's slot (not mirrored) */
+        for (int k = 0; k < 21; k++)
+            for (int c = 0; c < 3; c++) {
+                lm[g][right][k][c] = c == 1 ? -mp[k][c] : mp[k][c];
+                lm[g][!right][k][c] = c == 0 ? -mp[k][c] : c == 1 ? -mp[k][c] : mp[k][c];
+            }
+        cli_buf_printf(&rec, "{\"timestampMs\": %d, \"handedness\": [[{\"score\": 1, \"categoryName\": \"%s\"}], "
+                             "[{\"score\": 1, \"categoryName\": \"%s\"}]], \"worldLandmarks\": [[",
+                       100 * g, label, right ? "Left" : "Right");
+        for (int m = 0; m < 2; m++)
+            for (int k = 0; k < 21; k++)
+                cli_buf_printf(&rec, "%s{\"x\": %.9g, \"y\": %.9g, \"z\": %.9g}", k ? ", " : m ? "], [" : "",
+                               m ? -mp[k][0] : mp[k][0], mp[k][1], mp[k][2]);
+        cli_buf_printf(&rec, "]]}\n");
+    }
+    cli_write("sg_gestures.ndjson", rec.text);
+    free(rec.text);
+    char scene[1400], bones[1400];
+    snprintf(scene, sizeof scene, "%s",
+             cli_write("sg_scene.json", "{\"dt\": 0.1, \"frames\": 6, \"rigs\": [{\"name\": \"g\", \"fingers\": {}}],\n"
+                                        " \"groups\": [{\"rig\": \"g\", \"count\": 3,\n"
+                                        "             \"hands\": {\"clip\": \"sg_gestures.ndjson\", \"loop\": false}}]}\n"));
+    snprintf(bones, sizeof bones, "%s", cli_path("sg_bones.csv"));
+    cli_result r = cli_run("run", scene, "--bones", bones, "--quiet");
+    cli_expect_ok(&r);
+    cli_result_free(&r);
+    char *text = cli_read(bones, NULL);
+    assert_non_null(text);
+    int checked = 0;
+    double worst = 0;
+    for (char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        int frame, inst;
+        char name[64];
+        double q[4];
+        assert_int_equal(sscanf(line, "%d,%d,%63[^,],%lf,%lf,%lf,%lf", &frame, &inst, name, &q[0], &q[1], &q[2], &q[3]), 7);
+        int side = strncmp(name, "left_", 5) == 0 ? 0 : 1;
+        for (int b = 0; b < 16; b++) {
+            if (strcmp(name + (side ? 6 : 5), bone_names[b]) != 0) continue;
+            const double(*h)[3] = lm[frame - 1][side];
+            double want[3], got[3], axis[3] = {0, b ? 1 : 0, b ? 0 : 1};
+            for (int c = 0; c < 3; c++)
+                want[c] = b ? h[bone_from[b] + 1][c] - h[bone_from[b]][c] : 0.5 * (h[5][c] + h[17][c]) - h[0][c];
+            q_rotate(q, axis, got);
+            double a = angle(got, want);
+            if (a > worst) worst = a;
+            if (a > 1e-4) fail_msg("frame %d instance %d %s: %.6f rad from MediaPipe's landmark segment", frame, inst, name, a);
+            checked++;
+        }
+        if (!strchr(line, '\n')) break;
+    }
+    free(text);
+    assert_int_equal(checked, G * 3 * 32);
+    print_message("%d hand bones of MediaPipe's gesture results, worst direction %.3g rad\n", checked, worst);
+}
+
 /* The checksum of a run's --json summary ("0x..."), malloc'd. */
 static char *checksum_of(const char *out) {
     const char *p = strstr(out, "\"checksum\": \"");
@@ -851,6 +943,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
         cmocka_unit_test(stream_hands), cmocka_unit_test(vrma_fingers), cmocka_unit_test(stream_vrma),
         cmocka_unit_test(scene_hands),  cmocka_unit_test(scene_resume), cmocka_unit_test(scene_bad_hands),
+        cmocka_unit_test(scene_gestures),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }
