@@ -8,15 +8,12 @@
 #include "resume.h"
 #include "ticker.h"
 
-/* The finger bone names of the traces: "left_thumb_metacarpal" ... "right_little_distal" (index
- * as CROWD_FIELD_FINGER_WORLD's; the hands are the body's rows). */
-static const char *finger_name(uint32_t b) {
-    static char names[CROWD_FINGER_BONE_COUNT][48];
-    if (!names[1][0])
-        for (uint32_t i = 0; i < CROWD_FINGER_BONE_COUNT; i++)
-            snprintf(names[i], sizeof names[i], "%s_%s", crowd_hand_name((crowd_hand)(i / CROWD_HAND_BONE_COUNT)),
-                     crowd_hand_bone_name((crowd_hand_bone)(i % CROWD_HAND_BONE_COUNT)));
-    return names[b];
+/* A finger bone's name in the traces: "left_thumb_metacarpal" ... "right_little_distal" (index
+ * as CROWD_FIELD_FINGER_WORLD's; the hands: "left_hand", "right_hand", the body's names). */
+static const char *finger_name(uint32_t b, char buf[48]) {
+    snprintf(buf, 48, "%s_%s", crowd_hand_name((crowd_hand)(b / CROWD_HAND_BONE_COUNT)),
+             crowd_hand_bone_name((crowd_hand_bone)(b % CROWD_HAND_BONE_COUNT)));
+    return buf;
 }
 
 /* Trace lines of instances lo .. hi-1. A rig with fingers writes crowd pose --hands' rows: the
@@ -45,7 +42,8 @@ static void write_traces(const world *w, trace_file *parameters, trace_file *bon
                 if (b % CROWD_HAND_BONE_COUNT == CROWD_HAND_BONE_HAND && wr->limbs) continue; /* the hand rows above */
                 float q[4] = {wr->finger_world[b][0][row], wr->finger_world[b][1][row], wr->finger_world[b][2][row],
                               wr->finger_world[b][3][row]};
-                trace_bone(bones, k, w->first + i, finger_name(b), q);
+                char name[48];
+                trace_bone(bones, k, w->first + i, finger_name(b, name), q);
             }
     }
 }

@@ -97,7 +97,8 @@ int world_trim(world *w, uint32_t first, uint32_t count);
  * over the bytes (little-endian IEEE binary32) of its output parameters (the rig's parameter
  * order), then for rigs with limbs its 15 bone world rotations (x, y, z, w in crowd_bone
  * order; local rotations for a rig whose limbs "outputs" is "local"), then for rigs with fingers
- * its 32 hand bone world rotations (CROWD_FIELD_FINGER_WORLD's order); the checksum of instances 0 .. N-1 is the polynomial sum over i of
+ * its 32 hand bone world rotations (CROWD_FIELD_FINGER_WORLD's order); the checksum of
+ * instances 0 .. N-1 is the polynomial sum over i of
  * d_i * CHECKSUM_BASE^(N-1-i) mod 2^64 (checksum.h), which combines from the parts of
  * consecutive ranges in order. */
 uint64_t world_instance_digest(const world *w, uint32_t i);
