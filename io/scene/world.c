@@ -518,14 +518,14 @@ static void feed_hands(world *w, uint32_t g, double tau) {
             w->changed[changed++] = i;
         }
     }
-    for (uint32_t h = 0; changed && h < CROWD_HAND_COUNT; h++)
-        for (uint32_t c = 0; c < CROWD_HAND_FLOATS; c++) {
-            float *col = wr->hands[h][c];
-            for (uint32_t k = 0; k < changed; k++) {
-                uint32_t i = w->changed[k];
-                col[w->row[i]] = hand_frame_at(sg->hands, w->hand_row[i])[h][c];
-            }
-        }
+    /* instance by instance: a frame's 128 floats are read in one run, and the 128 columns'
+     * cache lines at neighbouring rows stay in cache for the next instances */
+    float *const *cols = &wr->hands[0][0]; /* [CROWD_HAND_COUNT * CROWD_HAND_FLOATS] */
+    for (uint32_t k = 0; k < changed; k++) {
+        uint32_t i = w->changed[k], row = w->row[i];
+        const float *src = (const float *)hand_frame_at(sg->hands, w->hand_row[i]); /* both hands, in a row */
+        for (uint32_t c = 0; c < CROWD_HAND_COUNT * CROWD_HAND_FLOATS; c++) cols[c][row] = src[c];
+    }
 }
 
 /* The group's face track frame in effect at tau, into every instance's face columns (zero-copy:
