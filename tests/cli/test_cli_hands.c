@@ -636,6 +636,7 @@ static void scene_hands(void **state) {
     char *tr0 = replace_all(tr, ",2,", ",0,");
     assert_non_null(strstr(tp, ",right_little_distal,"));
     assert_string_equal(tp, tr0);
+    free(tp);
     free(tr);
     free(tr0);
     /* BVH (all but the Frame Time: the clip's mean interval against the scene's dt) */
