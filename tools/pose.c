@@ -260,7 +260,7 @@ static int solve(crowd_engine *engine, crowd_instance inst, const pose_clip *cli
         if (vrma) {
             if ((st = get_bones(engine, inst, false, q, fingers)) != TOOL_OK) return st;
             st = fingers ? vrma_frame_fingers(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
-                                              (const float(*)[4])fingers, clip_landmarks(clip, k, frame), frame)
+                                              (const float(*)[4])fingers, clip_landmarks(clip, k, frame), frame, NULL)
                          : vrma_frame(vrma, clip->t_s[k] - clip->t_s[0], (const float(*)[4])q,
                                       clip_landmarks(clip, k, frame), frame, NULL);
             if (st != TOOL_OK) return st;

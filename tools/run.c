@@ -153,8 +153,11 @@ static int check_instance_limbs(const world *w, uint32_t k, const char *flag) {
     return TOOL_OK;
 }
 
-/* --bones FILE --instance K: K exists and has limbs (its bones are what the trace holds). */
-static int check_bones_instance(const world *w, uint32_t k) { return check_instance_limbs(w, k, "--bones"); }
+/* --bones FILE --instance K: K exists and has limbs or fingers (its bones are what the trace holds). */
+static int check_bones_instance(const world *w, uint32_t k) {
+    if (k < w->instance_count && w->rigs[w->rig_of[k]].fingers) return TOOL_OK;
+    return check_instance_limbs(w, k, "--bones");
+}
 
 /* --vrma FILE: instance K (limbs with world rotations), a keyframe a frame. */
 static int open_vrma(const world *w, const run_files *f, uint32_t first, vrma_writer *v) {
@@ -163,7 +166,9 @@ static int open_vrma(const world *w, const run_files *f, uint32_t first, vrma_wr
     if (checked != TOOL_OK) return checked;
     const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vrma");
-    return vrma_open(v, f->vrma, &sr->limbs, w->scene->frames - first);
+    int st = vrma_open(v, f->vrma, &sr->limbs, w->scene->frames - first);
+    if (st == TOOL_OK && sr->has_fingers) st = vrma_set_fingers(v, &sr->fingers); /* the 30 finger bones too */
+    return st;
 }
 
 /* --bvh FILE: instance K's skeleton (its rig's rest pose, its group's clip for the lengths). */
@@ -175,10 +180,14 @@ static int open_bvh(const world *w, const run_files *f, uint32_t first, bvh_file
     const scene_rig *sr = &s->rigs[w->rig_of[k]];
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_LOCAL)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_LOCAL, "run: --bvh");
     const pose_clip *clip = NULL;
+    const hand_track *hands = NULL;
     for (uint32_t g = 0; g < s->group_count; g++)
-        if (k >= w->group_first[g] && k < w->group_first[g + 1]) clip = s->groups[g].clip;
+        if (k >= w->group_first[g] && k < w->group_first[g + 1]) clip = s->groups[g].clip, hands = s->groups[g].hands;
     bvh_skeleton sk;
     int st = bvh_skeleton_make(&sk, w->engine, w->rigs[w->rig_of[k]].rig, sr->limbs.frame, clip);
+    /* a rig with fingers: finger joints under the hands, lengths from the group's hand track */
+    const hand_track none = {0};
+    if (st == TOOL_OK && sr->has_fingers) st = bvh_skeleton_hands(&sk, &sr->fingers, hands ? hands : &none);
     double frame_time = s->dt > 0 ? (double)s->dt : 1.0 / 30.0; /* (dt 0: a still run; importers need a time) */
     if (st == TOOL_OK) st = bvh_open(bvh, f->bvh, &sk, sr->limbs.frame, s->frames - first, frame_time);
     return st;
@@ -192,6 +201,7 @@ static int open_vmc(const world *w, const run_files *f, vmc_sender **vmc) {
     const scene_rig *sr = &w->scene->rigs[w->rig_of[k]];
     if (!scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD)) return scene_rig_lacks(sr, CROWD_FIELD_BONE_WORLD, "run: --vmc");
     int st = vmc_open(vmc, "run: --vmc", f->vmc, &sr->limbs);
+    if (st == TOOL_OK && sr->has_fingers) st = vmc_set_fingers(*vmc, &sr->fingers); /* the 30 finger bones too */
     vmc_configure(*vmc, &f->vmc_choice);
     return st;
 }

@@ -62,7 +62,7 @@ static const char stream_usage[] =
     "                   shapes (--vmc-blend vrm0: Blink_L/R, A, I, U, E, O; arkit: the 52 names) and eyes\n"
     "  --hands          also solve the 30 finger bones from hand lines (MediaPipe Hand Landmarker results, or\n"
     "                   Holistic ones, whose pose goes to the body too): each sets the hands for the pose\n"
-    "                   frames after it; the bones trace and --vmc then carry the fingers (as crowd pose --hands)\n"
+    "                   frames after it; the bones trace, --vmc and --vrma then carry the fingers (as crowd pose --hands)\n"
     "  --mirrored, --hand-threshold V  as crowd pose's\n"
     "  --strict         a bad line or an out-of-order time stops the stream (exit 2) instead of being\n"
     "                   reported and skipped\n"
@@ -274,27 +274,21 @@ static int solve_row(stream_state *s, const stream_options *o, const pose_clip *
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_BONE_WORLD, b, world[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (bones)");
     /* --hands: the 32 hand bones, world and local; the hand rows become the fingers' hands */
-    float fw[CROWD_FINGER_BONE_COUNT][4], fl[CROWD_FINGER_BONE_COUNT][4], body_hand[2][4];
+    float fw[CROWD_FINGER_BONE_COUNT][4], fl[CROWD_FINGER_BONE_COUNT][4];
     for (uint32_t b = 0; o->hands && b < CROWD_FINGER_BONE_COUNT; b++)
         if ((res = crowd_get(s->engine, s->inst, CROWD_FIELD_FINGER_WORLD, b, fw[b])) != CROWD_OK ||
             (res = crowd_get(s->engine, s->inst, CROWD_FIELD_FINGER_LOCAL, b, fl[b])) != CROWD_OK)
             return tool_engine_error(TOOL_FAILED, s->engine, res, "crowd_get (fingers)");
     if (o->hands) {
-        memcpy(body_hand[0], world[CROWD_BONE_LEFT_HAND], sizeof body_hand[0]);
-        memcpy(body_hand[1], world[CROWD_BONE_RIGHT_HAND], sizeof body_hand[1]);
         memcpy(world[CROWD_BONE_LEFT_HAND], fw[CROWD_HAND_LEFT * CROWD_HAND_BONE_COUNT], sizeof world[0]);
         memcpy(world[CROWD_BONE_RIGHT_HAND], fw[CROWD_HAND_RIGHT * CROWD_HAND_BONE_COUNT], sizeof world[0]);
     }
-    if (s->vrma.path) { /* the body only (the .vrma has no finger bones yet): the body's hands */
-        float vw[CROWD_BONE_COUNT][4];
-        memcpy(vw, world, sizeof vw);
-        if (o->hands) {
-            memcpy(vw[CROWD_BONE_LEFT_HAND], body_hand[0], sizeof vw[0]);
-            memcpy(vw[CROWD_BONE_RIGHT_HAND], body_hand[1], sizeof vw[0]);
-        }
+    if (s->vrma.path) { /* with --hands the finger bones too, as crowd pose --hands --vrma writes them */
         bool any = s->latest.has_blink || s->latest.has_mouth || s->latest.has_gaze || s->latest.scores;
-        int st = vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])vw, clip_landmarks(c, k, o->limbs.frame),
-                            o->limbs.frame, any ? &s->latest : NULL);
+        int st = o->hands ? vrma_frame_fingers(&s->vrma, t - s->t0, (const float(*)[4])world, (const float(*)[4])fw,
+                                               clip_landmarks(c, k, o->limbs.frame), o->limbs.frame, any ? &s->latest : NULL)
+                          : vrma_frame(&s->vrma, t - s->t0, (const float(*)[4])world, clip_landmarks(c, k, o->limbs.frame),
+                                       o->limbs.frame, any ? &s->latest : NULL);
         if (st != TOOL_OK) return st;
     }
     if (s->vmc) {
@@ -601,6 +595,7 @@ int cmd_stream(int argc, char **argv) {
     if (st == TOOL_OK && s.vmc && o.hands) st = vmc_set_fingers(s.vmc, &o.fingers);
     vmc_configure(s.vmc, &o.vmc_choice);
     if (st == TOOL_OK && o.vrma) st = vrma_open(&s.vrma, o.vrma, &o.limbs, 0);
+    if (st == TOOL_OK && o.vrma && o.hands) st = vrma_set_fingers(&s.vrma, &o.fingers);
     if (st == TOOL_OK && o.bones) st = trace_open(&s.out, o.bones, TRACE_BONE_HEADER);
     if (st == TOOL_OK && s.out.f && fflush(s.out.f) != 0) st = tool_error(TOOL_FAILED, "stream: cannot write the bones");
     if (st == TOOL_OK) st = run_stream(&s, &o);

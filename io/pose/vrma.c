@@ -115,9 +115,10 @@ int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4
 }
 
 int vrma_frame_fingers(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4],
-                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame) {
+                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame,
+                       const vmc_face *face) {
     uint32_t before = v->count;
-    int st = vrma_frame(v, t_s, world, landmarks, frame, NULL);
+    int st = vrma_frame(v, t_s, world, landmarks, frame, face);
     if (st != TOOL_OK || !v->fingers || v->count == before) return st;
     float *d = &v->data[(size_t)(v->count - 1) * v->stride], local[CROWD_FINGER_BONE_COUNT][4];
     vmc_convert_fingers(v->convert, world, fingers, local);

@@ -59,14 +59,17 @@ int vrma_open(vrma_writer *v, const char *path, const crowd_limbs_desc *limbs, u
  * printed). */
 int vrma_frame(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4], const float *landmarks,
                crowd_pose_frame frame, const vmc_face *face);
-/* Fingers (crowd pose --hands): before the first keyframe, adds the 30 finger bones with VRM 1.0's
- * names (leftThumbMetacarpal ... rightLittleDistal) under the hands, at vmc.h's T-pose hand,
- * each with a rotation channel: VMC's finger rotation (vmc.h) in glTF's frame, the hands'
- * channels then the fingers' refined hands. TOOL_OK or TOOL_FAILED / TOOL_BAD_INPUT (printed). */
+/* Fingers (crowd pose and stream --hands, crowd run of a rig with fingers): before the first
+ * keyframe, adds the 30 finger bones with VRM 1.0's names (leftThumbMetacarpal ...
+ * rightLittleDistal) under the hands, at vmc.h's T-pose hand, each with a rotation channel:
+ * VMC's finger rotation (vmc.h) in glTF's frame, the hands' channels then the fingers' refined
+ * hands. TOOL_OK or TOOL_FAILED / TOOL_BAD_INPUT (printed). */
 int vrma_set_fingers(vrma_writer *v, const crowd_fingers_desc *fingers);
-/* vrma_frame with the 32 hand bones' world rotations (CROWD_FIELD_FINGER_WORLD). */
+/* vrma_frame with the 32 hand bones' world rotations (CROWD_FIELD_FINGER_WORLD); `world`'s hand
+ * rows the fingers' refined hands, as crowd pose --hands passes them. */
 int vrma_frame_fingers(vrma_writer *v, double t_s, const float world[CROWD_BONE_COUNT][4],
-                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame);
+                       const float fingers[CROWD_FINGER_BONE_COUNT][4], const float *landmarks, crowd_pose_frame frame,
+                       const vmc_face *face);
 /* Writes the file (FILE.tmp, renamed). TOOL_OK or TOOL_FAILED. Frees the writer. */
 int vrma_finish(vrma_writer *v);
 /* Frees a writer without writing. Safe on one never opened. */

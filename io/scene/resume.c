@@ -159,6 +159,8 @@ static uint64_t fp_group(uint64_t h, const scene_group *g) {
     /* the track's frames are its file's part; here whether there is one and how it plays */
     h = fp_u32(h, (uint32_t)(g->face != NULL) | (uint32_t)g->face_loop << 1);
     if (g->face) h = fp_u32(h, g->face->count);
+    /* likewise a hand track (only when there is one: older scenes' parts stay as they were) */
+    if (g->hands) h = fp_u32(fp_u32(fp_u32(h, g->hands->count), (uint32_t)g->hand_offset), g->hand_loop);
     return h;
 }
 
@@ -198,7 +200,7 @@ int scene_parts_differ(const char *path, const scene *s, uint32_t rigs, const ui
         if (k < s->rig_count + s->group_count)
             return tool_error(TOOL_BAD_INPUT,
                               "%s: saved from another scene than %s: groups[%u] changed since (its instances, look keys, "
-                              "phases, blink start, pose or face clip settings)",
+                              "phases, blink start, pose, face or hand track settings)",
                               path, s->path, k - s->rig_count);
         const tool_input *in = tool_input_at(s->inputs_first + (k - s->rig_count - s->group_count));
         return tool_error(TOOL_BAD_INPUT, "%s: saved from another scene than %s: the %s %s it reads changed since (or is "

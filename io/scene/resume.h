@@ -20,9 +20,10 @@
 /* The scene's parts, each an FNV-1a 64 digest: every rig's settings (rigs[r]: each controller's
  * settings by its table, crowd_setting_info, and its entry lists), every group (instances, look
  * keys, phases, blink starts, pose clip rows and how they play, whether a face track plays and
- * its loop), then every file the scene reader read (scene.inputs_first..: pose clips, face
- * tracks, .model3.json, .cdi3.json, ...; files.h remembers each one read, so a new input is
- * covered without being listed here). Not the frame count. */
+ * its loop, and a hand track's frame count and how it plays), then every file the scene reader
+ * read (scene.inputs_first..: pose clips, face tracks, hand tracks, .model3.json, .cdi3.json,
+ * ...; files.h remembers each one read, so a new input is covered without being listed here).
+ * Not the frame count. */
 uint32_t scene_part_count(const scene *s);
 uint64_t scene_part(const scene *s, uint32_t index);
 /* FNV-1a 64 of the seed, dt, the rig and group counts and every part. */

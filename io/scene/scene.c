@@ -1,5 +1,6 @@
 #include "scene.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,35 @@ const face_track *scene_adopt_face(scene *s, face_track *track) {
     *copy = *track;
     memset(track, 0, sizeof *track);
     return copy;
+}
+
+const hand_track *scene_adopt_hands(scene *s, hand_track *track) {
+    hand_track *copy = scene_alloc(s, 1, sizeof *copy);
+    if (!copy || !own(s, track->frames) || !own(s, track->path)) {
+        if (!copy) hand_track_free(track);
+        return NULL; /* own() freed what it could not hold */
+    }
+    *copy = *track;
+    memset(track, 0, sizeof *track);
+    return copy;
+}
+
+double scene_hand_period(const hand_track *t) {
+    if (t->count < 2) return 0.0;
+    const double last = t->frames[t->count - 1].t_s;
+    return (last - t->frames[0].t_s) + (last - t->frames[t->count - 2].t_s);
+}
+
+uint32_t scene_hand_row_at(const hand_track *t, double tau, bool loop) {
+    const double first = t->frames[0].t_s, period = scene_hand_period(t);
+    if (loop && period > 0) tau = fmod(tau, period);
+    uint32_t lo = 0, hi = t->count - 1; /* the last frame with t_s - first <= tau */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (t->frames[mid].t_s - first <= tau) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip) {
@@ -118,6 +148,7 @@ void scene_rig_link(scene_rig *r, bool look, bool harmonic, bool blink, bool lim
         .motion = r->has_motion ? &r->motion : NULL,
         .expression = r->has_expression ? &r->expression : NULL,
         .pose = r->has_pose ? &r->pose : NULL,
+        .fingers = r->has_fingers ? &r->fingers : NULL,
     };
     r->lipsync.parameters = r->lipsync_parameters;
     r->face.mapping = r->face_mapping;

@@ -11,6 +11,7 @@
 #include "clip.h"
 #include "crowd.h"
 #include "face_track.h"
+#include "hand_track.h"
 
 typedef struct scene_rig {
     const char *name;
@@ -25,6 +26,8 @@ typedef struct scene_rig {
     crowd_blink_desc blink;
     const char *const *blink_parameters;
     crowd_limbs_desc limbs;
+    bool has_fingers;         /* fingers (crowd.h section 9a): the 30 finger bones from hand tracks */
+    crowd_fingers_desc fingers;
     bool has_face;            /* face tracking (crowd.h section 11): face, its mapping below */
     crowd_face_desc face;
     const crowd_face_mapping_desc *face_mapping;
@@ -88,6 +91,16 @@ typedef struct scene_group {
     bool pose_loop;
     const face_track *face; /* NULL: no face track (owned by the scene); all instances play it in step */
     bool face_loop;
+    /* a hand track (its rig has fingers), read with the rig's fingers "mirrored". With a pose
+     * clip the hands follow it: an instance showing clip row r has the hand frame in effect at
+     * the row's t_s (the last at or before it, as crowd pose --hands): hand_of_row[r], frame
+     * index + 1, 0 before the first (no hands: presence 0). Without one the track plays on its
+     * own clock from its first frame, each instance hand_offset (zero, or a draw times the
+     * track's period: world.h) into it, looping when hand_loop. */
+    const hand_track *hands; /* NULL: none (owned by the scene) */
+    const uint32_t *hand_of_row; /* [clip->row_count] when clip */
+    scene_pose_offset hand_offset;
+    bool hand_loop;
     scene_place place; /* set: from the scene's "place" */
     /* lip sync from a WAV (its rig has lip sync): each instance's level is the RMS of the
      * frame's block of the sound (crowd_lipsync_rms over [floor(t*rate), floor((t + dt)*rate)),
@@ -140,8 +153,13 @@ void *scene_alloc(scene *s, size_t count, size_t size);
 char *scene_strdup(scene *s, const char *str);
 /* Takes a loaded clip into the scene's ownership (the struct is copied; *clip is emptied). */
 const pose_clip *scene_adopt_clip(scene *s, pose_clip *clip);
-/* The same for a face track. */
+/* The same for a face track, and a hand track. */
 const face_track *scene_adopt_face(scene *s, face_track *track);
+const hand_track *scene_adopt_hands(scene *s, hand_track *track);
+/* A hand track's period (its span plus its last interval; 0 for one frame) and the frame in
+ * effect tau >= 0 s after its first (the last with t_s - first <= tau; looping over the period). */
+double scene_hand_period(const hand_track *t);
+uint32_t scene_hand_row_at(const hand_track *t, double tau, bool loop);
 
 /* The rig called name, or -1. */
 int scene_rig_index(const scene *s, const char *name);

@@ -312,6 +312,11 @@ static const spelling spellings[] = {
     {CROWD_CONTROLLER_LIMBS, "min_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
     {CROWD_CONTROLLER_LIMBS, "beta", SPELL_IN, "one_euro", 0, NULL, 0},
     {CROWD_CONTROLLER_LIMBS, "d_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FINGERS, "axis_fix", SPELL_NAMES, NULL, 0, NULL, 2}, /* as the limbs' */
+    {CROWD_CONTROLLER_FINGERS, "smoothing", SPELL_NAMES, NULL, 0, smoothing_names, 2},
+    {CROWD_CONTROLLER_FINGERS, "min_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FINGERS, "beta", SPELL_IN, "one_euro", 0, NULL, 0},
+    {CROWD_CONTROLLER_FINGERS, "d_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
     {CROWD_CONTROLLER_FACE, "smoothed_sources", SPELL_FACE_SOURCES, "smoothed", 0, NULL, 0},
     {CROWD_CONTROLLER_FACE, "min_cutoff", SPELL_IN, "one_euro", 0, NULL, 0},
     {CROWD_CONTROLLER_FACE, "beta", SPELL_IN, "one_euro", 0, NULL, 0},
@@ -709,6 +714,22 @@ static int read_limbs(jctx *c, const json_t *jl, scene_rig *rig) {
         pop(c, o);
         return st;
     }
+    return TOOL_OK;
+}
+
+/* "fingers": the settings of crowd_fingers_desc by its table (the axis fix a preset) */
+static int read_fingers(jctx *c, const json_t *jf, scene_rig *rig) {
+    TRY(check_settings_object(c, jf, CROWD_CONTROLLER_FINGERS, NULL, NULL));
+    crowd_fingers_desc *f = &rig->fingers;
+    *f = crowd_fingers_defaults();
+    TRY(read_settings(c, jf, CROWD_CONTROLLER_FINGERS, f));
+    if (!(f->bend_min < f->bend_full)) {
+        size_t o = push_key(c, "bend_min");
+        int st = fail(c, "%.9g must be below bend_full (%.9g)", (double)f->bend_min, (double)f->bend_full);
+        pop(c, o);
+        return st;
+    }
+    rig->has_fingers = true;
     return TOOL_OK;
 }
 
@@ -1142,8 +1163,8 @@ static int read_live2d(jctx *c, const json_t *jr, scene_rig *rig) {
 }
 
 static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
-    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "face", "physics",
-                                       "lipsync", "model3", "motions", "expressions", "pose", NULL};
+    static const char *const keys[] = {"name", "parameters", "look", "harmonic", "blink", "limbs", "fingers", "face",
+                                       "physics", "lipsync", "model3", "motions", "expressions", "pose", NULL};
     TRY(check_object(c, jr, keys));
     const char *name = "hiyori", *model3 = NULL;
     TRY(get_string(c, jr, "name", &name));
@@ -1161,8 +1182,9 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
         pop(c, o);
     }
     TRY(read_parameters(c, jr, rig));
-    const json_t *look, *harmonic, *blink, *limbs, *face;
+    const json_t *look, *harmonic, *blink, *limbs, *face, *fingers;
     TRY(get_object(c, jr, "face", &face));
+    TRY(get_object(c, jr, "fingers", &fingers));
     TRY(get_object(c, jr, "look", &look));
     TRY(get_object(c, jr, "harmonic", &harmonic));
     TRY(get_object(c, jr, "blink", &blink));
@@ -1186,6 +1208,11 @@ static int read_rig(jctx *c, const json_t *jr, scene_rig *rig) {
     if (limbs) {
         o = push_key(c, "limbs");
         TRY(read_limbs(c, limbs, rig));
+        pop(c, o);
+    }
+    if (fingers) {
+        o = push_key(c, "fingers");
+        TRY(read_fingers(c, fingers, rig));
         pop(c, o);
     }
     if (face) {
@@ -1300,6 +1327,50 @@ static int read_group_face(jctx *c, const json_t *jf, scene_group *g) {
         return st;
     }
     return (g->face = scene_adopt_face(c->s, &t)) ? TOOL_OK : TOOL_FAILED;
+}
+
+/* a group's "hands": {"clip": a MediaPipe Hand Landmarker or Holistic recording, "offset":
+ * "zero" | "random", "loop": true} (scene.h): read with the rig's fingers "mirrored"; with the
+ * group's pose clip the hands follow it (offset and loop are the pose's) */
+static int read_group_hands(jctx *c, const json_t *jh, const scene_rig *rig, scene_group *g) {
+    static const char *const keys[] = {"clip", "offset", "loop", NULL};
+    static const char *const offsets[] = {"zero", "random"};
+    TRY(check_object(c, jh, keys));
+    const char *name;
+    TRY(get_required_string(c, jh, "clip", &name));
+    int k = -1;
+    TRY(get_enum(c, jh, "offset", offsets, 2, &k));
+    g->hand_offset = k == 1 ? SCENE_OFFSET_RANDOM : SCENE_OFFSET_ZERO;
+    g->hand_loop = true;
+    TRY(get_bool(c, jh, "loop", &g->hand_loop));
+    if (g->clip && (k >= 0 || json_object_get(jh, "loop"))) {
+        size_t o = push_key(c, k >= 0 ? "offset" : "loop");
+        int st = fail(c, "the hands follow the group's pose clip: set its \"offset\" and \"loop\" in \"pose\"");
+        pop(c, o);
+        return st;
+    }
+    char *path = resolve(c, name);
+    if (!path) return TOOL_FAILED;
+    hand_track t;
+    hand_track_options opt = {.mirrored = rig->fingers.mirrored, .aspect = 1.0f};
+    int st = hand_track_load(path, &opt, &t);
+    if (st != TOOL_OK) {
+        size_t o = push_key(c, "clip");
+        fail(c, "\"%s\" is not a usable hand track", name);
+        pop(c, o);
+        return st;
+    }
+    if (!(g->hands = scene_adopt_hands(c->s, &t))) return TOOL_FAILED;
+    if (!g->clip) return TOOL_OK;
+    /* each pose row's hand frame: the last at or before the row's t_s (both ascending) */
+    uint32_t *of_row = scene_alloc(c->s, g->clip->row_count, sizeof *of_row);
+    if (!of_row) return TOOL_FAILED;
+    for (uint32_t r = 0, next = 0; r < g->clip->row_count; r++) {
+        while (next < g->hands->count && g->hands->frames[next].t_s <= g->clip->t_s[r]) next++;
+        of_row[r] = next;
+    }
+    g->hand_of_row = of_row;
+    return TOOL_OK;
 }
 
 /* [a, b], two finite numbers (b > 0 and a > 0 with positive) */
@@ -1435,8 +1506,8 @@ static int read_group_expression(jctx *c, const json_t *jg, const scene_rig *rig
 }
 
 static int read_group(jctx *c, const json_t *jg, scene_group *g) {
-    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "face", "place",
-                                       "audio", "motion", "expression", NULL};
+    static const char *const keys[] = {"rig", "count", "look", "harmonic_phase", "blink_start", "pose", "hands", "face",
+                                       "place", "audio", "motion", "expression", NULL};
     TOOL_ENUM_NAMES(phases, harmonic_phase, crowd_harmonic_phase, 0, CROWD_HARMONIC_PHASE_COUNT);
     TOOL_ENUM_NAMES(starts, blink_start, crowd_blink_start, 0, CROWD_BLINK_START_COUNT);
     TRY(check_object(c, jg, keys));
@@ -1480,6 +1551,14 @@ static int read_group(jctx *c, const json_t *jg, scene_group *g) {
         o = push_key(c, "pose");
         if (!rig->rig_desc.limbs) return fail(c, "rig \"%s\" has no limbs", rig->name);
         TRY(read_pose(c, pose, g));
+        pop(c, o);
+    }
+    const json_t *hands;
+    TRY(get_object(c, jg, "hands", &hands));
+    if (hands) {
+        o = push_key(c, "hands");
+        if (!rig->rig_desc.fingers) return fail(c, "rig \"%s\" has no fingers (a rig's \"fingers\" settings)", rig->name);
+        TRY(read_group_hands(c, hands, rig, g));
         pop(c, o);
     }
     if (face) {

@@ -1,5 +1,6 @@
 #include "simulate.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
@@ -7,7 +8,16 @@
 #include "resume.h"
 #include "ticker.h"
 
-/* Trace lines of instances lo .. hi-1. */
+/* A finger bone's name in the traces: "left_thumb_metacarpal" ... "right_little_distal" (index
+ * as CROWD_FIELD_FINGER_WORLD's; the hands: "left_hand", "right_hand", the body's names). */
+static const char *finger_name(uint32_t b, char buf[48]) {
+    snprintf(buf, 48, "%s_%s", crowd_hand_name((crowd_hand)(b / CROWD_HAND_BONE_COUNT)),
+             crowd_hand_bone_name((crowd_hand_bone)(b % CROWD_HAND_BONE_COUNT)));
+    return buf;
+}
+
+/* Trace lines of instances lo .. hi-1. A rig with fingers writes crowd pose --hands' rows: the
+ * hand rows the fingers' refined hands, then the 30 finger bones. */
 static void write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k, uint32_t lo, uint32_t hi) {
     const scene *s = w->scene;
     for (uint32_t i = lo; i < hi; i++) {
@@ -19,11 +29,43 @@ static void write_traces(const world *w, trace_file *parameters, trace_file *bon
                 trace_parameter(parameters, k, w->first + i, sr->parameters[p].id, wr->out[p][row]);
         if (bones && wr->limbs && !wr->local_only) /* (callers refuse a local-only rig: scene_rig_without) */
             for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
-                float q[4] = {wr->bone_world[b][0][row], wr->bone_world[b][1][row], wr->bone_world[b][2][row],
-                              wr->bone_world[b][3][row]};
+                float *const(*src)[4] = wr->bone_world;
+                uint32_t from = b;
+                if (wr->fingers && (b == CROWD_BONE_LEFT_HAND || b == CROWD_BONE_RIGHT_HAND))
+                    src = wr->finger_world, from = (b == CROWD_BONE_RIGHT_HAND ? CROWD_HAND_RIGHT : CROWD_HAND_LEFT) *
+                                                   CROWD_HAND_BONE_COUNT;
+                float q[4] = {src[from][0][row], src[from][1][row], src[from][2][row], src[from][3][row]};
                 trace_bone(bones, k, w->first + i, crowd_bone_name((crowd_bone)b), q);
             }
+        if (bones && wr->fingers)
+            for (uint32_t b = 0; b < CROWD_FINGER_BONE_COUNT; b++) {
+                if (b % CROWD_HAND_BONE_COUNT == CROWD_HAND_BONE_HAND && wr->limbs) continue; /* the hand rows above */
+                float q[4] = {wr->finger_world[b][0][row], wr->finger_world[b][1][row], wr->finger_world[b][2][row],
+                              wr->finger_world[b][3][row]};
+                char name[48];
+                trace_bone(bones, k, w->first + i, finger_name(b, name), q);
+            }
     }
+}
+
+/* Instance i's 15 bone rotations of a kind (BONE_WORLD or BONE_LOCAL) and, for a rig with
+ * fingers, its 32 hand bones' of the same kind with the body's hand rows replaced by the
+ * fingers' refined hands (as crowd pose --hands writes them); *has_fingers says which. */
+static int get_bones(const world *w, uint32_t i, bool local, float q[CROWD_BONE_COUNT][4],
+                     float fingers[CROWD_FINGER_BONE_COUNT][4], bool *has_fingers) {
+    crowd_result res = CROWD_OK;
+    crowd_instance h = w->handles[i];
+    for (uint32_t b = 0; res == CROWD_OK && b < CROWD_BONE_COUNT; b++)
+        res = crowd_get(w->engine, h, local ? CROWD_FIELD_BONE_LOCAL : CROWD_FIELD_BONE_WORLD, b, q[b]);
+    *has_fingers = w->rigs[w->rig_of[i]].fingers;
+    for (uint32_t b = 0; res == CROWD_OK && *has_fingers && b < CROWD_FINGER_BONE_COUNT; b++)
+        res = crowd_get(w->engine, h, local ? CROWD_FIELD_FINGER_LOCAL : CROWD_FIELD_FINGER_WORLD, b, fingers[b]);
+    if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bones)");
+    if (*has_fingers) {
+        memcpy(q[CROWD_BONE_LEFT_HAND], fingers[CROWD_HAND_LEFT * CROWD_HAND_BONE_COUNT], sizeof q[0]);
+        memcpy(q[CROWD_BONE_RIGHT_HAND], fingers[CROWD_HAND_RIGHT * CROWD_HAND_BONE_COUNT], sizeof q[0]);
+    }
+    return TOOL_OK;
 }
 
 void simulate_write_traces(const world *w, trace_file *parameters, trace_file *bones, uint32_t k) {
@@ -33,13 +75,12 @@ void simulate_write_traces(const world *w, trace_file *parameters, trace_file *b
 static int write_bvh(const world *w, const sim_options *o) {
     uint32_t i = o->bvh_instance, row = w->row[i];
     const world_rig *wr = &w->rigs[w->rig_of[i]];
-    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4];
+    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4], fingers[CROWD_FINGER_BONE_COUNT][4];
     for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
-    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
-        crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BONE_LOCAL, b, q[b]);
-        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bone_local)");
-    }
-    bvh_frame(o->bvh, lm, (const float(*)[4])q);
+    bool has_fingers;
+    int st = get_bones(w, i, true, q, fingers, &has_fingers);
+    if (st != TOOL_OK) return st;
+    bvh_frame_hands(o->bvh, lm, (const float(*)[4])q, has_fingers ? (const float(*)[4])fingers : NULL);
     return TOOL_OK;
 }
 
@@ -102,36 +143,36 @@ static bool has_face(const vmc_face *f) { return f->has_blink || f->has_mouth ||
 static int write_vrma(const world *w, const sim_options *o, const face_source *fs, uint32_t k) {
     uint32_t i = o->bvh_instance, row = w->row[i];
     const world_rig *wr = &w->rigs[w->rig_of[i]];
-    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4], scores[CROWD_FACE_SCORE_COUNT];
+    float lm[CLIP_FLOATS], q[CROWD_BONE_COUNT][4], scores[CROWD_FACE_SCORE_COUNT], fingers[CROWD_FINGER_BONE_COUNT][4];
     for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
-    for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++) {
-        crowd_result res = crowd_get(w->engine, w->handles[i], CROWD_FIELD_BONE_WORLD, b, q[b]);
-        if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (bone_world)");
-    }
-    vmc_face face;
-    int st = read_face(w, i, fs, &face, scores);
+    bool has_fingers;
+    int st = get_bones(w, i, false, q, fingers, &has_fingers);
     if (st != TOOL_OK) return st;
-    return vrma_frame(o->vrma, (double)(k - 1) * (double)o->dt, (const float(*)[4])q, lm,
-                      w->scene->rigs[w->rig_of[i]].limbs.frame, has_face(&face) ? &face : NULL);
+    vmc_face face;
+    if ((st = read_face(w, i, fs, &face, scores)) != TOOL_OK) return st;
+    const double t = (double)(k - 1) * (double)o->dt;
+    const crowd_pose_frame frame = w->scene->rigs[w->rig_of[i]].limbs.frame;
+    if (has_fingers)
+        return vrma_frame_fingers(o->vrma, t, (const float(*)[4])q, (const float(*)[4])fingers, lm, frame,
+                                  has_face(&face) ? &face : NULL);
+    return vrma_frame(o->vrma, t, (const float(*)[4])q, lm, frame, has_face(&face) ? &face : NULL);
 }
 
 /* After tick k: instance vmc_instance over VMC, at (k-1)*dt. */
 static int send_vmc(const world *w, const sim_options *o, const face_source *fs, uint32_t k) {
-    crowd_instance h = w->handles[o->vmc_instance];
-    float q[CROWD_BONE_COUNT][4], scores[CROWD_FACE_SCORE_COUNT];
-    crowd_result res = CROWD_OK;
-    for (uint32_t b = 0; res == CROWD_OK && b < CROWD_BONE_COUNT; b++)
-        res = crowd_get(w->engine, h, CROWD_FIELD_BONE_WORLD, b, q[b]);
-    if (res != CROWD_OK) return tool_engine_error(TOOL_FAILED, w->engine, res, "crowd_get (vmc)");
+    float q[CROWD_BONE_COUNT][4], scores[CROWD_FACE_SCORE_COUNT], fingers[CROWD_FINGER_BONE_COUNT][4];
     uint32_t i = o->vmc_instance, row = w->row[i];
+    bool has_fingers;
+    int st = get_bones(w, i, false, q, fingers, &has_fingers);
+    if (st != TOOL_OK) return st;
     const world_rig *wr = &w->rigs[w->rig_of[i]];
     float lm[CLIP_FLOATS];
     for (uint32_t c = 0; c < CLIP_FLOATS; c++) lm[c] = wr->pose[c][row];
     vmc_face face;
-    int st = read_face(w, i, fs, &face, scores);
-    if (st != TOOL_OK) return st;
+    if ((st = read_face(w, i, fs, &face, scores)) != TOOL_OK) return st;
     vmc_frame f = {.world = (const float(*)[4])q, .landmarks = lm, .frame = w->scene->rigs[w->rig_of[i]].limbs.frame,
-                   .face = has_face(&face) ? &face : NULL, .t_s = (double)(k - 1) * (double)o->dt};
+                   .face = has_face(&face) ? &face : NULL, .t_s = (double)(k - 1) * (double)o->dt,
+                   .fingers = has_fingers ? (const float(*)[4])fingers : NULL};
     return vmc_send_frame(o->vmc, &f);
 }
 

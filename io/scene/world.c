@@ -55,7 +55,25 @@ static int fetch_columns(world *w, uint32_t r) {
             if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_POSE, 0, c, &wr->pose[c], &count)) != CROWD_OK)
                 return engine_failed(w, res, "crowd_rig_column (pose)");
     }
+    if (wr->fingers) {
+        for (uint32_t h = 0; h < CROWD_HAND_COUNT; h++)
+            for (uint32_t c = 0; c < CROWD_HAND_FLOATS; c++)
+                if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_HAND_LANDMARKS, h, c, &wr->hands[h][c], &count)) !=
+                    CROWD_OK)
+                    return engine_failed(w, res, "crowd_rig_column (hand landmarks)");
+        for (uint32_t b = 0; b < CROWD_FINGER_BONE_COUNT; b++)
+            for (uint32_t c = 0; c < 4; c++)
+                if ((res = crowd_rig_column(w->engine, wr->rig, CROWD_FIELD_FINGER_WORLD, b, c, &wr->finger_world[b][c],
+                                            &count)) != CROWD_OK)
+                    return engine_failed(w, res, "crowd_rig_column (finger bones)");
+    }
     return TOOL_OK;
+}
+
+/* The hand landmarks of hand frame `at` (frame index + 1; 0: none yet, presence 0) of a track. */
+static const float (*hand_frame_at(const hand_track *t, uint32_t at))[CROWD_HAND_FLOATS] {
+    static const float none[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+    return at ? (const float(*)[CROWD_HAND_FLOATS])t->frames[at - 1].hands : none;
 }
 
 /* Centers, then the draws of world.h's order, for the instances of group g. */
@@ -90,6 +108,11 @@ static int setup_group(world *w, uint32_t g) {
             if ((res = crowd_instance_random(w->engine, w->handles[i], 1, &u)) != CROWD_OK)
                 return engine_failed(w, res, "crowd_instance_random");
             w->pose_offset[i] = (double)u * clip_period(sg->clip);
+        } else if (!sg->clip && sg->hands && sg->hand_offset == SCENE_OFFSET_RANDOM) {
+            float u;
+            if ((res = crowd_instance_random(w->engine, w->handles[i], 1, &u)) != CROWD_OK)
+                return engine_failed(w, res, "crowd_instance_random");
+            w->pose_offset[i] = (double)u * scene_hand_period(sg->hands);
         }
     }
     return TOOL_OK;
@@ -139,6 +162,23 @@ static int check_direct_writes(world *w, uint32_t g) {
         if ((res = crowd_set(w->engine, h, CROWD_FIELD_POSE, 0, saved)) != CROWD_OK)
             return engine_failed(w, res, "crowd_set (pose)");
     }
+    if (sg->hands) {
+        float saved[CROWD_HAND_COUNT][CROWD_HAND_FLOATS];
+        for (uint32_t k = 0; k < CROWD_HAND_COUNT; k++)
+            if ((res = crowd_get(w->engine, h, CROWD_FIELD_HAND_LANDMARKS, k, saved[k])) != CROWD_OK)
+                return engine_failed(w, res, "crowd_get (hand landmarks)");
+        for (uint32_t f = 0; f < sg->hands->count; f++)
+            for (uint32_t k = 0; k < CROWD_HAND_COUNT; k++)
+                if ((res = crowd_set(w->engine, h, CROWD_FIELD_HAND_LANDMARKS, k, sg->hands->frames[f].hands[k])) != CROWD_OK) {
+                    char what[2400];
+                    snprintf(what, sizeof what, "%s: groups[%u].hands.clip: %s:%u: the %s hand, which the engine refuses",
+                             w->scene->path, g, sg->hands->path, sg->hands->frames[f].line, crowd_hand_name((crowd_hand)k));
+                    return tool_engine_error(TOOL_BAD_INPUT, w->engine, res, what);
+                }
+        for (uint32_t k = 0; k < CROWD_HAND_COUNT; k++)
+            if ((res = crowd_set(w->engine, h, CROWD_FIELD_HAND_LANDMARKS, k, saved[k])) != CROWD_OK)
+                return engine_failed(w, res, "crowd_set (hand landmarks)");
+    }
     return TOOL_OK;
 }
 
@@ -172,8 +212,8 @@ uint64_t world_memory_budget(void) {
 }
 
 /* Bytes per instance this program keeps besides the engine's: handle, row, rig, jitter, pose
- * offset, clip row, scratch, and the look centres setup_group passes. */
-#define WORLD_BYTES_PER_INSTANCE (8 + 4 + 4 + 12 + 8 + 4 + 4 + 12)
+ * offset, clip row, hand row, scratch, and the look centres setup_group passes. */
+#define WORLD_BYTES_PER_INSTANCE (8 + 4 + 4 + 12 + 8 + 4 + 4 + 4 + 12)
 
 /* The instances of group g that fall in [first, first + count): [*lo, *hi) in scene numbers. */
 static void group_overlap(const scene *s, uint32_t g, uint32_t first, uint32_t count, uint64_t *lo, uint64_t *hi) {
@@ -292,6 +332,7 @@ int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threa
         if (res != CROWD_OK) return rejected(w, res, "rigs[%u] (\"%s\")", sr->name, r);
         w->rigs[r].limbs = sr->rig_desc.limbs != NULL;
         w->rigs[r].local_only = w->rigs[r].limbs && !scene_rig_stores(sr, CROWD_FIELD_BONE_WORLD);
+        w->rigs[r].fingers = sr->has_fingers; /* (a host may set rig_desc.fingers itself: web/src/demo_rig.c) */
         if (!(w->rigs[r].out = tool_calloc(sr->parameter_count, sizeof *w->rigs[r].out))) return TOOL_FAILED;
     }
     int st = check_memory(w, count);
@@ -305,9 +346,10 @@ int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threa
     w->pose_offset = tool_calloc(n, sizeof *w->pose_offset);
     w->key = tool_calloc(s->group_count, sizeof *w->key);
     w->clip_row = tool_calloc(n, sizeof *w->clip_row);
+    w->hand_row = tool_calloc(n, sizeof *w->hand_row);
     w->changed = tool_calloc(n, sizeof *w->changed);
     if (!w->handles || !w->row || !w->rig_of || !w->group_first || !w->jitter || !w->pose_offset || !w->key ||
-        !w->clip_row || !w->changed)
+        !w->clip_row || !w->hand_row || !w->changed)
         return TOOL_FAILED;
     /* reserve each rig's total first: one allocation per rig */
     for (uint32_t r = 0; r < s->rig_count; r++) {
@@ -335,7 +377,7 @@ int world_create_range(world *w, const scene *s, crowd_simd simd, uint32_t threa
             return rejected(w, res, "groups[%u] (rig \"%s\")", s->rigs[sg->rig].name, g);
         for (uint32_t i = next; i < next + local; i++) {
             w->rig_of[i] = sg->rig;
-            w->clip_row[i] = UINT32_MAX;
+            w->clip_row[i] = w->hand_row[i] = UINT32_MAX;
             if ((res = crowd_instance_info(w->engine, w->handles[i], NULL, NULL, &w->row[i])) != CROWD_OK)
                 return engine_failed(w, res, "crowd_instance_info");
         }
@@ -392,7 +434,7 @@ int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, 
         seen[first_row[r] + row] = 1;
         w->row[i] = row;
         w->handles[i] = handles[i];
-        w->clip_row[i] = UINT32_MAX; /* the next frame writes every pose again */
+        w->clip_row[i] = w->hand_row[i] = UINT32_MAX; /* the next frame writes every pose and hand again */
     }
     free(first_row);
     free(seen);
@@ -418,6 +460,7 @@ void world_destroy(world *w) {
     free(w->pose_offset);
     free(w->key);
     free(w->clip_row);
+    free(w->hand_row);
     free(w->changed);
     memset(w, 0, sizeof *w);
 }
@@ -457,6 +500,31 @@ static void feed_pose(world *w, uint32_t g, double tau) {
             uint32_t i = w->changed[k];
             col[w->row[i]] = clip_landmarks(clip, w->clip_row[i], frame)[c];
         }
+    }
+}
+
+/* The group's hand frames (scene.h: its clip row's, after feed_pose, or on the track's clock at
+ * tau + the instance's offset) into the hand landmark columns of the instances whose frame
+ * changed (zero-copy: check_direct_writes put every frame through crowd_set once). */
+static void feed_hands(world *w, uint32_t g, double tau) {
+    const scene_group *sg = &w->scene->groups[g];
+    world_rig *wr = &w->rigs[sg->rig];
+    uint32_t changed = 0;
+    for (uint32_t i = w->group_first[g]; i < w->group_first[g + 1]; i++) {
+        uint32_t at = sg->clip ? sg->hand_of_row[w->clip_row[i]]
+                               : scene_hand_row_at(sg->hands, tau + w->pose_offset[i], sg->hand_loop) + 1;
+        if (at != w->hand_row[i]) {
+            w->hand_row[i] = at;
+            w->changed[changed++] = i;
+        }
+    }
+    /* instance by instance: a frame's 128 floats are read in one run, and the 128 columns'
+     * cache lines at neighbouring rows stay in cache for the next instances */
+    float *const *cols = &wr->hands[0][0]; /* [CROWD_HAND_COUNT * CROWD_HAND_FLOATS] */
+    for (uint32_t k = 0; k < changed; k++) {
+        uint32_t i = w->changed[k], row = w->row[i];
+        const float *src = (const float *)hand_frame_at(sg->hands, w->hand_row[i]); /* both hands, in a row */
+        for (uint32_t c = 0; c < CROWD_HAND_COUNT * CROWD_HAND_FLOATS; c++) cols[c][row] = src[c];
     }
 }
 
@@ -521,6 +589,7 @@ void world_prepare_frame(world *w, uint32_t k, float dt) {
             }
         }
         if (sg->clip) feed_pose(w, g, tau);
+        if (sg->hands) feed_hands(w, g, tau);
         if (sg->face) feed_face(w, g, tau);
         if (sg->audio) feed_audio(w, g, tau, dt);
     }
@@ -535,6 +604,9 @@ uint64_t world_instance_digest(const world *w, uint32_t i) {
         for (uint32_t b = 0; b < CROWD_BONE_COUNT; b++)
             for (uint32_t c = 0; c < 4; c++)
                 h = fnv1a64_float(h, (wr->local_only ? wr->bone_local : wr->bone_world)[b][c][row]);
+    if (wr->fingers)
+        for (uint32_t b = 0; b < CROWD_FINGER_BONE_COUNT; b++)
+            for (uint32_t c = 0; c < 4; c++) h = fnv1a64_float(h, wr->finger_world[b][c][row]);
     return h;
 }
 

@@ -5,7 +5,9 @@
  * group. Per instance, right after its group is added, in this order, from the instance's own
  * generator (crowd_instance_random): 3 draws u for the look jitter when the group's jitter r is
  * > 0, offset_c = (2u - 1) * r in float32 for c = x, y, z; then 1 draw u for a random pose
- * offset, offset = u * period of the clip (seconds, double; see clip.h); then, for a group's
+ * offset, offset = u * period of the clip (seconds, double; see clip.h), or for a group with a
+ * hand track but no pose clip and "offset": "random", u * the track's period
+ * (scene_hand_period); then, for a group's
  * Live2D motion (scene.h), 1 draw u for a random clip (clip k = floor(u * clips) of the
  * group's range) and 1 draw u for a jittered speed. */
 #ifndef CROWD_TOOLS_WORLD_H
@@ -28,6 +30,9 @@ typedef struct world_rig {
     float *bone_local[CROWD_BONE_COUNT][4];   /* local_only rigs only (for the checksum) */
     float *pose[CLIP_FLOATS];                 /* limbs only */
     float *look_target[3], *look_active;      /* look only */
+    bool fingers;                             /* the scene rig has "fingers" (crowd.h section 9a) */
+    float *hands[CROWD_HAND_COUNT][CROWD_HAND_FLOATS]; /* fingers only: CROWD_FIELD_HAND_LANDMARKS */
+    float *finger_world[CROWD_FINGER_BONE_COUNT][4];   /* fingers only */
 } world_rig;
 
 typedef struct world {
@@ -41,9 +46,10 @@ typedef struct world {
     uint32_t *rig_of;         /* [instance_count] the instance's scene rig */
     uint32_t *group_first;    /* [group_count + 1] first instance of each group */
     float *jitter;            /* [instance_count * 3] */
-    double *pose_offset;      /* [instance_count] seconds */
+    double *pose_offset;      /* [instance_count] seconds (a group with hands but no pose: the hands') */
     int *key;                 /* [group_count] look key in effect, -1 before the first */
     uint32_t *clip_row;       /* [instance_count] clip row last written, UINT32_MAX none */
+    uint32_t *hand_row;       /* [instance_count] hand frame + 1 last written (0: none yet), UINT32_MAX none */
     uint32_t *changed;        /* scratch [instance_count] */
 } world;
 
@@ -70,7 +76,8 @@ void world_destroy(world *w);
 int world_adopt(world *w, const crowd_rig *rigs, const crowd_instance *handles, const char *what);
 
 /* Before tick k (k = 1, 2, ...): applies the look keys in effect at (k-1)*dt (double, from the
- * float32 dt) and writes each posed instance's clip row in effect at (k-1)*dt + its offset. */
+ * float32 dt), writes each posed instance's clip row in effect at (k-1)*dt + its offset and its
+ * hand frame (scene.h: the one of its clip row, or on the track's own clock). */
 void world_prepare_frame(world *w, uint32_t k, float dt);
 
 /* The scene's instance count; UINT32_MAX above 2^30. */
@@ -89,7 +96,9 @@ int world_trim(world *w, uint32_t first, uint32_t count);
 /* The checksum (tools/README.md, "The run checksum"): instance i's digest d_i is FNV-1a 64
  * over the bytes (little-endian IEEE binary32) of its output parameters (the rig's parameter
  * order), then for rigs with limbs its 15 bone world rotations (x, y, z, w in crowd_bone
- * order; local rotations for a rig whose limbs "outputs" is "local"); the checksum of instances 0 .. N-1 is the polynomial sum over i of
+ * order; local rotations for a rig whose limbs "outputs" is "local"), then for rigs with fingers
+ * its 32 hand bone world rotations (CROWD_FIELD_FINGER_WORLD's order); the checksum of
+ * instances 0 .. N-1 is the polynomial sum over i of
  * d_i * CHECKSUM_BASE^(N-1-i) mod 2^64 (checksum.h), which combines from the parts of
  * consecutive ranges in order. */
 uint64_t world_instance_digest(const world *w, uint32_t i);

@@ -1,5 +1,7 @@
 // The finger bones `crowd pose --hands --vmc` sends, received by the npm package `osc`:
-//   node vmc_fingers.mjs OSC_NPM_DIR CROWD CLIP.csv HANDS.ndjson HANDS.txt ROWS
+//   node vmc_fingers.mjs OSC_NPM_DIR CROWD CLIP.csv HANDS.ndjson HANDS.txt ROWS [SCENE.json K]
+// (with SCENE.json and K: what `crowd run SCENE --vmc --instance K` sends, a scene whose group
+// plays the same clip and hands with a rig with fingers)
 // HANDS.txt holds per row the 2 x 21 hand landmarks (left, then right) in the engine frame.
 // Checks, per bundle: the body's 15 bones and the 30 finger bones each once, by Unity's
 // HumanBodyBones names (LeftThumbProximal ... RightLittleDistal: the thumb one joint off VRM
@@ -13,7 +15,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const [oscDir, crowd, clip, handsFile, handsTxt, rowsText] = process.argv.slice(2);
+const [oscDir, crowd, clip, handsFile, handsTxt, rowsText, sceneFile, instance] = process.argv.slice(2);
 const osc = createRequire(path.resolve(oscDir, 'x.js'))('osc');
 let failures = 0;
 const fail = (m) => { if (failures++ < 20) console.error('vmc_fingers: ' + m); };
@@ -62,14 +64,15 @@ port.on('osc', (p) => bundles.push(p));
 port.on('error', (e) => fail(`osc: ${e.message || e}`));
 await new Promise((resolve) => { port.on('ready', resolve); port.open(); });
 const where = `127.0.0.1:${port.socket.address().port}`;
-const child = spawn(crowd, ['pose', clip, '--frame', 'engine', '--hands', handsFile, '--hand-threshold', '0', '--vmc', where,
-  '--realtime'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const args = sceneFile ? ['run', sceneFile, '--vmc', where, '--instance', instance, '--realtime', '--quiet']
+  : ['pose', clip, '--frame', 'engine', '--hands', handsFile, '--hand-threshold', '0', '--vmc', where, '--realtime'];
+const child = spawn(crowd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 let err = '';
 child.stderr.on('data', (d) => { err += d; });
 const code = await new Promise((resolve) => child.on('close', resolve));
 await new Promise((r) => setTimeout(r, 300));
 port.close();
-if (code !== 0) fail(`crowd pose exited ${code}: ${err}`);
+if (code !== 0) fail(`crowd ${args[0]} exited ${code}: ${err}`);
 if (bundles.length !== rows) fail(`${bundles.length} bundles, expected ${rows}`);
 
 let worst = 0, checked = 0;
