@@ -166,6 +166,8 @@ typedef struct run_result {
     outside out[64];
     long out_count;
     long lanes_differ, updated_differ, level_differ, starts_refused;
+    long blink_runs, blink_off; /* ticks the sample ran its blink; instances whose wait is not
+                                   the first wait counted down on exactly those ticks */
     /* physics alone (a rig of physics only): on the sample's own inputs (the angles the trace
      * records: physics writes none of them, so they are what it read), its worst error against
      * the trace; on the full rig's values before physics, the outputs that differ from the
@@ -515,6 +517,15 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
             for (uint32_t i = 0; i < N; i++) r->starts_refused += !started[i];
         }
     }
+    /* the blink ran on exactly the ticks the sample ran it (its wait counted down by dt on
+     * each, from the wait written at the start), and it never closed, as the sample's did not */
+    float want_clock = clock[0];
+    for (uint32_t k = 0; k < t.frames; k++)
+        if (cell(&t, k, col_updated) == 0) want_clock -= (float)t.dt[k], r->blink_runs++;
+    float got_clock[N], got_phase[N];
+    OK(e, crowd_instances_get(e, CROWD_FIELD_BLINK_CLOCK, 0, h, N, got_clock));
+    OK(e, crowd_instances_get(e, CROWD_FIELD_BLINK_PHASE, 0, h, N, got_phase));
+    for (uint32_t i = 0; i < N; i++) r->blink_off += fbits(got_clock[i]) != fbits(want_clock) || got_phase[i] != 0;
     free(start_clip);
     free(level);
     crowd_engine_destroy(pe);
@@ -551,10 +562,10 @@ static void test_full_haru(void **state) {
     if (r.alone_differ || !(r.alone_err <= 1e-4 * r.alone_range))
         FAILF("physics alone: %ld outputs differ from the full rig's on its inputs, worst %.3g on the sample's",
               r.alone_differ, r.alone_err);
-    if (r.lanes_differ || r.updated_differ || r.level_differ || r.starts_refused)
+    if (r.lanes_differ || r.updated_differ || r.level_differ || r.starts_refused || r.blink_off || r.blink_runs != 2)
         FAILF("%ld lane values differ from row 0, motion_updated off on %ld, lip sync level off on %ld frames, %ld "
-              "starts refused",
-              r.lanes_differ, r.updated_differ, r.level_differ, r.starts_refused);
+              "starts refused, %ld blink states off after %ld runs",
+              r.lanes_differ, r.updated_differ, r.level_differ, r.starts_refused, r.blink_off, r.blink_runs);
     for (int g = 0; g < G_COUNT; g++)
         if (r.g[g].values == 0) FAILF("%s: nothing compared", group_name[g]);
     if (r.out_count) FAILF("%ld values outside their tolerance (listed above)", r.out_count);
@@ -569,7 +580,7 @@ static void test_blink_override_order(void **state) {
     run_result r;
     run_trace(CROWD_BLEND_OVERRIDE, false, &r);
     print_result("full Haru (blink override)", &r);
-    assert_int_equal(r.lanes_differ + r.updated_differ + r.level_differ + r.starts_refused, 0);
+    assert_int_equal(r.lanes_differ + r.updated_differ + r.level_differ + r.starts_refused + r.blink_off, 0);
     assert_int_equal(r.out_count, 2);
     for (int k = 0; k < 2; k++) {
         const outside *o = &r.out[k];
