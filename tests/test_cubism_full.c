@@ -258,8 +258,10 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
         int p = param_of(&t, id);
         assert_true(p >= 0);
         double range = (double)t.maximum[p] - t.minimum[p];
-        double offset = json_number_value(json_object_get(b, "offset")), peak = json_number_value(json_object_get(b, "peak"));
-        double cycle = json_number_value(json_object_get(b, "cycle")), weight = json_number_value(json_object_get(b, "weight"));
+        double offset = json_number_value(json_object_get(b, "offset"));
+        double peak = json_number_value(json_object_get(b, "peak"));
+        double cycle = json_number_value(json_object_get(b, "cycle"));
+        double weight = json_number_value(json_object_get(b, "weight"));
         sines[k] = crowd_harmonic_parameter_defaults(id);
         sines[k].origin = (float)((offset * weight - t.minimum[p]) / range);
         sines[k].range = (float)(peak * weight / range);
@@ -276,7 +278,8 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
         crowd_look_parameter_defaults("ParamAngleX"), crowd_look_parameter_defaults("ParamAngleY"),
         crowd_look_parameter_defaults("ParamBodyAngleX"), crowd_look_parameter_defaults("ParamEyeBallX"),
         crowd_look_parameter_defaults("ParamEyeBallY")};
-    gaze[0].factor = 30, gaze[1].axis = CROWD_AXIS_Y, gaze[1].factor = 30, gaze[2].factor = 10, gaze[4].axis = CROWD_AXIS_Y;
+    gaze[0].factor = 30, gaze[1].axis = CROWD_AXIS_Y, gaze[1].factor = 30, gaze[2].factor = 10;
+    gaze[4].axis = CROWD_AXIS_Y;
     crowd_look_desc look = crowd_look_defaults();
     look.parameters = gaze, look.parameter_count = 5;
 
@@ -300,8 +303,10 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
     const crowd_physics_desc *ph = rd.physics;
     const char *phys_ids[128];
     uint32_t phys_count = 0;
-    for (uint32_t k = 0; k < ph->input_count && phys_count < 128; k++) phys_ids[phys_count++] = ph->inputs[k].parameter;
-    for (uint32_t k = 0; k < ph->output_count && phys_count < 128; k++) phys_ids[phys_count++] = ph->outputs[k].parameter;
+    for (uint32_t k = 0; k < ph->input_count && phys_count < 128; k++)
+        phys_ids[phys_count++] = ph->inputs[k].parameter;
+    for (uint32_t k = 0; k < ph->output_count && phys_count < 128; k++)
+        phys_ids[phys_count++] = ph->outputs[k].parameter;
     const crowd_lipsync_desc *lip = rd.lipsync;
     for (uint32_t k = 0; k < lip->parameter_count; k++) {
         if (in_list(lip->parameters[k], phys_ids, phys_count))
@@ -378,6 +383,7 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
         json_t *js = json_array_get(starts, s);
         const char *group = json_string_value(json_object_get(js, "group"));
         uint32_t no = (uint32_t)json_integer_value(json_object_get(js, "no")), first = 0, count = 0;
+        if (!group) FAILF("motionStarts[%zu] has no group", s);
         bool found = false;
         for (uint32_t g = 0; g < crowd_io_live2d_motion_group_count(m); g++) {
             const char *name = crowd_io_live2d_motion_group(m, g, &first, &count);
@@ -390,7 +396,10 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
         start_clip[s] = first + no;
         const char *file = json_string_value(json_object_get(js, "file"));
         const char *ours = crowd_io_live2d_motion_file(m, start_clip[s]);
-        if (!ours || !strstr(ours, strrchr(file, '/') + 1)) FAILF("motionStarts[%zu]: %s, the library has %s", s, file, ours);
+        if (!file) FAILF("motionStarts[%zu] has no file", s);
+        const char *base = strrchr(file, '/');
+        if (!ours || !strstr(ours, base ? base + 1 : file))
+            FAILF("motionStarts[%zu]: %s, the library has %s", s, file, ours);
         if (!json_is_true(json_object_get(js, "started"))) FAILF("motionStarts[%zu] was refused in the trace", s);
         const char *sound = crowd_io_live2d_motion_sound(m, start_clip[s]);
         json_t *jsound = json_object_get(js, "sound");
@@ -414,8 +423,10 @@ static void run_trace(crowd_blend blink_blend, bool decompose, run_result *r) {
     double blink_r = -1;
     size_t u;
     json_t *ju;
-    json_array_foreach(used, u, ju) if (strstr(json_string_value(json_object_get(ju, "consumer")), "EyeBlink") && blink_r < 0)
-        blink_r = json_number_value(json_object_get(ju, "value"));
+    json_array_foreach(used, u, ju) {
+        if (strstr(json_string_value(json_object_get(ju, "consumer")), "EyeBlink") && blink_r < 0)
+            blink_r = json_number_value(json_object_get(ju, "value"));
+    }
     if (blink_r < 0) FAILF("the trace records no eye blink draw");
     float clock[N], zero[N];
     for (uint32_t i = 0; i < N; i++) clock[i] = (float)(blink_r * (2 * 4.0 - 1) + t.dt[0]), zero[i] = 0;
