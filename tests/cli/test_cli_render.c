@@ -58,7 +58,7 @@ static void expect_drawn(const picture *p) {
         fail_msg("the picture looks blank: %zu of %zu pixels drawn, %zu colours", off, n, distinct);
 }
 
-static void default_crowd_picture(void **state) {
+static void test_default_crowd_picture(void **state) {
     (void)state;
     const char *out = cli_path("crowd.png");
     cli_result r = cli_run("render", "--out", out, "--frame", "30", "--size", "320x200", "--count", "6", "--simd",
@@ -92,7 +92,7 @@ static void default_crowd_picture(void **state) {
     free(c.rgb);
 }
 
-static void faces_without_limbs(void **state) {
+static void test_faces_without_limbs(void **state) {
     (void)state;
     const char *scene_path = cli_write(
         "faces.json",
@@ -116,7 +116,7 @@ static void faces_without_limbs(void **state) {
     free(p.rgb);
 }
 
-static void unwritable(void **state) {
+static void test_unwritable(void **state) {
     (void)state;
     const char *out = cli_path("no/such/dir/p.png");
     cli_result r = cli_run("render", "--out", out, "--frame", "1", "--size", "64x64", "--count", "1", "--simd", cli_target);
@@ -133,7 +133,7 @@ static const char placed_scene[] =
     "            {\"rig\": \"f\", \"count\": %u, \"place\": {\"at\": [0, 0], \"columns\": %u}},\n"
     "            {\"rig\": \"f\", \"count\": %u}]}\n";
 
-static void layout_back_to_front(void **state) {
+static void test_layout_back_to_front(void **state) {
     (void)state;
     char text[2048];
     snprintf(text, sizeof text, placed_scene, 30u, "12", 6u, 20u, 5u, 50u);
@@ -195,7 +195,7 @@ static bool same_rgb(const uint8_t *px, rgb c) { return px[0] == c.r && px[1] ==
 
 /* One avatar right behind another: the nearer one's chest shows its own shirt where the one
  * behind overlaps it. */
-static void nearer_covers(void **state) {
+static void test_nearer_covers(void **state) {
     (void)state;
     /* two instances whose shirts differ: the first of group 0 (behind) and of group 1 (in front) */
     uint32_t behind = 0, front = 1;
@@ -231,7 +231,7 @@ static void nearer_covers(void **state) {
     free(p.rgb);
 }
 
-static void two_thousand(void **state) {
+static void test_two_thousand(void **state) {
     (void)state;
     const char *out = cli_path("crowd2000.png");
     cli_result r = cli_run("render", "--out", out, "--frame", "12", "--size", "640x360", "--count", "2000", "--simd",
@@ -304,7 +304,7 @@ static bool frames_equal(const movie *m, uint32_t a, uint32_t b) {
     return memcmp(m->rgb + n * a, m->rgb + n * b, n) == 0;
 }
 
-static void gif_default_crowd(void **state) {
+static void test_gif_default_crowd(void **state) {
     (void)state;
     const char *gif = cli_path("crowd.gif"), *png = cli_path("frame10.png");
     cli_result r = cli_run("render", "--gif", gif, "--frames", "10:21", "--fps", "30", "--count", "300", "--size",
@@ -362,7 +362,7 @@ static void gif_default_crowd(void **state) {
 }
 
 /* Faces that only blink: frames are the same exactly where the outputs are. */
-static void gif_changes_with_outputs(void **state) {
+static void test_gif_changes_with_outputs(void **state) {
     (void)state;
     const char *scene_path = cli_write(
         "blinks.json",
@@ -410,7 +410,7 @@ static void gif_changes_with_outputs(void **state) {
     free(m.delay);
 }
 
-static void gif_bad_usage(void **state) {
+static void test_gif_bad_usage(void **state) {
     (void)state;
     const char *gif = cli_path("bad.gif");
     cli_result r = cli_run("render", "--gif", gif);
@@ -441,15 +441,15 @@ static void gif_bad_usage(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(default_crowd_picture),
-        cmocka_unit_test(faces_without_limbs),
-        cmocka_unit_test(unwritable),
-        cmocka_unit_test(layout_back_to_front),
-        cmocka_unit_test(nearer_covers),
-        cmocka_unit_test(two_thousand),
-        cmocka_unit_test(gif_default_crowd),
-        cmocka_unit_test(gif_changes_with_outputs),
-        cmocka_unit_test(gif_bad_usage),
+        cmocka_unit_test(test_default_crowd_picture),
+        cmocka_unit_test(test_faces_without_limbs),
+        cmocka_unit_test(test_unwritable),
+        cmocka_unit_test(test_layout_back_to_front),
+        cmocka_unit_test(test_nearer_covers),
+        cmocka_unit_test(test_two_thousand),
+        cmocka_unit_test(test_gif_default_crowd),
+        cmocka_unit_test(test_gif_changes_with_outputs),
+        cmocka_unit_test(test_gif_bad_usage),
     };
     return cmocka_run_group_tests_name("cli_render", tests, NULL, NULL);
 }

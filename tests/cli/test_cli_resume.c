@@ -139,7 +139,7 @@ static char *trace_tail(const char *path, uint32_t K) {
 
 static char *trace_body(const char *path) { return trace_tail(path, 0); }
 
-static void two_steps(void **state) {
+static void test_two_steps(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     const char *full_t = keep("full_t.csv"), *full_b = keep("full_b.csv");
@@ -216,7 +216,7 @@ static uint32_t le32(const unsigned char *p) {
 }
 static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-static void file_layout(void **state) {
+static void test_file_layout(void **state) {
     (void)state;
     const char *snap = keep("layout.bin");
     cli_result r = cli_run("run", keep("scene.json"), "--snapshot-at", "9", snap, "--quiet");
@@ -247,7 +247,7 @@ static void file_layout(void **state) {
     free(b);
 }
 
-static void default_crowd(void **state) {
+static void test_default_crowd(void **state) {
     (void)state;
     const char *snap = keep("default.bin");
     summary one = run_ok((const char *const[]){"run", "--frames", "10", "--json", "--simd", cli_target, NULL});
@@ -280,7 +280,7 @@ static const char *mangled(const char *src, const char *name, size_t at, unsigne
     return path;
 }
 
-static void resume_errors(void **state) {
+static void test_resume_errors(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     const char *good = keep("good.bin");
@@ -359,7 +359,7 @@ static void resume_errors(void **state) {
     cli_result_free(&r);
 }
 
-static void threads(void **state) {
+static void test_threads(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     summary ref = run_ok((const char *const[]){"run", scene, "--json", "--simd", "scalar", NULL});
@@ -381,11 +381,11 @@ static void threads(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(two_steps),
-        cmocka_unit_test(file_layout),
-        cmocka_unit_test(default_crowd),
-        cmocka_unit_test(resume_errors),
-        cmocka_unit_test(threads),
+        cmocka_unit_test(test_two_steps),
+        cmocka_unit_test(test_file_layout),
+        cmocka_unit_test(test_default_crowd),
+        cmocka_unit_test(test_resume_errors),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests_name("cli_resume", tests, write_files, free_kept);
 }
