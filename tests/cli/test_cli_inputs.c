@@ -261,37 +261,27 @@ static void test_bad_clips(void **state) {
     expect_clip_fails("frame\nt_o.5", "bad.csv:1:", "has 1 columns");
     expect_clip_fails("frame,t_s", "bad.csv:1:", "has 2 columns");
 
+    /* one replacement in the good clip: where (file, line, column, field) and what is wrong */
+    static const struct {
+        const char *from, *to, *where, *fault;
+    } edits[] = {
+        {"lm7_y", "lm7_Y", "bad.csv:1:", "\"lm7_Y\" where \"lm7_y\" belongs"},
+        {"lm32_vis\n", "lm32_vis,lm33_x\n", "bad.csv:1:", "extra column"},
+        {"\n3,0.066667,", "\n3,0.066667,NaN,", "bad.csv:4:12: lm0_x", "not a finite number"},
+        {"\n3,0.066667,", "\n3,0.066667,inf,", "bad.csv:4:12: lm0_x", "not a finite number"},
+        {"\n3,0.066667,", "\n3,0.066667,abc,", "bad.csv:4:12: lm0_x", "not a number"},
+        {"\n3,0.066667,", "\n3,0.01,", "bad.csv:4:3: t_s", "less than the previous row"},
+        {",1\n3,", ",1.5\n3,", "bad.csv:3:", "lm32_vis: visibility 1.5 is outside [0, 1]"},
+        {",1\n3,", "\n3,", "bad.csv:3:", "expected 134; lm32_vis is missing"},
+        {",1\n3,", ",1,7\n3,", "bad.csv:3:", "more than 134 fields"},
+        {"\n3,", "\n\n3,", "bad.csv:4:1", "empty line"},
+    };
     char *s;
-    s = cli_replace(clip, "lm7_y", "lm7_Y");
-    expect_clip_fails(s, "bad.csv:1:", "\"lm7_Y\" where \"lm7_y\" belongs");
-    free(s);
-    s = cli_replace(clip, "lm32_vis\n", "lm32_vis,lm33_x\n");
-    expect_clip_fails(s, "bad.csv:1:", "extra column");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,NaN,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a finite number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,inf,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a finite number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,abc,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.01,");
-    expect_clip_fails(s, "bad.csv:4:3: t_s", "less than the previous row");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", ",1.5\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "lm32_vis: visibility 1.5 is outside [0, 1]");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", "\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "expected 134; lm32_vis is missing");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", ",1,7\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "more than 134 fields");
-    free(s);
-    s = cli_replace(clip, "\n3,", "\n\n3,");
-    expect_clip_fails(s, "bad.csv:4:1", "empty line");
-    free(s);
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        s = cli_replace(clip, edits[k].from, edits[k].to);
+        expect_clip_fails(s, edits[k].where, edits[k].fault);
+        free(s);
+    }
     expect_clip_fails("", "bad.csv:1:1", "empty");
     char *header = strndup(clip, (size_t)(strchr(clip, '\n') - clip + 1));
     expect_clip_fails(header, "bad.csv:2:1", "no rows");

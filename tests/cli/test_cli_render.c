@@ -412,30 +412,30 @@ static void test_gif_changes_with_outputs(void **state) {
 
 static void test_gif_bad_usage(void **state) {
     (void)state;
-    const char *gif = cli_path("bad.gif");
-    cli_result r = cli_run("render", "--gif", gif);
-    cli_expect_fail(&r, 2, "--gif needs --frames A:B");
-    cli_result_free(&r);
-    r = cli_run("render", "--gif", gif, "--frames", "5:3");
-    cli_expect_fail(&r, 2, "B is before A");
-    cli_result_free(&r);
-    r = cli_run("render", "--gif", gif, "--frames", "0:3");
-    cli_expect_fail(&r, 2, "--frames (A of A:B)");
-    cli_result_free(&r);
-    r = cli_run("render", "--gif", gif, "--frames", "1:3", "--fps", "0");
-    cli_expect_fail(&r, 2, "--fps");
-    cli_result_free(&r);
-    r = cli_run("render", "--out", cli_path("x.png"), "--fps", "10");
-    cli_expect_fail(&r, 2, "go with --gif");
-    cli_result_free(&r);
-    r = cli_run("render", "--gif", gif, "--frames", "1:100000", "--size", "4000x4000");
-    cli_expect_fail(&r, 2, "MiB");
-    cli_result_free(&r);
+    const char *gif = cli_path("bad.gif"), *png = cli_path("x.png"), *nowhere = cli_path("no/such/dir/a.gif");
+    /* exit 2 on usage, and 1 on a FILE that cannot be written; the message on stderr */
+    const struct {
+        const char *args[11];
+        int status;
+        const char *say;
+    } refused[] = {
+        {{"render", "--gif", gif}, 2, "--gif needs --frames A:B"},
+        {{"render", "--gif", gif, "--frames", "5:3"}, 2, "B is before A"},
+        {{"render", "--gif", gif, "--frames", "0:3"}, 2, "--frames (A of A:B)"},
+        {{"render", "--gif", gif, "--frames", "1:3", "--fps", "0"}, 2, "--fps"},
+        {{"render", "--out", png, "--fps", "10"}, 2, "go with --gif"},
+        {{"render", "--gif", gif, "--frames", "1:100000", "--size", "4000x4000"}, 2, "MiB"},
+        {{"render", "--gif", nowhere, "--frames", "1:2", "--size", "64x64", "--count", "3"}, 1, "no/such/dir/a.gif"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        char where[1200];
+        snprintf(where, sizeof where, "%s (row %zu)", __FILE__, k);
+        cli_result r = cli_run_argv(refused[k].args, NULL);
+        cli_expect_fail_(&r, refused[k].status, (const char *const[]){refused[k].say, NULL}, where, __LINE__);
+        cli_result_free(&r);
+    }
     assert_false(cli_exists(gif));
-    const char *nowhere = cli_path("no/such/dir/a.gif");
-    r = cli_run("render", "--gif", nowhere, "--frames", "1:2", "--size", "64x64", "--count", "3");
-    cli_expect_fail(&r, 1, "no/such/dir/a.gif");
-    cli_result_free(&r);
+    assert_false(cli_exists(png));
 }
 
 int main(int argc, char **argv) {

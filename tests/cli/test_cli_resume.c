@@ -318,45 +318,39 @@ static void test_resume_errors(void **state) {
         assert_int_equal(strlen(r.out), 0);
         cli_result_free(&r);
     }
-    /* another scene, seed or dt */
-    r = cli_run("run", keep("other.json"), "--resume", good);
-    cli_expect_fail(&r, 2, good, "another scene");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--seed", "4712", "--resume", good);
-    cli_expect_fail(&r, 2, good, "seed 4711", "seed 4712");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--dt", "0.0166666675", "--resume", good);
-    cli_expect_fail(&r, 2, good, "dt");
-    cli_result_free(&r);
-    /* the frames don't fit */
-    r = cli_run("run", scene, "--frames", "11", "--resume", good);
-    cli_expect_fail(&r, 2, good, "frame 12", "11");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--resume", good, "--snapshot-at", "11", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at 11");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "49", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at 49");
-    cli_result_free(&r);
-    assert_false(cli_exists(keep("x.bin")));
-    /* bad usage */
-    r = cli_run("run", scene, "--snapshot-at", "3");
-    cli_expect_fail(&r, 2, "--snapshot-at needs a frame and a FILE");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "x", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at", "'x'");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--resume");
-    cli_expect_fail(&r, 2, "--resume needs a value");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "3", keep("same.csv"), "--trace", keep("same.csv"));
-    cli_expect_fail(&r, 2, "name the same file");
-    cli_result_free(&r);
-    /* a file that cannot be written: status 1, nothing left behind */
-    const char *nowhere = keep("no/such/folder/s.bin");
-    r = cli_run("run", scene, "--snapshot-at", "3", nowhere);
-    cli_expect_fail(&r, 1, nowhere, "cannot write the snapshot");
-    cli_result_free(&r);
+    /* refused with its exit status and the texts on stderr (no snapshot written) */
+    const char *x = keep("x.bin"), *same = keep("same.csv"), *nowhere = keep("no/such/folder/s.bin");
+    const struct {
+        const char *what;
+        const char *args[9];
+        int status;
+        const char *say[4];
+    } refused[] = {
+        /* another scene, seed or dt */
+        {"another scene", {"run", keep("other.json"), "--resume", good}, 2, {good, "another scene"}},
+        {"another seed", {"run", scene, "--seed", "4712", "--resume", good}, 2, {good, "seed 4711", "seed 4712"}},
+        {"another dt", {"run", scene, "--dt", "0.0166666675", "--resume", good}, 2, {good, "dt"}},
+        /* the frames don't fit */
+        {"too few frames", {"run", scene, "--frames", "11", "--resume", good}, 2, {good, "frame 12", "11"}},
+        {"a snapshot before the resumed frame", {"run", scene, "--resume", good, "--snapshot-at", "11", x}, 2,
+         {"--snapshot-at 11"}},
+        {"a snapshot after the last frame", {"run", scene, "--snapshot-at", "49", x}, 2, {"--snapshot-at 49"}},
+        /* bad usage */
+        {"no FILE", {"run", scene, "--snapshot-at", "3"}, 2, {"--snapshot-at needs a frame and a FILE"}},
+        {"a frame that is no number", {"run", scene, "--snapshot-at", "x", x}, 2, {"--snapshot-at", "'x'"}},
+        {"no value", {"run", scene, "--resume"}, 2, {"--resume needs a value"}},
+        {"the trace's file", {"run", scene, "--snapshot-at", "3", same, "--trace", same}, 2, {"name the same file"}},
+        /* a file that cannot be written: status 1, nothing left behind */
+        {"an unwritable file", {"run", scene, "--snapshot-at", "3", nowhere}, 1, {nowhere, "cannot write the snapshot"}},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        char where[1200];
+        snprintf(where, sizeof where, "%s (%s)", __FILE__, refused[k].what);
+        r = cli_run_argv(refused[k].args, NULL);
+        cli_expect_fail_(&r, refused[k].status, refused[k].say, where, __LINE__);
+        cli_result_free(&r);
+    }
+    assert_false(cli_exists(x));
 }
 
 static void test_threads(void **state) {
