@@ -141,7 +141,7 @@ static const char *const bone_names[16] = {"hand", "thumb_metacarpal", "thumb_pr
                                            "little_proximal", "little_intermediate", "little_distal"};
 static const int bone_from[16] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
 
-static void hands_bones(void **state) {
+static void test_hands_bones(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("hb_clip.csv", "hb_hands.ndjson", NULL, lm);
@@ -211,7 +211,7 @@ static char *replace_all(const char *base, const char *from, const char *to) {
     return s;
 }
 
-static void holistic(void **state) {
+static void test_holistic(void **state) {
     (void)state;
     write_inputs("ho_clip.csv", "ho_hands.ndjson", "ho_holistic.ndjson", NULL);
     const char *a = cli_path("ho_split.csv"), *b = cli_path("ho_one.csv");
@@ -265,7 +265,7 @@ static void holistic(void **state) {
     free(tb);
 }
 
-static void mirrored(void **state) {
+static void test_mirrored(void **state) {
     (void)state;
     write_inputs("mi_clip.csv", "mi_hands.ndjson", NULL, NULL);
     /* the same hands seen mirrored: x negated and the labels as a selfie camera gives them */
@@ -301,7 +301,7 @@ static void mirrored(void **state) {
     free(tb);
 }
 
-static void bad_hands(void **state) {
+static void test_bad_hands(void **state) {
     (void)state;
     write_inputs("bad_clip.csv", "bad_hands.ndjson", NULL, NULL);
     char *good = cli_read(cli_path("bad_hands.ndjson"), NULL);
@@ -337,7 +337,7 @@ static void bad_hands(void **state) {
     assert_false(cli_exists(bones));
 }
 
-static void blender_hands(void **state) {
+static void test_blender_hands(void **state) {
     (void)state;
     if (strcmp(cli_target, "scalar") != 0) {
         print_message("Blender's import runs on the scalar target only (the same BVH bytes on every target)\n");
@@ -391,7 +391,7 @@ static void blender_hands(void **state) {
 /* crowd stream --hands on a Holistic recording (pose and hands on each line) writes the bytes
  * crowd pose writes for the same file; and hand lines beside pose lines (the Hand Landmarker's
  * shape) the same as the split files given to crowd pose. */
-static void stream_hands(void **state) {
+static void test_stream_hands(void **state) {
     (void)state;
     write_inputs("st_clip.csv", "st_hands.ndjson", "st_holistic.ndjson", NULL);
     char hol[1400], a[1400], b[1400], cmd[6000];
@@ -431,7 +431,7 @@ static void stream_hands(void **state) {
 }
 
 /* crowd pose --hands --vrma played by @pixiv/three-vrm-animation (vrma_fingers.mjs). */
-static void vrma_fingers(void **state) {
+static void test_vrma_fingers(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("vr_clip.csv", "vr_hands.ndjson", NULL, lm);
@@ -462,7 +462,7 @@ static void vrma_fingers(void **state) {
 }
 
 /* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
-static void vmc_fingers(void **state) {
+static void test_vmc_fingers(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("vm_clip.csv", "vm_hands.ndjson", NULL, lm);
@@ -492,9 +492,9 @@ static void vmc_fingers(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hands_bones), cmocka_unit_test(holistic), cmocka_unit_test(mirrored),
-        cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
-        cmocka_unit_test(stream_hands), cmocka_unit_test(vrma_fingers),
+        cmocka_unit_test(test_hands_bones), cmocka_unit_test(test_holistic), cmocka_unit_test(test_mirrored),
+        cmocka_unit_test(test_bad_hands),   cmocka_unit_test(test_blender_hands), cmocka_unit_test(test_vmc_fingers),
+        cmocka_unit_test(test_stream_hands), cmocka_unit_test(test_vrma_fingers),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }
