@@ -265,7 +265,7 @@ static void test_pause_api(void **state) {
 
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
-    /* argv[2], when given: run only the tests matching this pattern (e.g. "snapshot_*") */
+    /* argv[2], when given: run only the tests matching this pattern (e.g. "test_snapshot_*") */
     if (argc > 2) cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_churn),

@@ -32,6 +32,20 @@ static void blink_census(const scene *s, int *sine_busy, int *timed_closed) {
     }
 }
 
+/* s's engine loads the snapshot at80 and its bookkeeping goes back to saved80 (tick 80): the
+ * state is the reference run's at tick 80 and continues as it did to SNAP_TICKS. */
+static void expect_continues(scene *s, blob at80, const scene *saved80, const uint64_t *ref, const char *what) {
+    OK(s->e, crowd_snapshot_load(s->e, at80.p, at80.n));
+    crowd_engine *keep = s->e;
+    memcpy(s, saved80, sizeof *s);
+    s->e = keep;
+    if (hash_scene(s) != ref[80]) FAILF("%s: the state differs", what);
+    for (uint32_t k = 81; k <= SNAP_TICKS; k++) {
+        snap_step(s, k);
+        if (hash_scene(s) != ref[k]) FAILF("%s: tick %u differs", what, k);
+    }
+}
+
 static void test_snapshot_round_trip(void **state) {
     (void)state;
     scene *a = malloc(sizeof *a), *b = malloc(sizeof *b);
@@ -144,15 +158,7 @@ static void test_snapshot_round_trip(void **state) {
     scene saved80;
     memcpy(&saved80, a, sizeof saved80);
     for (uint32_t k = 81; k <= 120; k++) snap_step(a, k);
-    OK(a->e, crowd_snapshot_load(a->e, at80.p, at80.n));
-    crowd_engine *keep = a->e;
-    memcpy(a, &saved80, sizeof *a);
-    a->e = keep;
-    if (hash_scene(a) != ref[80]) FAILF("rollback to tick 80: the state differs");
-    for (uint32_t k = 81; k <= SNAP_TICKS; k++) {
-        snap_step(a, k);
-        if (hash_scene(a) != ref[k]) FAILF("rollback to tick 80: tick %u differs", k);
-    }
+    expect_continues(a, at80, &saved80, ref, "rollback to tick 80");
     scene_close(a);
 
     scene_open(b, 9, CROWD_SIMD_SCALAR, 2);
@@ -162,15 +168,7 @@ static void test_snapshot_round_trip(void **state) {
         scene_drive(b);
         scene_tick(b, DT);
     }
-    OK(b->e, crowd_snapshot_load(b->e, at80.p, at80.n));
-    keep = b->e;
-    memcpy(b, &saved80, sizeof *b);
-    b->e = keep;
-    if (hash_scene(b) != ref[80]) FAILF("a used engine loading tick 80: the state differs");
-    for (uint32_t k = 81; k <= SNAP_TICKS; k++) {
-        snap_step(b, k);
-        if (hash_scene(b) != ref[k]) FAILF("a used engine loading tick 80: tick %u differs", k);
-    }
+    expect_continues(b, at80, &saved80, ref, "a used engine loading tick 80");
     scene_close(b);
     free(at80.p);
     free(a);
@@ -930,7 +928,7 @@ static void test_snapshot_state_reloads(void **state) {
 }
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
-    /* argv[2], when given: run only the tests matching this pattern (e.g. "snapshot_*") */
+    /* argv[2], when given: run only the tests matching this pattern (e.g. "test_snapshot_*") */
     if (argc > 2) cmocka_set_test_filter(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot_round_trip),

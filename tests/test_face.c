@@ -172,7 +172,7 @@ static void check_head(face_rig *f, const float *quats, const char *what, double
     }
 }
 
-static void head_pose(void **state) {
+static void test_head_pose(void **state) {
     (void)state;
     face_rig f = head_rig();
     const uint32_t N = 4099; /* a tail on every width */
@@ -230,7 +230,7 @@ static void matrix_of(double yaw, double pitch, double roll, double scale, float
     m[12] = 1.5f, m[13] = -2.0f, m[14] = -40.0f, m[15] = 1.0f; /* translation, as the tracker gives */
 }
 
-static void matrix(void **state) {
+static void test_matrix(void **state) {
     (void)state;
     rng r = {7};
     face_rig f = head_rig();
@@ -294,7 +294,7 @@ static void matrix(void **state) {
 /* ---- curves and blend modes ---- */
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-static void curves_blends(void **state) {
+static void test_curves_blends(void **state) {
     (void)state;
     const crowd_blend modes[3] = {CROWD_BLEND_OVERRIDE, CROWD_BLEND_ADDITIVE, CROWD_BLEND_MULTIPLY};
     const float scores[] = {0, 0.1f, 0.25f, 0.3333f, 0.5f, 0.75f, 0.9f, 1};
@@ -356,7 +356,7 @@ static void curves_blends(void **state) {
 }
 
 /* ---- One Euro on a source ---- */
-static void one_euro(void **state) {
+static void test_one_euro(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(5);
     crowd_parameter_desc params[1] = {wide("Jaw")};
@@ -417,7 +417,7 @@ static crowd_rig eye_rig(crowd_engine *e, bool with_face, float half_life) {
     return rig;
 }
 
-static void handoff(void **state) {
+static void test_handoff(void **state) {
     (void)state;
     const float half_life = 0.15f, dt = 1.0f / 60.0f;
     crowd_engine *ef = crowd_test_engine(11), *eb = crowd_test_engine(11);
@@ -486,7 +486,7 @@ static void handoff(void **state) {
 }
 
 /* ---- bad descs ---- */
-static void bad_desc(void **state) {
+static void test_bad_desc(void **state) {
     (void)state;
     crowd_engine *e = crowd_test_engine(1);
     crowd_parameter_desc params[2] = {wide("A"), wide("B")};
@@ -558,7 +558,7 @@ static void bad_desc(void **state) {
 }
 
 /* ---- bad per-instance values ---- */
-static void bad_fields(void **state) {
+static void test_bad_fields(void **state) {
     (void)state;
     face_rig f = head_rig();
     add_instances(&f, 3);
@@ -695,7 +695,7 @@ static void expect_same(world *a, world *b, const char *what, int tick) {
             FAILF("%s: column %u differs at tick %d", what, c, tick);
 }
 
-static void determinism(void **state) {
+static void test_determinism(void **state) {
     (void)state;
     const uint32_t N = 1003;
     world t = world_make(crowd_test_simd, 1, N), s = world_make(CROWD_SIMD_SCALAR, 1, N),
@@ -724,7 +724,7 @@ static void determinism(void **state) {
     world_free(&t), world_free(&s), world_free(&pool), world_free(&split);
 }
 
-static void snapshot(void **state) {
+static void test_snapshot(void **state) {
     (void)state;
     const uint32_t N = 300;
     world a = world_make(crowd_test_simd, 1, N);
@@ -791,9 +791,9 @@ static void snapshot(void **state) {
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(head_pose),   cmocka_unit_test(matrix),      cmocka_unit_test(curves_blends),
-        cmocka_unit_test(one_euro),    cmocka_unit_test(handoff),     cmocka_unit_test(bad_desc),
-        cmocka_unit_test(bad_fields),  cmocka_unit_test(determinism), cmocka_unit_test(snapshot),
+        cmocka_unit_test(test_head_pose),   cmocka_unit_test(test_matrix),      cmocka_unit_test(test_curves_blends),
+        cmocka_unit_test(test_one_euro),    cmocka_unit_test(test_handoff),     cmocka_unit_test(test_bad_desc),
+        cmocka_unit_test(test_bad_fields),  cmocka_unit_test(test_determinism), cmocka_unit_test(test_snapshot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -315,29 +315,24 @@ static void det_revision2_arm_descs(crowd_limbs_desc descs[DET_RIGS]) {
     descs[2].smoothing = true;
 }
 
-static void test_determinism_revision2(void **state) {
-    (void)state;
-    rng r = {1001};
-    det_binds cal;
-    det_binds_init(&cal, &r);
-    crowd_limbs_desc descs[DET_RIGS];
-    det_revision2_descs(descs, &cal);
-    det_run(&r, descs, det_revision2_inputs);
-    det_revision2_arm_descs(descs);
-    det_run(&r, descs, det_revision2_inputs);
-}
+/* revision 2's scenario, one row per comparison: det_run (the scalar target and range
+ * splits) and det_run_threads (1, 2 and 3 threads give the same bytes) */
+typedef struct revision2_row {
+    uint64_t seed;
+    void (*run)(rng *r, const crowd_limbs_desc descs[DET_RIGS], det_inputs_fn inputs);
+} revision2_row;
+static const revision2_row revision2_targets = {1001, det_run}, revision2_threads = {1002, det_run_threads};
 
-/* revision 2's scenario by thread count: 1, 2 and 3 threads give the same bytes */
-static void test_determinism_revision2_threads(void **state) {
-    (void)state;
-    rng r = {1002};
+static void test_determinism_revision2(void **state) {
+    const revision2_row *row = *state;
+    rng r = {row->seed};
     det_binds cal;
     det_binds_init(&cal, &r);
     crowd_limbs_desc descs[DET_RIGS];
     det_revision2_descs(descs, &cal);
-    det_run_threads(&r, descs, det_revision2_inputs);
+    row->run(&r, descs, det_revision2_inputs);
     det_revision2_arm_descs(descs);
-    det_run_threads(&r, descs, det_revision2_inputs);
+    row->run(&r, descs, det_revision2_inputs);
 }
 
 /* A root nobody wrote is one value for the rig (the tick reads no root column): the same bits
@@ -413,8 +408,8 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest determinism[] = {
         cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_determinism_revision2),
-        cmocka_unit_test(test_determinism_revision2_threads),
+        CROWD_TEST_ROW("test_determinism_revision2", test_determinism_revision2, &revision2_targets),
+        CROWD_TEST_ROW("test_determinism_revision2_threads", test_determinism_revision2, &revision2_threads),
         cmocka_unit_test(test_uniform_root),
     };
     return CROWD_TEST_GROUP("determinism", determinism) ? 1 : 0;

@@ -46,7 +46,7 @@ static crowd_rig make_rig(crowd_engine *e) {
 static rng draws = {0x9e3779b97f4a7c15ull};
 static uint32_t rnd(uint32_t n) { return rng_below(&draws, n); }
 
-static void soak(void **state) {
+static void test_soak(void **state) {
     long ticks = *(long *)*state;
     enum { POP = 256 };
     counting t = {.fail_at = -1};
@@ -110,6 +110,6 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     static long ticks = 1000000;
     if (argc > 2) ticks = atol(argv[2]);
-    const struct CMUnitTest tests[] = {cmocka_unit_test_prestate(soak, &ticks)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test_prestate(test_soak, &ticks)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,7 @@ static const char *clip_file(const char *name, int rows, bool mediapipe, bool dr
     return path;
 }
 
-static void pose_bvh(void **state) {
+static void test_pose_bvh(void **state) {
     (void)state;
     const char *clip = clip_file("clean.csv", 48, false, false, 24.0);
     const char *bvh = cli_path("clean.bvh"), *bones = cli_path("clean_local.csv");
@@ -111,7 +111,7 @@ static void pose_bvh(void **state) {
     three_check(bvh, bones, "local", 0, 48, "0.041666666666666664", clip, "engine", 1);
 }
 
-static void pose_bvh_dropouts(void **state) {
+static void test_pose_bvh_dropouts(void **state) {
     (void)state;
     /* MediaPipe world frame (the default), unseen joints and frames without a detection */
     const char *clip = clip_file("drop.csv", 30, true, true, 15.0);
@@ -124,7 +124,7 @@ static void pose_bvh_dropouts(void **state) {
     three_check(bvh, bones, "local", 0, 30, "0.066666666666666666", "-", "mediapipe_world", 0);
 }
 
-static void run_bvh(void **state) {
+static void test_run_bvh(void **state) {
     (void)state;
     clip_file("walk24.csv", 40, false, false, 24.0);
     char scene[1400]; /* (cli_path's buffers are reused) */
@@ -195,7 +195,7 @@ static void run_bvh(void **state) {
     three_check(bvh, bones, "world", 4, 37, "0.0250000004", "-", "engine", 0);
 }
 
-static void shared_walk_bvh(void **state) {
+static void test_shared_walk_bvh(void **state) {
     (void)state;
     const char *walk = crowd_test_data("pose/cmu_walk_30fps.csv");
     if (!walk) skip();
@@ -218,7 +218,7 @@ static void shared_walk_bvh(void **state) {
 
 /* A clip read in the wrong frame (its head below its hips on most frames) gets a warning naming
  * the setting; read right, none. The synthetic walk's y points up (the engine frame). */
-static void frame_warning(void **state) {
+static void test_frame_warning(void **state) {
     (void)state;
     const char *up = clip_file("warn_up.csv", 20, false, false, 20.0);
     cli_result r = cli_run("pose", up, "--bones", cli_path("warn.csv"));
@@ -254,7 +254,7 @@ static void frame_warning(void **state) {
 /* `crowd pose --bvh` (engine frame and mediapipe_world) and `crowd run --bvh --instance K`
  * imported by Blender; the run's scene plays its clip from row 0 at the clip's rate (dt 1/16 s,
  * a 16 fps clip: exact in binary), so frame k shows row k - 1 as bvh_blender.py expects. */
-static void blender_pose_and_run(void **state) {
+static void test_blender_pose_and_run(void **state) {
     (void)state;
     /* Blender reads the file, not the engine: the bytes are the same on every target (the
      * determinism suites hold them so), and one import takes 20-60 s, so one target runs it. */
@@ -322,12 +322,12 @@ static void blender_pose_and_run(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pose_bvh),
-        cmocka_unit_test(pose_bvh_dropouts),
-        cmocka_unit_test(run_bvh),
-        cmocka_unit_test(shared_walk_bvh),
-        cmocka_unit_test(frame_warning),
-        cmocka_unit_test(blender_pose_and_run),
+        cmocka_unit_test(test_pose_bvh),
+        cmocka_unit_test(test_pose_bvh_dropouts),
+        cmocka_unit_test(test_run_bvh),
+        cmocka_unit_test(test_shared_walk_bvh),
+        cmocka_unit_test(test_frame_warning),
+        cmocka_unit_test(test_blender_pose_and_run),
     };
     return cmocka_run_group_tests_name("cli_bvh", tests, NULL, NULL);
 }

@@ -75,7 +75,7 @@ static char *track_text(int n, int gap) {
     return b.text;
 }
 
-static void reader(void **state) {
+static void test_reader(void **state) {
     (void)state;
     char *text = track_text(12, 5);
     face_track t;
@@ -139,7 +139,7 @@ static const char *scene_text(const char *track, const char *rig_face) {
     return buf;
 }
 
-static void bad_tracks(void **state) {
+static void test_bad_tracks(void **state) {
     (void)state;
     char *good = track_text(4, -1);
     struct {
@@ -197,7 +197,7 @@ static double trace_value(const char *csv, int frame, int instance, const char *
     return strtod(p + strlen(key), NULL);
 }
 
-static void scene(void **state) {
+static void test_scene(void **state) {
     (void)state;
     const int n = 12;
     char *text = track_text(n, -1);
@@ -252,7 +252,7 @@ static uint32_t cdi_standard_ids(const char *cdi_path, const char **ids) {
     return n;
 }
 
-static void live2d(void **state) {
+static void test_live2d(void **state) {
     (void)state;
     const char *models[3] = {"Haru", "Hiyori", "Mark"};
     for (int mi = 0; mi < 3; mi++) {
@@ -336,7 +336,7 @@ static int on_message(const char *path, const char *types, lo_arg **argv, int ar
     return 0;
 }
 
-static void stream(void **state) {
+static void test_stream(void **state) {
     (void)state;
     char *text = track_text(6, -1);
     /* a bad line in between: skipped and named */
@@ -386,8 +386,8 @@ static void stream(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(reader), cmocka_unit_test(bad_tracks), cmocka_unit_test(scene),
-        cmocka_unit_test(live2d), cmocka_unit_test(stream),
+        cmocka_unit_test(test_reader), cmocka_unit_test(test_bad_tracks), cmocka_unit_test(test_scene),
+        cmocka_unit_test(test_live2d), cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

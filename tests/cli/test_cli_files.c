@@ -29,7 +29,7 @@ static void check_round_trip(float v) {
                  (double)back_d);
 }
 
-static void float_round_trip(void **state) {
+static void test_float_round_trip(void **state) {
     (void)state;
     const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX, FLT_TRUE_MIN,
                               0.0166666675f, 1.0f / 3.0f, 0.1f, 1e-45f, 3.4028235e38f, 16777217.0f, 0.999999940f,
@@ -54,7 +54,7 @@ static void float_round_trip(void **state) {
     }
 }
 
-static void clip_stepping(void **state) {
+static void test_clip_stepping(void **state) {
     (void)state;
     float lm[3 * 132];
     for (int r = 0; r < 3; r++) cli_synthetic_pose(r * 0.1, 0, &lm[r * 132]);
@@ -96,7 +96,7 @@ static void clip_stepping(void **state) {
     free(crlf);
 }
 
-static void model3_shared(void **state) {
+static void test_model3_shared(void **state) {
     (void)state;
     const char *names[] = {"Haru", "Hiyori", "Mark"};
     for (int k = 0; k < 3; k++) {
@@ -170,9 +170,9 @@ static void model3_shared(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(float_round_trip),
-        cmocka_unit_test(clip_stepping),
-        cmocka_unit_test(model3_shared),
+        cmocka_unit_test(test_float_round_trip),
+        cmocka_unit_test(test_clip_stepping),
+        cmocka_unit_test(test_model3_shared),
     };
     return cmocka_run_group_tests_name("cli_files", tests, NULL, NULL);
 }

@@ -115,7 +115,7 @@ static bool is_kind(const char *path, mode_t kind) {
 }
 
 /* ---- item 2 ---- */
-static void outputs_in_place(void **state) {
+static void test_outputs_in_place(void **state) {
     (void)state;
     const uint32_t rows = 5;
     char clip[1200]; /* (cli_path's results are reused after 8 calls) */
@@ -196,7 +196,7 @@ static void outputs_in_place(void **state) {
 }
 
 /* ---- item 3 ---- */
-static void resume_fingerprint(void **state) {
+static void test_resume_fingerprint(void **state) {
     (void)state;
     char *track = face_track(10, 0);
     cli_write("track.ndjson", track);
@@ -225,7 +225,7 @@ static void resume_fingerprint(void **state) {
 }
 
 /* ---- item 4 ---- */
-static void aliases_every_input(void **state) {
+static void test_aliases_every_input(void **state) {
     (void)state;
     char *track = face_track(6, 0);
     cli_write("alias_track.ndjson", track);
@@ -291,7 +291,7 @@ static void aliases_every_input(void **state) {
 }
 
 /* ---- item 5 ---- */
-static void stream_aliases(void **state) {
+static void test_stream_aliases(void **state) {
     (void)state;
     cli_buf b = {0};
     for (int k = 0; k < 3; k++) {
@@ -328,7 +328,7 @@ static void stream_aliases(void **state) {
 }
 
 /* ---- item 7 ---- */
-static void stream_max_line_bytes(void **state) {
+static void test_stream_max_line_bytes(void **state) {
     (void)state;
     cli_buf b = {0};
     tfjs_line(&b, 0, "0", "30"); /* about 2.5 KB, read from a regular file in one read */
@@ -364,7 +364,7 @@ static void stream_max_line_bytes(void **state) {
 }
 
 /* ---- item 8 ---- */
-static void tfjs_infinite_time(void **state) {
+static void test_tfjs_infinite_time(void **state) {
     (void)state;
     cli_buf b = {0};
     cli_buf_printf(&b, "{\"ticksPerSecond\": 1e-9, \"frames\": [");
@@ -405,7 +405,7 @@ static void tfjs_infinite_time(void **state) {
 }
 
 /* ---- item 13 ---- */
-static void face_inputs(void **state) {
+static void test_face_inputs(void **state) {
     (void)state;
     /* a face mapping of 65,537 entries: exit 2 like every other oversized list */
     cli_buf b = {0};
@@ -437,7 +437,7 @@ static void face_inputs(void **state) {
     free(p.text);
 }
 
-static void broken_pipe(void **state) {
+static void test_broken_pipe(void **state) {
     (void)state;
     const char *clip = write_clip("pipe_clip.csv", 400); /* 6,000 lines on standard output: past a pipe's buffer */
     const char *bvh = cli_path("pipe.bvh");
@@ -451,7 +451,7 @@ static void broken_pipe(void **state) {
     free(msg);
 }
 
-static void directory_output(void **state) {
+static void test_directory_output(void **state) {
     (void)state;
     const char *dir = cli_path("out_dir");
     assert_int_equal(mkdir(dir, 0777), 0);
@@ -472,7 +472,7 @@ static void directory_output(void **state) {
     free(msg);
 }
 
-static void document_rows(void **state) {
+static void test_document_rows(void **state) {
     (void)state;
     /* a TF.js recording whose second frame comes 2 s after the first: a tick takes at most 1 s */
     cli_buf b = {0};
@@ -492,10 +492,10 @@ static void document_rows(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(outputs_in_place),      cmocka_unit_test(resume_fingerprint), cmocka_unit_test(aliases_every_input),
-        cmocka_unit_test(stream_aliases),        cmocka_unit_test(stream_max_line_bytes),
-        cmocka_unit_test(tfjs_infinite_time),    cmocka_unit_test(face_inputs),        cmocka_unit_test(broken_pipe),
-        cmocka_unit_test(directory_output),      cmocka_unit_test(document_rows),
+        cmocka_unit_test(test_outputs_in_place),      cmocka_unit_test(test_resume_fingerprint), cmocka_unit_test(test_aliases_every_input),
+        cmocka_unit_test(test_stream_aliases),        cmocka_unit_test(test_stream_max_line_bytes),
+        cmocka_unit_test(test_tfjs_infinite_time),    cmocka_unit_test(test_face_inputs),        cmocka_unit_test(test_broken_pipe),
+        cmocka_unit_test(test_directory_output),      cmocka_unit_test(test_document_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

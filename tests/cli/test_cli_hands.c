@@ -156,7 +156,7 @@ static const char *const bone_names[16] = {"hand", "thumb_metacarpal", "thumb_pr
                                            "little_proximal", "little_intermediate", "little_distal"};
 static const int bone_from[16] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
 
-static void hands_bones(void **state) {
+static void test_hands_bones(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("hb_clip.csv", "hb_hands.ndjson", NULL, lm);
@@ -226,7 +226,7 @@ static char *replace_all(const char *base, const char *from, const char *to) {
     return s;
 }
 
-static void holistic(void **state) {
+static void test_holistic(void **state) {
     (void)state;
     write_inputs("ho_clip.csv", "ho_hands.ndjson", "ho_holistic.ndjson", NULL);
     const char *a = cli_path("ho_split.csv"), *b = cli_path("ho_one.csv");
@@ -280,7 +280,7 @@ static void holistic(void **state) {
     free(tb);
 }
 
-static void mirrored(void **state) {
+static void test_mirrored(void **state) {
     (void)state;
     write_inputs("mi_clip.csv", "mi_hands.ndjson", NULL, NULL);
     /* the same hands seen mirrored: x negated and the labels as a selfie camera gives them */
@@ -316,7 +316,7 @@ static void mirrored(void **state) {
     free(tb);
 }
 
-static void bad_hands(void **state) {
+static void test_bad_hands(void **state) {
     (void)state;
     write_inputs("bad_clip.csv", "bad_hands.ndjson", NULL, NULL);
     char *good = cli_read(cli_path("bad_hands.ndjson"), NULL);
@@ -352,7 +352,7 @@ static void bad_hands(void **state) {
     assert_false(cli_exists(bones));
 }
 
-static void blender_hands(void **state) {
+static void test_blender_hands(void **state) {
     (void)state;
     if (strcmp(cli_target, "scalar") != 0) {
         print_message("Blender's import runs on the scalar target only (the same BVH bytes on every target)\n");
@@ -406,7 +406,7 @@ static void blender_hands(void **state) {
 /* crowd stream --hands on a Holistic recording (pose and hands on each line) writes the bytes
  * crowd pose writes for the same file; and hand lines beside pose lines (the Hand Landmarker's
  * shape) the same as the split files given to crowd pose. */
-static void stream_hands(void **state) {
+static void test_stream_hands(void **state) {
     (void)state;
     write_inputs("st_clip.csv", "st_hands.ndjson", "st_holistic.ndjson", NULL);
     char hol[1400], a[1400], b[1400], cmd[6000];
@@ -446,7 +446,7 @@ static void stream_hands(void **state) {
 }
 
 /* crowd pose --hands --vrma played by @pixiv/three-vrm-animation (vrma_fingers.mjs). */
-static void vrma_fingers(void **state) {
+static void test_vrma_fingers(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("vr_clip.csv", "vr_hands.ndjson", NULL, lm);
@@ -477,7 +477,7 @@ static void vrma_fingers(void **state) {
 }
 
 /* crowd pose --hands --vmc received by the npm package osc (vmc_fingers.mjs): names and values. */
-static void vmc_fingers(void **state) {
+static void test_vmc_fingers(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("vm_clip.csv", "vm_hands.ndjson", NULL, lm);
@@ -552,7 +552,7 @@ static bool contains(const char *data, size_t n, const char *text) {
 
 /* crowd stream --hands --vrma: the finger bones in the .vrma (crowd pose's bytes, played by
  * three-vrm-animation) and the same run's bones trace crowd pose's. */
-static void stream_vrma(void **state) {
+static void test_stream_vrma(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("sv_clip.csv", "sv_hands.ndjson", "sv_holistic.ndjson", lm);
@@ -612,7 +612,7 @@ static const char *write_scene(const char *name, const char *frame, const char *
     return path;
 }
 
-static void scene_hands(void **state) {
+static void test_scene_hands(void **state) {
     (void)state;
     static double lm[ROWS][2][21][3];
     write_inputs("sh_clip.csv", "sh_hands.ndjson", "sh_holistic.ndjson", lm);
@@ -764,7 +764,7 @@ static bool read_result(const char *path, char label[16], double lm[21][3]) {
  * along MediaPipe's landmark segment (its world landmarks, y negated into the engine's frame).
  * Each frame holds the photo's hand under its label and the same hand mirrored (x negated)
  * under the other, so both hands are seen on every frame (a hand seen again eases in). */
-static void scene_gestures(void **state) {
+static void test_scene_gestures(void **state) {
     (void)state;
     static const char *const files[] = {"fist_landmarks.pbtxt",     "pointing_up_landmarks.pbtxt", "pointing_up_rotated_landmarks.pbtxt",
                                         "victory_landmarks.pbtxt", "thumb_up_landmarks.pbtxt",     "thumb_up_rotated_landmarks.pbtxt"};
@@ -841,7 +841,7 @@ static char *checksum_of(const char *out) {
     return strndup(p, strcspn(p, "\""));
 }
 
-static void scene_resume(void **state) {
+static void test_scene_resume(void **state) {
     (void)state;
     write_inputs("sr_clip.csv", "sr_hands.ndjson", NULL, NULL);
     char scene[1400], snap[1400];
@@ -888,7 +888,7 @@ static void scene_resume(void **state) {
     cli_result_free(&r);
 }
 
-static void scene_bad_hands(void **state) {
+static void test_scene_bad_hands(void **state) {
     (void)state;
     write_inputs("sb_clip.csv", "sb_hands.ndjson", NULL, NULL);
     char *good = cli_read(cli_path("sb_hands.ndjson"), NULL);
@@ -940,11 +940,11 @@ static void scene_bad_hands(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hands_bones), cmocka_unit_test(holistic), cmocka_unit_test(mirrored),
-        cmocka_unit_test(bad_hands),   cmocka_unit_test(blender_hands), cmocka_unit_test(vmc_fingers),
-        cmocka_unit_test(stream_hands), cmocka_unit_test(vrma_fingers), cmocka_unit_test(stream_vrma),
-        cmocka_unit_test(scene_hands),  cmocka_unit_test(scene_resume), cmocka_unit_test(scene_bad_hands),
-        cmocka_unit_test(scene_gestures),
+        cmocka_unit_test(test_hands_bones), cmocka_unit_test(test_holistic), cmocka_unit_test(test_mirrored),
+        cmocka_unit_test(test_bad_hands),   cmocka_unit_test(test_blender_hands), cmocka_unit_test(test_vmc_fingers),
+        cmocka_unit_test(test_stream_hands), cmocka_unit_test(test_vrma_fingers), cmocka_unit_test(test_stream_vrma),
+        cmocka_unit_test(test_scene_hands),  cmocka_unit_test(test_scene_resume), cmocka_unit_test(test_scene_bad_hands),
+        cmocka_unit_test(test_scene_gestures),
     };
     return cmocka_run_group_tests_name("cli_hands", tests, NULL, NULL);
 }

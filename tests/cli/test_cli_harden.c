@@ -65,7 +65,7 @@ static const char *clip_scene(const char *name, const char *clip) {
     return keep(cli_write(name, text));
 }
 
-static void regular_files(void **state) {
+static void test_regular_files(void **state) {
     (void)state;
     const char *scene = keep(cli_write("small.json", small_scene));
     char *clip = clip_text(3);
@@ -120,7 +120,7 @@ static void regular_files(void **state) {
     cli_result_free(&r);
 }
 
-static void exclusive_outputs(void **state) {
+static void test_exclusive_outputs(void **state) {
     (void)state;
     const char *scene = keep(cli_write("small.json", small_scene));
     const char *victim = keep(cli_write("victim.txt", "precious\n"));
@@ -164,7 +164,7 @@ static void exclusive_outputs(void **state) {
     free(text);
 }
 
-static void aliases(void **state) {
+static void test_aliases(void **state) {
     (void)state;
     const char *scene = keep(cli_write("alias.json", small_scene));
     char *clip = clip_text(3);
@@ -218,7 +218,7 @@ static char *count_scene(const char *count) {
     return text;
 }
 
-static void scene_memory(void **state) {
+static void test_scene_memory(void **state) {
     (void)state;
     /* 10^9 instances: more than this machine (or any container it runs in) holds */
     const char *huge = keep(cli_write("huge.json", count_scene("1000000000")));
@@ -247,7 +247,7 @@ static void scene_memory(void **state) {
     cli_result_free(&r);
 }
 
-static void limits(void **state) {
+static void test_limits(void **state) {
     (void)state;
     cli_buf b = {0};
     cli_buf_printf(&b, "{\"frames\": 1, \"rigs\": [");
@@ -275,7 +275,7 @@ static void limits(void **state) {
     }
 }
 
-static void clip_gaps(void **state) {
+static void test_clip_gaps(void **state) {
     (void)state;
     char *good = clip_text(2);
     /* t_s spanning the double range: the period is infinite */
@@ -340,7 +340,7 @@ static uint32_t le32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void spliced_resume(void **state) {
+static void test_spliced_resume(void **state) {
     (void)state;
     /* two scenes alike in every count, unlike in one rig setting (look damping) */
     char *other = cli_replace(small_scene, "\"damping\": 0.15", "\"damping\": 0.5");
@@ -393,9 +393,9 @@ int main(int argc, char **argv) {
      * reads FIFOs) */
     if (getenv("CLI_HARDEN_SKIP")) cmocka_set_skip_filter(getenv("CLI_HARDEN_SKIP"));
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(regular_files), cmocka_unit_test(exclusive_outputs), cmocka_unit_test(aliases),
-        cmocka_unit_test(scene_memory),  cmocka_unit_test(limits),            cmocka_unit_test(clip_gaps),
-        cmocka_unit_test(spliced_resume),
+        cmocka_unit_test(test_regular_files), cmocka_unit_test(test_exclusive_outputs), cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_scene_memory),  cmocka_unit_test(test_limits),            cmocka_unit_test(test_clip_gaps),
+        cmocka_unit_test(test_spliced_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ static int setup_files(void **state) {
     return 0;
 }
 
-static void base_files_are_good(void **state) {
+static void test_base_files_are_good(void **state) {
     (void)state;
     const char *scene = cli_write("scene.json", base_scene);
     const char *trace = cli_path("good_trace.csv");
@@ -103,7 +103,7 @@ static void test(const char *from, const char *to, const char *t1, const char *t
     free(s);
 }
 
-static void unknown_fields(void **state) {
+static void test_unknown_fields(void **state) {
     (void)state;
     test("\"damping\"", "\"dampng\"", "rigs[0].look.dampng: unknown field", "did you mean 'damping'");
     test("\"seed\"", "\"sed\"", ": sed: unknown field", NULL);
@@ -114,7 +114,7 @@ static void unknown_fields(void **state) {
     test("\"smoothing\": \"off\"", "\"smoothing\": \"off\", \"beta\": 2", "rigs[1].limbs.beta: unknown field", NULL);
 }
 
-static void bad_enums_and_types(void **state) {
+static void test_bad_enums_and_types(void **state) {
     (void)state;
     test("\"axis\": \"x\"", "\"axis\": \"w\"", "rigs[0].look.parameters[0].axis", "\"w\" is not one of \"x\", \"y\", \"z\"");
     test("\"blend\": \"multiply\"", "\"blend\": \"multiplied\"", "rigs[0].blink.blend", "\"multiplied\"");
@@ -138,7 +138,7 @@ static void bad_enums_and_types(void **state) {
     test("\"seed\": 3", "\"seed\": -3", "seed", "non-negative integer");
 }
 
-static void ranges(void **state) {
+static void test_ranges(void **state) {
     (void)state;
     test("{\"id\": \"ParamBreath\", \"min\": 0, \"max\": 1}", "{\"id\": \"ParamBreath\", \"min\": 2, \"max\": 1}",
          "rigs[0].parameters[1]", "min (2) > max (1)");
@@ -185,7 +185,7 @@ static void ranges(void **state) {
          "rigs[0].parameters[0]", "repeat needs max > min");
 }
 
-static void unknown_and_duplicate_names(void **state) {
+static void test_unknown_and_duplicate_names(void **state) {
     (void)state;
     test("\"rig\": \"face\"", "\"rig\": \"nobody\"", "groups[0].rig", "no rig is called \"nobody\"");
     test("\"id\": \"ParamAngleX\", \"axis\"", "\"id\": \"ParamNope\", \"axis\"", "rigs[0].look.parameters[0].id",
@@ -205,7 +205,7 @@ static void unknown_and_duplicate_names(void **state) {
          "groups[0].look.keys[1].t", "time order");
 }
 
-static void malformed_json(void **state) {
+static void test_malformed_json(void **state) {
     (void)state;
     /* line 4 loses its comma */
     test("\"name\": \"face\",\n", "\"name\": \"face\"\n", "scene.json:5:", NULL);
@@ -218,7 +218,7 @@ static void malformed_json(void **state) {
     cli_result_free(&r);
 }
 
-static void bad_clips_in_scenes(void **state) {
+static void test_bad_clips_in_scenes(void **state) {
     (void)state;
     test("\"clip\": \"clip.csv\"", "\"clip\": \"missing.csv\"", "missing.csv: cannot open the pose clip", "groups[1].pose.clip");
     /* the other clip errors: through `crowd pose` below, and one through a scene */
@@ -242,7 +242,7 @@ static void expect_clip_fails(const char *text, const char *t1, const char *t2) 
     cli_result_free(&r);
 }
 
-static void bad_clips(void **state) {
+static void test_bad_clips(void **state) {
     (void)state;
     char *clip = good_clip(5);
     /* 32 landmarks: the last 4 columns of every line dropped */
@@ -261,37 +261,27 @@ static void bad_clips(void **state) {
     expect_clip_fails("frame\nt_o.5", "bad.csv:1:", "has 1 columns");
     expect_clip_fails("frame,t_s", "bad.csv:1:", "has 2 columns");
 
+    /* one replacement in the good clip: where (file, line, column, field) and what is wrong */
+    static const struct {
+        const char *from, *to, *where, *fault;
+    } edits[] = {
+        {"lm7_y", "lm7_Y", "bad.csv:1:", "\"lm7_Y\" where \"lm7_y\" belongs"},
+        {"lm32_vis\n", "lm32_vis,lm33_x\n", "bad.csv:1:", "extra column"},
+        {"\n3,0.066667,", "\n3,0.066667,NaN,", "bad.csv:4:12: lm0_x", "not a finite number"},
+        {"\n3,0.066667,", "\n3,0.066667,inf,", "bad.csv:4:12: lm0_x", "not a finite number"},
+        {"\n3,0.066667,", "\n3,0.066667,abc,", "bad.csv:4:12: lm0_x", "not a number"},
+        {"\n3,0.066667,", "\n3,0.01,", "bad.csv:4:3: t_s", "less than the previous row"},
+        {",1\n3,", ",1.5\n3,", "bad.csv:3:", "lm32_vis: visibility 1.5 is outside [0, 1]"},
+        {",1\n3,", "\n3,", "bad.csv:3:", "expected 134; lm32_vis is missing"},
+        {",1\n3,", ",1,7\n3,", "bad.csv:3:", "more than 134 fields"},
+        {"\n3,", "\n\n3,", "bad.csv:4:1", "empty line"},
+    };
     char *s;
-    s = cli_replace(clip, "lm7_y", "lm7_Y");
-    expect_clip_fails(s, "bad.csv:1:", "\"lm7_Y\" where \"lm7_y\" belongs");
-    free(s);
-    s = cli_replace(clip, "lm32_vis\n", "lm32_vis,lm33_x\n");
-    expect_clip_fails(s, "bad.csv:1:", "extra column");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,NaN,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a finite number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,inf,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a finite number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.066667,abc,");
-    expect_clip_fails(s, "bad.csv:4:12: lm0_x", "not a number");
-    free(s);
-    s = cli_replace(clip, "\n3,0.066667,", "\n3,0.01,");
-    expect_clip_fails(s, "bad.csv:4:3: t_s", "less than the previous row");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", ",1.5\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "lm32_vis: visibility 1.5 is outside [0, 1]");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", "\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "expected 134; lm32_vis is missing");
-    free(s);
-    s = cli_replace(clip, ",1\n3,", ",1,7\n3,");
-    expect_clip_fails(s, "bad.csv:3:", "more than 134 fields");
-    free(s);
-    s = cli_replace(clip, "\n3,", "\n\n3,");
-    expect_clip_fails(s, "bad.csv:4:1", "empty line");
-    free(s);
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        s = cli_replace(clip, edits[k].from, edits[k].to);
+        expect_clip_fails(s, edits[k].where, edits[k].fault);
+        free(s);
+    }
     expect_clip_fails("", "bad.csv:1:1", "empty");
     char *header = strndup(clip, (size_t)(strchr(clip, '\n') - clip + 1));
     expect_clip_fails(header, "bad.csv:2:1", "no rows");
@@ -308,7 +298,7 @@ static void bad_clips(void **state) {
     free(clip);
 }
 
-static void bad_usage(void **state) {
+static void test_bad_usage(void **state) {
     (void)state;
     const char *scene = cli_write("usage_scene.json", base_scene);
     static const struct {
@@ -373,7 +363,7 @@ static void bad_usage(void **state) {
     cli_result_free(&r);
 }
 
-static void model3_errors(void **state) {
+static void test_model3_errors(void **state) {
     (void)state;
     const char *face = "\"name\": \"face\",\n";
     cli_write("no_blink_group.model3.json",
@@ -413,7 +403,7 @@ static void model3_errors(void **state) {
     free(b);
 }
 
-static void engine_limits_are_bad_input(void **state) {
+static void test_engine_limits_are_bad_input(void **state) {
     (void)state;
     /* max - min overflows float32: caught before the engine */
     test("{\"id\": \"ParamBreath\", \"min\": 0, \"max\": 1}", "{\"id\": \"ParamBreath\", \"min\": -3e38, \"max\": 3e38}",
@@ -438,17 +428,17 @@ static void engine_limits_are_bad_input(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(base_files_are_good),
-        cmocka_unit_test(unknown_fields),
-        cmocka_unit_test(bad_enums_and_types),
-        cmocka_unit_test(ranges),
-        cmocka_unit_test(unknown_and_duplicate_names),
-        cmocka_unit_test(malformed_json),
-        cmocka_unit_test(bad_clips_in_scenes),
-        cmocka_unit_test(bad_clips),
-        cmocka_unit_test(bad_usage),
-        cmocka_unit_test(model3_errors),
-        cmocka_unit_test(engine_limits_are_bad_input),
+        cmocka_unit_test(test_base_files_are_good),
+        cmocka_unit_test(test_unknown_fields),
+        cmocka_unit_test(test_bad_enums_and_types),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_unknown_and_duplicate_names),
+        cmocka_unit_test(test_malformed_json),
+        cmocka_unit_test(test_bad_clips_in_scenes),
+        cmocka_unit_test(test_bad_clips),
+        cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_model3_errors),
+        cmocka_unit_test(test_engine_limits_are_bad_input),
     };
     return cmocka_run_group_tests_name("cli_inputs", tests, setup_files, NULL);
 }

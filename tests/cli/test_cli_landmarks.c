@@ -208,7 +208,7 @@ static void expect_api_bones(const char *text) {
     crowd_engine_destroy(e);
 }
 
-static void same_bones_every_layout(void **state) {
+static void test_same_bones_every_layout(void **state) {
     (void)state;
     make_recording();
     struct {
@@ -235,7 +235,7 @@ static void same_bones_every_layout(void **state) {
 }
 
 /* A partly empty CSV row is still an error: only all 132 landmark fields empty is no detection. */
-static void csv_partly_empty(void **state) {
+static void test_csv_partly_empty(void **state) {
     (void)state;
     make_recording();
     char *text = csv_text();
@@ -251,7 +251,7 @@ static void csv_partly_empty(void **state) {
     cli_result_free(&r);
 }
 
-static void scene_reads_json(void **state) {
+static void test_scene_reads_json(void **state) {
     (void)state;
     make_recording();
     char *csv = csv_text(), *nd = tasks_ndjson();
@@ -338,7 +338,7 @@ static void expect_bad(const char *name, char *text, const char *const *want) {
 }
 #define BAD(name, text, ...) expect_bad((name), (text), (const char *const[]){__VA_ARGS__, NULL})
 
-static void bad_json(void **state) {
+static void test_bad_json(void **state) {
     (void)state;
     char *f = one_frame_tasks(3, 33);
     char *wrong = cli_replace(f, "\"x\": 0.4,", "\"x\": \"0.4\",");
@@ -356,7 +356,7 @@ static void bad_json(void **state) {
     free(f);
 }
 
-static void bad_json_more(void **state) {
+static void test_bad_json_more(void **state) {
     (void)state;
     char *f = one_frame_tasks(2, 33);
     char *nan = cli_replace(f, "\"z\": 0.1", "\"z\": NaN");
@@ -403,11 +403,11 @@ static void bad_json_more(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(same_bones_every_layout),
-        cmocka_unit_test(csv_partly_empty),
-        cmocka_unit_test(scene_reads_json),
-        cmocka_unit_test(bad_json),
-        cmocka_unit_test(bad_json_more),
+        cmocka_unit_test(test_same_bones_every_layout),
+        cmocka_unit_test(test_csv_partly_empty),
+        cmocka_unit_test(test_scene_reads_json),
+        cmocka_unit_test(test_bad_json),
+        cmocka_unit_test(test_bad_json_more),
     };
     return cmocka_run_group_tests_name("cli_landmarks", tests, NULL, NULL);
 }

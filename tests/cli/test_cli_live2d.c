@@ -126,7 +126,7 @@ static const char *write_scene(const char *name, json_t *root) {
     return p;
 }
 
-static void motion(void **state) {
+static void test_motion(void **state) {
     (void)state;
     json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
     if (!g || !model3("Hiyori")) skip();
@@ -181,7 +181,7 @@ static void motion(void **state) {
     json_decref(g);
 }
 
-static void random_clips(void **state) {
+static void test_random_clips(void **state) {
     (void)state;
     json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
     if (!g || !model3("Hiyori")) skip();
@@ -213,7 +213,7 @@ static void random_clips(void **state) {
     json_decref(g);
 }
 
-static void expression(void **state) {
+static void test_expression(void **state) {
     (void)state;
     json_t *g = golden("cubism/expression/expression_Haru_F04_F05_F02_60fps.json");
     if (!g || !model3("Haru")) skip();
@@ -236,7 +236,7 @@ static void expression(void **state) {
     json_decref(g);
 }
 
-static void pose(void **state) {
+static void test_pose(void **state) {
     (void)state;
     json_t *g = golden("cubism/pose/pose_Haru_60fps.json");
     json_t *pg = golden("cubism/expression/expression_Haru_F04_F05_F02_60fps.json"); /* Haru's parameters */
@@ -299,7 +299,7 @@ static void pose(void **state) {
 }
 
 /* Each bad field: exit 2 and the message naming the JSON path. */
-static void bad_fields(void **state) {
+static void test_bad_fields(void **state) {
     (void)state;
     json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
     if (!g || !model3("Hiyori")) skip();
@@ -345,7 +345,7 @@ static void bad_fields(void **state) {
     json_decref(g);
 }
 
-static void stream_audio(void **state) {
+static void test_stream_audio(void **state) {
     (void)state;
     json_t *g = golden("cubism/lipsync/lipsync_haru_talk_13_60fps.json");
     if (!g) skip();
@@ -433,7 +433,7 @@ static size_t mouth_pixels(const picture *p) { /* render.c's mouth colour */
     return n;
 }
 
-static void render_hair_mouth(void **state) {
+static void test_render_hair_mouth(void **state) {
     (void)state;
     json_t *pg = golden("cubism/expression/expression_Haru_F04_F05_F02_60fps.json"); /* Haru's parameters */
     const char *wav = crowd_test_data("cubism/inputs/Haru/sounds/haru_talk_13.wav");
@@ -486,7 +486,7 @@ static const char *checksum_of(const cli_result *r, char *out, size_t size) {
     return out;
 }
 
-static void resume_mid_motion(void **state) {
+static void test_resume_mid_motion(void **state) {
     (void)state;
     json_t *g = golden("cubism/motion/motion_Hiyori_m01_60fps_noloop.json");
     if (!g || !model3("Hiyori")) skip();
@@ -551,9 +551,9 @@ static void resume_mid_motion(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(motion), cmocka_unit_test(random_clips), cmocka_unit_test(expression),
-        cmocka_unit_test(pose),   cmocka_unit_test(bad_fields), cmocka_unit_test(stream_audio),
-        cmocka_unit_test(render_hair_mouth), cmocka_unit_test(resume_mid_motion),
+        cmocka_unit_test(test_motion), cmocka_unit_test(test_random_clips), cmocka_unit_test(test_expression),
+        cmocka_unit_test(test_pose),   cmocka_unit_test(test_bad_fields), cmocka_unit_test(test_stream_audio),
+        cmocka_unit_test(test_render_hair_mouth), cmocka_unit_test(test_resume_mid_motion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,7 +139,7 @@ static const char *generated_clip(void) {
     return path;
 }
 
-static void defaults(void **state) {
+static void test_defaults(void **state) {
     (void)state;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     const char *none[] = {NULL};
@@ -147,7 +147,7 @@ static void defaults(void **state) {
     check(generated_clip(), none, &limbs, false, true);
 }
 
-static void every_flag(void **state) {
+static void test_every_flag(void **state) {
     (void)state;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     limbs.frame = CROWD_FRAME_ENGINE;
@@ -187,7 +187,7 @@ static void every_flag(void **state) {
 
 /* --outputs: the kind asked for is what both gives, bit for bit; asking an output for the
  * other kind is refused before anything is written. */
-static void outputs(void **state) {
+static void test_outputs(void **state) {
     (void)state;
     crowd_limbs_desc limbs = crowd_limbs_defaults();
     const char *world[] = {"--outputs", "world", NULL}, *local[] = {"--outputs=local", "--local", NULL};
@@ -218,7 +218,7 @@ static void outputs(void **state) {
     cli_result_free(&r);
 }
 
-static void shared_walk(void **state) {
+static void test_shared_walk(void **state) {
     (void)state;
     const char *rel[] = {"pose/cmu_walk_30fps.csv", "pose/cmu_walk_30fps_noisy.csv", "pose/cmu_hop_30fps.csv"};
     for (int k = 0; k < 3; k++) {
@@ -242,10 +242,10 @@ static void shared_walk(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults),
-        cmocka_unit_test(every_flag),
-        cmocka_unit_test(outputs),
-        cmocka_unit_test(shared_walk),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_every_flag),
+        cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_shared_walk),
     };
     return cmocka_run_group_tests_name("cli_pose", tests, NULL, NULL);
 }

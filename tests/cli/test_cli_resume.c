@@ -139,7 +139,7 @@ static char *trace_tail(const char *path, uint32_t K) {
 
 static char *trace_body(const char *path) { return trace_tail(path, 0); }
 
-static void two_steps(void **state) {
+static void test_two_steps(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     const char *full_t = keep("full_t.csv"), *full_b = keep("full_b.csv");
@@ -216,7 +216,7 @@ static uint32_t le32(const unsigned char *p) {
 }
 static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-static void file_layout(void **state) {
+static void test_file_layout(void **state) {
     (void)state;
     const char *snap = keep("layout.bin");
     cli_result r = cli_run("run", keep("scene.json"), "--snapshot-at", "9", snap, "--quiet");
@@ -247,7 +247,7 @@ static void file_layout(void **state) {
     free(b);
 }
 
-static void default_crowd(void **state) {
+static void test_default_crowd(void **state) {
     (void)state;
     const char *snap = keep("default.bin");
     summary one = run_ok((const char *const[]){"run", "--frames", "10", "--json", "--simd", cli_target, NULL});
@@ -280,7 +280,7 @@ static const char *mangled(const char *src, const char *name, size_t at, unsigne
     return path;
 }
 
-static void resume_errors(void **state) {
+static void test_resume_errors(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     const char *good = keep("good.bin");
@@ -318,48 +318,42 @@ static void resume_errors(void **state) {
         assert_int_equal(strlen(r.out), 0);
         cli_result_free(&r);
     }
-    /* another scene, seed or dt */
-    r = cli_run("run", keep("other.json"), "--resume", good);
-    cli_expect_fail(&r, 2, good, "another scene");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--seed", "4712", "--resume", good);
-    cli_expect_fail(&r, 2, good, "seed 4711", "seed 4712");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--dt", "0.0166666675", "--resume", good);
-    cli_expect_fail(&r, 2, good, "dt");
-    cli_result_free(&r);
-    /* the frames don't fit */
-    r = cli_run("run", scene, "--frames", "11", "--resume", good);
-    cli_expect_fail(&r, 2, good, "frame 12", "11");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--resume", good, "--snapshot-at", "11", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at 11");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "49", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at 49");
-    cli_result_free(&r);
-    assert_false(cli_exists(keep("x.bin")));
-    /* bad usage */
-    r = cli_run("run", scene, "--snapshot-at", "3");
-    cli_expect_fail(&r, 2, "--snapshot-at needs a frame and a FILE");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "x", keep("x.bin"));
-    cli_expect_fail(&r, 2, "--snapshot-at", "'x'");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--resume");
-    cli_expect_fail(&r, 2, "--resume needs a value");
-    cli_result_free(&r);
-    r = cli_run("run", scene, "--snapshot-at", "3", keep("same.csv"), "--trace", keep("same.csv"));
-    cli_expect_fail(&r, 2, "name the same file");
-    cli_result_free(&r);
-    /* a file that cannot be written: status 1, nothing left behind */
-    const char *nowhere = keep("no/such/folder/s.bin");
-    r = cli_run("run", scene, "--snapshot-at", "3", nowhere);
-    cli_expect_fail(&r, 1, nowhere, "cannot write the snapshot");
-    cli_result_free(&r);
+    /* refused with its exit status and the texts on stderr (no snapshot written) */
+    const char *x = keep("x.bin"), *same = keep("same.csv"), *nowhere = keep("no/such/folder/s.bin");
+    const struct {
+        const char *what;
+        const char *args[9];
+        int status;
+        const char *say[4];
+    } refused[] = {
+        /* another scene, seed or dt */
+        {"another scene", {"run", keep("other.json"), "--resume", good}, 2, {good, "another scene"}},
+        {"another seed", {"run", scene, "--seed", "4712", "--resume", good}, 2, {good, "seed 4711", "seed 4712"}},
+        {"another dt", {"run", scene, "--dt", "0.0166666675", "--resume", good}, 2, {good, "dt"}},
+        /* the frames don't fit */
+        {"too few frames", {"run", scene, "--frames", "11", "--resume", good}, 2, {good, "frame 12", "11"}},
+        {"a snapshot before the resumed frame", {"run", scene, "--resume", good, "--snapshot-at", "11", x}, 2,
+         {"--snapshot-at 11"}},
+        {"a snapshot after the last frame", {"run", scene, "--snapshot-at", "49", x}, 2, {"--snapshot-at 49"}},
+        /* bad usage */
+        {"no FILE", {"run", scene, "--snapshot-at", "3"}, 2, {"--snapshot-at needs a frame and a FILE"}},
+        {"a frame that is no number", {"run", scene, "--snapshot-at", "x", x}, 2, {"--snapshot-at", "'x'"}},
+        {"no value", {"run", scene, "--resume"}, 2, {"--resume needs a value"}},
+        {"the trace's file", {"run", scene, "--snapshot-at", "3", same, "--trace", same}, 2, {"name the same file"}},
+        /* a file that cannot be written: status 1, nothing left behind */
+        {"an unwritable file", {"run", scene, "--snapshot-at", "3", nowhere}, 1, {nowhere, "cannot write the snapshot"}},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        char where[1200];
+        snprintf(where, sizeof where, "%s (%s)", __FILE__, refused[k].what);
+        r = cli_run_argv(refused[k].args, NULL);
+        cli_expect_fail_(&r, refused[k].status, refused[k].say, where, __LINE__);
+        cli_result_free(&r);
+    }
+    assert_false(cli_exists(x));
 }
 
-static void threads(void **state) {
+static void test_threads(void **state) {
     (void)state;
     const char *scene = keep("scene.json");
     summary ref = run_ok((const char *const[]){"run", scene, "--json", "--simd", "scalar", NULL});
@@ -381,11 +375,11 @@ static void threads(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(two_steps),
-        cmocka_unit_test(file_layout),
-        cmocka_unit_test(default_crowd),
-        cmocka_unit_test(resume_errors),
-        cmocka_unit_test(threads),
+        cmocka_unit_test(test_two_steps),
+        cmocka_unit_test(test_file_layout),
+        cmocka_unit_test(test_default_crowd),
+        cmocka_unit_test(test_resume_errors),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests_name("cli_resume", tests, write_files, free_kept);
 }

@@ -447,18 +447,18 @@ static void run_and_compare(const char *const *extra, uint64_t seed, float dt, u
     cli_result_free(&r);
 }
 
-static void scene_vs_api(void **state) {
+static void test_scene_vs_api(void **state) {
     (void)state;
     run_and_compare(NULL, 12345, 0.0166666675f, 40);
 }
 
-static void scene_vs_api_overrides(void **state) {
+static void test_scene_vs_api_overrides(void **state) {
     (void)state;
     const char *const extra[] = {"--frames", "25", "--dt", "0.02", "--seed", "99", NULL};
     run_and_compare(extra, 99, 0.02f, 25);
 }
 
-static void threads_and_targets(void **state) {
+static void test_threads_and_targets(void **state) {
     (void)state;
     const char *scene = cli_path("scene.json");
     cli_result r = cli_run("run", scene, "--simd", cli_target, "--trace", cli_path("t1.csv"), "--bones", cli_path("b1.csv"));
@@ -497,7 +497,7 @@ static uint64_t default_checksum(const char *simd, const char *threads) {
     return sum;
 }
 
-static void default_crowd(void **state) {
+static void test_default_crowd(void **state) {
     (void)state;
     uint64_t ref = default_checksum("scalar", "1");
     uint64_t one = default_checksum(cli_target, "1"), two = default_checksum(cli_target, "2");
@@ -514,7 +514,7 @@ static void default_crowd(void **state) {
     cli_result_free(&r);
 }
 
-static void interrupted(void **state) {
+static void test_interrupted(void **state) {
     (void)state;
     const char *trace = cli_path("big.csv");
     const char *args[] = {"run", "--frames", "100000", "--simd", cli_target, "--trace", trace, NULL};
@@ -565,7 +565,7 @@ static void expect_same_file(const char *a, const char *b) {
     free(y);
 }
 
-static void limbs_outputs(void **state) {
+static void test_limbs_outputs(void **state) {
     (void)state;
     char world[1400], local[1400], both[1400]; /* (cli_path's buffers are reused) */
     snprintf(world, sizeof world, "%s", outputs_scene("world"));
@@ -612,7 +612,7 @@ static void limbs_outputs(void **state) {
 }
 
 /* Every example scene in README.md and tools/README.md runs as written (a few frames). */
-static void readme_scenes(void **state) {
+static void test_readme_scenes(void **state) {
     (void)state;
     const char *docs[] = {CROWD_SOURCE_DIR "/README.md", CROWD_SOURCE_DIR "/tools/README.md"};
     int scenes = 0;
@@ -642,13 +642,13 @@ static void readme_scenes(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(scene_vs_api),
-        cmocka_unit_test(scene_vs_api_overrides),
-        cmocka_unit_test(threads_and_targets),
-        cmocka_unit_test(default_crowd),
-        cmocka_unit_test(readme_scenes),
-        cmocka_unit_test(limbs_outputs),
-        cmocka_unit_test(interrupted),
+        cmocka_unit_test(test_scene_vs_api),
+        cmocka_unit_test(test_scene_vs_api_overrides),
+        cmocka_unit_test(test_threads_and_targets),
+        cmocka_unit_test(test_default_crowd),
+        cmocka_unit_test(test_readme_scenes),
+        cmocka_unit_test(test_limbs_outputs),
+        cmocka_unit_test(test_interrupted),
     };
     return cmocka_run_group_tests_name("cli_run", tests, write_files, NULL);
 }

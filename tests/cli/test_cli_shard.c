@@ -38,7 +38,7 @@ static void expect_same_instances(const world *whole, const world *part, uint32_
     }
 }
 
-static void ranges(void **state) {
+static void test_ranges(void **state) {
     (void)state;
     scene s;
     assert_int_equal(default_crowd_scene(&s), TOOL_OK);
@@ -72,7 +72,7 @@ static void ranges(void **state) {
     scene_free(&s);
 }
 
-static void trim(void **state) {
+static void test_trim(void **state) {
     (void)state;
     scene s;
     assert_int_equal(default_crowd_scene(&s), TOOL_OK);
@@ -109,7 +109,7 @@ static void trim(void **state) {
     scene_free(&s);
 }
 
-static void checksum_parts(void **state) {
+static void test_checksum_parts(void **state) {
     (void)state;
     /* digests of a 2-then-3 split, by Horner's rule over all five, by hand: sum d_i B^(4-i) */
     const uint64_t d[5] = {0x0123456789abcdefull, 0xfedcba9876543210ull, 7, 0x8000000000000000ull, 0xdeadbeefull};
@@ -130,9 +130,9 @@ static void checksum_parts(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ranges),
-        cmocka_unit_test(trim),
-        cmocka_unit_test(checksum_parts),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_trim),
+        cmocka_unit_test(test_checksum_parts),
     };
     return cmocka_run_group_tests_name("cli_shard", tests, NULL, NULL);
 }

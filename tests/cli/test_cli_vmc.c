@@ -362,7 +362,7 @@ static char *port_arg(const receiver *r) {
     return buf;
 }
 
-static void pose_vmc(void **state) {
+static void test_pose_vmc(void **state) {
     (void)state;
     enum { ROWS = 40 };
     double t[ROWS];
@@ -520,7 +520,7 @@ static char *tfjs_line(int frame_num, const float *lm) {
     return b.text;
 }
 
-static void stream_pipe(void **state) {
+static void test_stream_pipe(void **state) {
     (void)state;
     /* 10 lines: good frames, then bad ones among them; expect[k] the t of a frame that is solved */
     enum { LINES = 12 };
@@ -656,7 +656,7 @@ static void stream_pipe(void **state) {
 }
 
 /* Line ends as files have them: CRLF, blank lines, a last line without a newline. */
-static void stream_line_ends(void **state) {
+static void test_stream_line_ends(void **state) {
     (void)state;
     float lm[132];
     cli_buf in = {0}, file = {0};
@@ -776,7 +776,7 @@ static double realtime_spread(const char *clip, const double *t, int rows, int *
     return hi - lo;
 }
 
-static void realtime(void **state) {
+static void test_realtime(void **state) {
     (void)state;
     if (strcmp(cli_target, "scalar") != 0) {
         printf("realtime pacing is checked once (on the scalar target): the pacing is not SIMD code\n");
@@ -812,7 +812,7 @@ static void realtime(void **state) {
  * (-sin(30 deg x) cos(20 deg y), sin(20 deg y), cos(30 deg x) cos(20 deg y)) with no roll (x: +1
  * the subject's left, which is Unity's -X for an avatar facing +Z; y: +1 up), x and y the
  * parameters' outputs in the trace; A is ParamMouthOpenY's output; no blink controller: no Blink. */
-static void run_vmc_look(void **state) {
+static void test_run_vmc_look(void **state) {
     (void)state;
     enum { FRAMES = 60 };
     char *text = make_clip(30, 1.0 / 30, NULL);
@@ -892,7 +892,7 @@ static void run_vmc_look(void **state) {
  * eyeBlinkLeft/Right, I = mean(mouthStretchLeft, mouthStretchRight), U = mouthPucker, E =
  * mean(mouthLowerDownLeft, mouthLowerDownRight), O = mouthFunnel), A = ParamMouthOpenY's output,
  * and the eyes go too (the gaze from ParamEyeBallX/Y). */
-static void run_vmc_face(void **state) {
+static void test_run_vmc_face(void **state) {
     (void)state;
     enum { FRAMES = 10, SCORES = 52 };
     char *text = make_clip(30, 1.0 / 30, NULL);
@@ -957,7 +957,7 @@ static void run_vmc_face(void **state) {
 
 /* crowd run --vmc --instance K: one instance of a crowd, its blink as Blink_L/R = 1 - the eye
  * opening (the blink parameter's output: default 1, multiplied), its bones as the run's. */
-static void run_vmc(void **state) {
+static void test_run_vmc(void **state) {
     (void)state;
     enum { FRAMES = 240, K = 2 };
     char *text = make_clip(30, 1.0 / 30, NULL);
@@ -1066,7 +1066,7 @@ static void node_check(const char *script, const char *arg, const char *what) {
     cli_run_script(cmd, what);
 }
 
-static void osc_receiver(void **state) {
+static void test_osc_receiver(void **state) {
     (void)state;
     if (!have_npm("osc")) skip();
     char dir[1400];
@@ -1077,7 +1077,7 @@ static void osc_receiver(void **state) {
 
 /* The README's conversions for Unity, glTF/three-vrm and Unreal receivers (vmc_clients.mjs) on
  * a clip with every landmark seen: each client's limb directions equal the landmarks'. */
-static void client_conversions(void **state) {
+static void test_client_conversions(void **state) {
     (void)state;
     enum { ROWS = 40 };
     float *lm = malloc(sizeof *lm * 132 * ROWS);
@@ -1103,7 +1103,7 @@ static void client_conversions(void **state) {
  * bone along the landmarks within 0.05 degrees at every keyframe; on the synthetic clip, on
  * `crowd run --vrma --instance K` and on the CMU walk (when the shared data is there); an
  * unwritable FILE fails naming it, an instance without limbs is refused. */
-static void vrma_pose(void **state) {
+static void test_vrma_pose(void **state) {
     (void)state;
     enum { ROWS = 45 };
     float *lm = malloc(sizeof *lm * 132 * ROWS);
@@ -1209,7 +1209,7 @@ static void vrma_pose(void **state) {
  * (ParamEyeBallX/Y) as --params gives them (face frame k is keyframe k's latest), played by
  * @pixiv/three-vrm-animation (vrma_three.mjs: bones within 0.05 degrees, expressions within 1e-5,
  * the lookAt direction). */
-static void stream_vrma_face(void **state) {
+static void test_stream_vrma_face(void **state) {
     (void)state;
     if (!have_npm("@pixiv/three-vrm-animation")) skip();
     enum { ROWS = 33, SCORES = 52 };
@@ -1272,17 +1272,17 @@ static void stream_vrma_face(void **state) {
 int main(int argc, char **argv) {
     cli_setup(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pose_vmc),
-        cmocka_unit_test(stream_pipe),
-        cmocka_unit_test(stream_line_ends),
-        cmocka_unit_test(run_vmc),
-        cmocka_unit_test(run_vmc_look),
-        cmocka_unit_test(run_vmc_face),
-        cmocka_unit_test(realtime),
-        cmocka_unit_test(osc_receiver),
-        cmocka_unit_test(client_conversions),
-        cmocka_unit_test(vrma_pose),
-        cmocka_unit_test(stream_vrma_face),
+        cmocka_unit_test(test_pose_vmc),
+        cmocka_unit_test(test_stream_pipe),
+        cmocka_unit_test(test_stream_line_ends),
+        cmocka_unit_test(test_run_vmc),
+        cmocka_unit_test(test_run_vmc_look),
+        cmocka_unit_test(test_run_vmc_face),
+        cmocka_unit_test(test_realtime),
+        cmocka_unit_test(test_osc_receiver),
+        cmocka_unit_test(test_client_conversions),
+        cmocka_unit_test(test_vrma_pose),
+        cmocka_unit_test(test_stream_vrma_face),
     };
     return cmocka_run_group_tests_name("cli_vmc", tests, NULL, NULL);
 }

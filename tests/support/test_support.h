@@ -55,6 +55,10 @@ double crowd_test_seconds(void);
 int crowd_test_group(const char *name, const struct CMUnitTest *tests, size_t count);
 #define CROWD_TEST_GROUP(name, tests) crowd_test_group((name), (tests), sizeof(tests) / sizeof((tests)[0]))
 
+/* One test function over the rows of a table: each row is a cmocka test of its own name, and
+ * the function reads its row from *state (as cmocka_unit_test_prestate, with a name). */
+#define CROWD_TEST_ROW(name, func, row) {(name), (func), NULL, NULL, (void *)(row)}
+
 /* Path of a file in the shared data folder, or NULL (and a printed skip reason) when absent. */
 const char *crowd_test_data(const char *relative);
 

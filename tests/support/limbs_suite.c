@@ -1,151 +1,104 @@
-/* limbs_suite.h — what the limbs suites share (test_limbs_GROUP.c, one ctest suite limbs_GROUP
- * per group): limb bases from pose landmarks (SPEC §5, bad input §6) on the SIMD target named
- * by argv[1].
- *
- * Groups (files)
- *   reference    SPEC §5's printed numbers (legs bent and straight, LookRotation((1,2,3),
- *                (0,1,0)) through the foot and the head), LookRotation's degenerate cases
- *   geometry     random bent poses: unit outputs with w >= 0, +y (y_along_bone) / +z
- *                (z_along_bone) on the landmark directions, world = parent world * local,
- *                every bone against an independent double-precision reading of SPEC §5
- *   fallback     knee and elbow sweeps through straight: `root` uses s_limb * right (on the
- *                subject's side: facing -z and turning around too); neither
- *                pops while the limb straightens; a sideways bend where only `previous` stays
- *                continuous (beyond straight SPEC §5's side flips in both modes: see the sweep)
- *   calibration  bind landmarks reproduce the bind rotations; degenerate bind poses rejected
- *   validity     bad landmarks / root rotations / limbs settings: exact code, a message naming
- *                the field, nothing stored changed; huge finite landmarks give no NaN
- *   clips        the CMU walk and hop (skipped without ../shared/data): directions every
- *                frame; smoothing cuts jitter on the noisy walk; dropouts hold and ease;
- *                and (no data needed) One Euro cuts a still subject's jitter 3x per limb bone
- *   tracking     SPEC 5.1's real tracker input: the rest pose, calibrated rigs under stable,
- *                unseen hips and legs easing to rest, exact steady tracking, re-acquisition
- *   determinism  1000+ instances with random, degenerate and low-visibility poses: the same
- *                bytes as the scalar target and as random crowd_tick_range splits
- *   outputs      crowd_limbs_desc.outputs: world and local only store both's bits over long
- *                runs (dropouts, re-acquisition, degenerate poses; a pool, range splits), the
- *                storage they save, refused reads of the kind not kept, bad values, values
- *                beyond the rules through the columns, snapshots (round trip, version 2)
- *
- * Expected values are computed in double from the float landmarks the engine receives (the
- * engine works in float32, so tolerances are 1e-6 for the SPEC's printed numbers and 1e-5 for
- * rotations computed from random poses, well above float rounding and well below any real
- * error). Failures that are engine bugs (not test bugs) are marked "ENGINE BUG".
- */
-#ifndef CROWD_LIMBS_SUITE_H
-#define CROWD_LIMBS_SUITE_H
-#define _POSIX_C_SOURCE 200809L
-#include <float.h>
-#include <math.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* The limbs suites' shared helpers (limbs_suite.h), compiled once. */
+#include "limbs_suite.h"
 
-#include "internal.h" /* the re-acquisition progress r, which no field exposes */
-#include "kernels/limbs.h"
-#include "test_support.h"
+const int bone_parent[NB] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
 
-/* ------------------------------------------------------------------------------------------
- * results, failures
- * ---------------------------------------------------------------------------------------- */
-#define NB CROWD_BONE_COUNT
-#define NL CROWD_LANDMARK_COUNT
-#define POSE_FLOATS (4 * NL)
-#define PI 3.14159265358979323846
-#define DEG (PI / 180.0)
+const int limb_joints[CROWD_LIMB_COUNT][3] = {{11, 13, 15}, {12, 14, 16}, {23, 25, 27}, {24, 26, 28}};
 
-/* SPEC §5's hierarchy: hips -> chest -> (head, upper arms), hips -> upper legs,
- * upper -> lower -> hand/foot; -1 is the root. */
-static const int bone_parent[NB] = {-1, 0, 1, 1, 3, 4, 1, 6, 7, 0, 9, 10, 0, 12, 13};
-/* limb l (crowd_limb order): joints a (shoulder/hip), b (elbow/knee), c (wrist/ankle) */
-static const int limb_joints[CROWD_LIMB_COUNT][3] = {{11, 13, 15}, {12, 14, 16}, {23, 25, 27}, {24, 26, 28}};
-static const int limb_upper[CROWD_LIMB_COUNT] = {CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_RIGHT_UPPER_ARM,
+const int limb_upper[CROWD_LIMB_COUNT] = {CROWD_BONE_LEFT_UPPER_ARM, CROWD_BONE_RIGHT_UPPER_ARM,
                                                 CROWD_BONE_LEFT_UPPER_LEG, CROWD_BONE_RIGHT_UPPER_LEG};
-/* the landmarks each bone reads (SPEC §5), -1 ends */
-static const int bone_deps[NB][4] = {
+
+const int bone_deps[NB][4] = {
     {11, 12, 23, 24}, {11, 12, 23, 24}, {0, 7, 8, -1},
     {11, 13, 15, -1}, {11, 13, 15, -1}, {15, 17, 19, -1},
     {12, 14, 16, -1}, {12, 14, 16, -1}, {16, 18, 20, -1},
     {23, 25, 27, -1}, {23, 25, 27, -1}, {27, 29, 31, -1},
     {24, 26, 28, -1}, {24, 26, 28, -1}, {28, 30, 32, -1}};
 
-static inline bool is_limb_bone(int b) {
+bool is_limb_bone(int b) {
     return b == 3 || b == 4 || b == 6 || b == 7 || b == 9 || b == 10 || b == 12 || b == 13;
 }
 
+v3 v_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
 
-/* ------------------------------------------------------------------------------------------
- * double-precision vectors and quaternions (x, y, z, w), Hamilton product
- * ---------------------------------------------------------------------------------------- */
-typedef struct { double x, y, z; } v3;
-typedef struct { double x, y, z, w; } qd;
+v3 v_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
 
-static inline v3 v_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static inline v3 v_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static inline v3 v_scale(v3 a, double s) { return (v3){a.x * s, a.y * s, a.z * s}; }
-static inline v3 v_mid(v3 a, v3 b) { return v_scale(v_add(a, b), 0.5); }
-static inline double v_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline double v_len(v3 a) { return sqrt(v_dot(a, a)); }
-static inline v3 v_cross(v3 l, v3 r) {
+v3 v_scale(v3 a, double s) { return (v3){a.x * s, a.y * s, a.z * s}; }
+
+v3 v_mid(v3 a, v3 b) { return v_scale(v_add(a, b), 0.5); }
+
+double v_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+double v_len(v3 a) { return sqrt(v_dot(a, a)); }
+
+v3 v_cross(v3 l, v3 r) {
     return (v3){l.y * r.z - l.z * r.y, l.z * r.x - l.x * r.z, l.x * r.y - l.y * r.x};
 }
-/* v/|v|, or zero when |v| <= 1e-5 (SPEC §5) */
-static inline v3 v_norm0(v3 a) {
+
+v3 v_norm0(v3 a) {
     double l = v_len(a);
     return l > 1e-5 ? v_scale(a, 1.0 / l) : (v3){0, 0, 0};
 }
-static inline double v_maxdiff(v3 a, v3 b) {
+
+double v_maxdiff(v3 a, v3 b) {
     return fmax(fabs(a.x - b.x), fmax(fabs(a.y - b.y), fabs(a.z - b.z)));
 }
 
-static const qd Q_ID = {0, 0, 0, 1};
-
-static inline qd q_mul(qd a, qd b) {
+qd q_mul(qd a, qd b) {
     return (qd){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
                 a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
-static inline qd q_conj(qd a) { return (qd){-a.x, -a.y, -a.z, a.w}; }
-static inline double q_dot(qd a, qd b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-static inline qd q_canon(qd q) {
+
+qd q_conj(qd a) { return (qd){-a.x, -a.y, -a.z, a.w}; }
+
+double q_dot(qd a, qd b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+qd q_canon(qd q) {
     double n = sqrt(q_dot(q, q));
     if (q.w < 0) n = -n;
     return (qd){q.x / n, q.y / n, q.z / n, q.w / n};
 }
-static inline v3 q_rot(qd q, v3 v) {
+
+v3 q_rot(qd q, v3 v) {
     qd p = q_mul(q_mul(q, (qd){v.x, v.y, v.z, 0}), q_conj(q));
     return (v3){p.x, p.y, p.z};
 }
-static inline qd q_axis_angle(v3 axis, double angle) {
+
+qd q_axis_angle(v3 axis, double angle) {
     v3 a = v_scale(axis, sin(angle / 2) / v_len(axis));
     return (qd){a.x, a.y, a.z, cos(angle / 2)};
 }
-/* The rotation angle from a to b, degrees (q and -q the same rotation). */
-static inline double q_angle_deg(qd a, qd b) {
+
+double q_angle_deg(qd a, qd b) {
     qd d = q_mul(a, q_conj(b));
     return 2.0 * atan2(sqrt(d.x * d.x + d.y * d.y + d.z * d.z), fabs(d.w)) / DEG;
 }
-/* componentwise distance of q to r or to -r, whichever is closer */
-static inline double q_dist(qd q, qd r) {
+
+double q_dist(qd q, qd r) {
     double p = fmax(fmax(fabs(q.x - r.x), fabs(q.y - r.y)), fmax(fabs(q.z - r.z), fabs(q.w - r.w)));
     double m = fmax(fmax(fabs(q.x + r.x), fabs(q.y + r.y)), fmax(fabs(q.z + r.z), fabs(q.w + r.w)));
     return fmin(p, m);
 }
-static inline qd qf(const float q[4]) { return (qd){q[0], q[1], q[2], q[3]}; }
-static inline void q_store(qd q, float out[4]) {
+
+qd qf(const float q[4]) { return (qd){q[0], q[1], q[2], q[3]}; }
+
+void q_store(qd q, float out[4]) {
     out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
 }
-static inline qd q_random(rng *r) { /* uniform (Shoemake) */
+
+qd q_random(rng *r) { /* uniform (Shoemake) */
     double u1 = rng_unit(r), u2 = rng_range(r, 0, 2 * PI), u3 = rng_range(r, 0, 2 * PI);
     double a = sqrt(1 - u1), b = sqrt(u1);
     return q_canon((qd){a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)});
 }
-static inline v3 v_random_unit(rng *r) {
+
+static v3 v_random_unit(rng *r) {
     double z = rng_range(r, -1, 1), t = rng_range(r, 0, 2 * PI), s = sqrt(1 - z * z);
     return (v3){s * cos(t), s * sin(t), z};
 }
+
 /* a unit vector at `angle` from unit d, in a random direction around it */
-static inline v3 v_at_angle(rng *r, v3 d, double angle) {
+static v3 v_at_angle(rng *r, v3 d, double angle) {
     if (v_len(d) < 0.5) return v_random_unit(r); /* no direction to start from */
     v3 p;
     do p = v_cross(d, v_random_unit(r));
@@ -155,7 +108,7 @@ static inline v3 v_at_angle(rng *r, v3 d, double angle) {
 }
 
 /* The rotation whose matrix columns are x, y, z (orthonormal). */
-static inline qd q_from_cols(v3 x, v3 y, v3 z) {
+static qd q_from_cols(v3 x, v3 y, v3 z) {
     double m00 = x.x, m10 = x.y, m20 = x.z, m01 = y.x, m11 = y.y, m21 = y.z, m02 = z.x, m12 = z.y, m22 = z.z;
     double tr = m00 + m11 + m22, s;
     qd q;
@@ -175,8 +128,7 @@ static inline qd q_from_cols(v3 x, v3 y, v3 z) {
     return q_canon(q);
 }
 
-/* SPEC §5's LookRotation (Unity semantics) with its degenerate cases. */
-static inline qd ref_look(v3 forward, v3 up) {
+qd ref_look(v3 forward, v3 up) {
     double fl = v_len(forward);
     if (fl < 1e-5) return Q_ID;
     v3 z = v_scale(forward, 1.0 / fl);
@@ -190,18 +142,15 @@ static inline qd ref_look(v3 forward, v3 up) {
     return q_from_cols(x, v_cross(z, x), z);
 }
 
-/* ------------------------------------------------------------------------------------------
- * poses (engine frame: +y up; a subject facing +z has its right at +x)
- * ---------------------------------------------------------------------------------------- */
-static inline void lm_put(float *pose, int k, v3 p) {
+void lm_put(float *pose, int k, v3 p) {
     pose[4 * k] = (float)p.x, pose[4 * k + 1] = (float)p.y, pose[4 * k + 2] = (float)p.z, pose[4 * k + 3] = 1.0f;
 }
-static inline v3 lm_get(const float *pose, int k, bool flip_y) {
+
+v3 lm_get(const float *pose, int k, bool flip_y) {
     double y = pose[4 * k + 1];
     return (v3){pose[4 * k], flip_y ? -y : y, pose[4 * k + 2]};
 }
 
-/* A plausible standing pose: elbows bent with the forearms forward, knees slightly bent. */
 static const float standing_xyz[NL][3] = {
     {0.00f, 1.60f, 0.10f},                                                 /* 0 nose */
     {-0.03f, 1.64f, 0.08f}, {-0.04f, 1.64f, 0.08f}, {-0.05f, 1.64f, 0.07f}, /* 1-3 left eye */
@@ -221,13 +170,11 @@ static const float standing_xyz[NL][3] = {
     {-0.10f, 0.02f, 0.15f}, {0.10f, 0.02f, 0.15f},                          /* 31, 32 foot index */
 };
 
-static inline void standing_pose(float *pose) {
+void standing_pose(float *pose) {
     for (int k = 0; k < NL; k++) lm_put(pose, k, (v3){standing_xyz[k][0], standing_xyz[k][1], standing_xyz[k][2]});
 }
 
-/* An A-pose for calibration: arms 45 degrees down and out with slightly bent elbows (forearm
- * forward), knees slightly bent; hands and feet as the standing pose. */
-static inline void a_pose(float *pose) {
+void a_pose(float *pose) {
     standing_pose(pose);
     for (int side = 0; side < 2; side++) {
         double sx = side ? 1.0 : -1.0;
@@ -243,9 +190,7 @@ static inline void a_pose(float *pose) {
     }
 }
 
-/* A random pose with every limb clearly bent (25..155 degrees) and every LookRotation well
- * defined; the body turned by a random rotation, which is also returned as the root. */
-static inline void random_bent_pose(rng *r, float *pose, qd *root_out) {
+void random_bent_pose(rng *r, float *pose, qd *root_out) {
     qd body = q_mul(q_axis_angle((v3){0, 1, 0}, rng_range(r, -PI, PI)),
                     q_axis_angle(v_random_unit(r), rng_range(r, 0, 25 * DEG)));
     v3 c = {rng_range(r, -1, 1), rng_range(r, -0.2, 0.2), rng_range(r, -1, 1)};
@@ -287,9 +232,7 @@ static inline void random_bent_pose(rng *r, float *pose, qd *root_out) {
     *root_out = body;
 }
 
-/* A random pose for the determinism and outputs crowds: bent, with 0..3 degeneracies and
- * random visibilities. */
-static inline void det_pose(rng *r, float *pose) {
+void det_pose(rng *r, float *pose) {
     qd root;
     random_bent_pose(r, pose, &root);
     int n = rng_chance(r, 0.5) ? (int)rng_below(r, 4) : 0;
@@ -359,16 +302,7 @@ static inline void det_pose(rng *r, float *pose) {
     }
 }
 
-/* ------------------------------------------------------------------------------------------
- * the reference: SPEC §5 in double (no visibility hold, no smoothing)
- * ---------------------------------------------------------------------------------------- */
-typedef struct ref_state {
-    bool previous;
-    double sign[CROWD_LIMB_COUNT];
-    v3 side[CROWD_LIMB_COUNT]; /* previous mode: last bent side, zero = none yet */
-} ref_state;
-
-static inline ref_state ref_init(const crowd_limbs_desc *d) {
+ref_state ref_init(const crowd_limbs_desc *d) {
     ref_state s;
     memset(&s, 0, sizeof s);
     s.previous = d->fallback == CROWD_FALLBACK_PREVIOUS;
@@ -376,13 +310,12 @@ static inline ref_state ref_init(const crowd_limbs_desc *d) {
     return s;
 }
 
-static inline void preset_fix(crowd_axis_fix fix, qd out[NB]) {
+void preset_fix(crowd_axis_fix fix, qd out[NB]) {
     for (int b = 0; b < NB; b++)
         out[b] = fix == CROWD_AXIS_FIX_Y_ALONG_BONE && is_limb_bone(b) ? (qd){sqrt(0.5), 0, 0, sqrt(0.5)} : Q_ID;
 }
 
-/* the bases before the fix, crowd_bone order */
-static inline void ref_bases(ref_state *st, const float *pose, bool flip, qd root, qd basis[NB]) {
+void ref_bases(ref_state *st, const float *pose, bool flip, qd root, qd basis[NB]) {
     v3 p[NL];
     for (int k = 0; k < NL; k++) p[k] = lm_get(pose, k, flip);
     v3 right = q_rot(root, (v3){1, 0, 0});
@@ -421,7 +354,7 @@ static inline void ref_bases(ref_state *st, const float *pose, bool flip, qd roo
     }
 }
 
-static inline void ref_solve(ref_state *st, const float *pose, bool flip, qd root, const qd fix[NB], qd world[NB], qd local[NB]) {
+void ref_solve(ref_state *st, const float *pose, bool flip, qd root, const qd fix[NB], qd world[NB], qd local[NB]) {
     qd basis[NB];
     ref_bases(st, pose, flip, root, basis);
     for (int b = 0; b < NB; b++) {
@@ -431,13 +364,7 @@ static inline void ref_solve(ref_state *st, const float *pose, bool flip, qd roo
     }
 }
 
-/* ------------------------------------------------------------------------------------------
- * engine calls
- * ---------------------------------------------------------------------------------------- */
-/* SPEC 5's plain formulas: fallback root, and a bone seen again is tracked at once (a
- * re-acquisition half-life so short that r reaches 1 on the first trusted tick); stable and
- * the ease-in are tested on their own */
-static inline crowd_limbs_desc engine_limbs(crowd_axis_fix fix) {
+crowd_limbs_desc engine_limbs(crowd_axis_fix fix) {
     crowd_limbs_desc d = crowd_limbs_defaults();
     d.fallback = CROWD_FALLBACK_ROOT;
     d.reacquire_half_life = 1e-6f;
@@ -446,40 +373,35 @@ static inline crowd_limbs_desc engine_limbs(crowd_axis_fix fix) {
     return d;
 }
 
-static inline crowd_rig limbs_rig(crowd_engine *e, const crowd_limbs_desc *ld, const char *name) {
+crowd_rig limbs_rig(crowd_engine *e, const crowd_limbs_desc *ld, const char *name) {
     crowd_rig_desc rd = {.name = name, .limbs = ld};
     crowd_rig rig = {0};
     OK(e, crowd_rig_create(e, &rd, &rig));
     return rig;
 }
 
-static inline void add_n(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_instance *out) {
+void add_n(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_instance *out) {
     crowd_add_desc ad = {.rig = rig, .count = n};
     OK(e, crowd_instances_add(e, &ad, out));
 }
 
-static inline crowd_instance add1(crowd_engine *e, crowd_rig rig) {
+crowd_instance add1(crowd_engine *e, crowd_rig rig) {
     crowd_instance h;
     add_n(e, rig, 1, &h);
     return h;
 }
 
-static inline void set_pose(crowd_engine *e, crowd_instance h, const float *pose) {
+void set_pose(crowd_engine *e, crowd_instance h, const float *pose) {
     OK(e, crowd_set(e, h, CROWD_FIELD_POSE, 0, pose));
 }
 
-static inline void set_root(crowd_engine *e, crowd_instance h, qd root) {
+void set_root(crowd_engine *e, crowd_instance h, qd root) {
     float q[4];
     q_store(root, q);
     OK(e, crowd_set(e, h, CROWD_FIELD_ROOT, 0, q));
 }
 
-typedef struct bones {
-    float wf[NB][4], lf[NB][4]; /* as the engine wrote them */
-    qd world[NB], local[NB];
-} bones;
-
-static inline void read_bones(crowd_engine *e, crowd_instance h, bones *b) {
+void read_bones(crowd_engine *e, crowd_instance h, bones *b) {
     for (int k = 0; k < NB; k++) {
         OK(e, crowd_get(e, h, CROWD_FIELD_BONE_WORLD, (uint32_t)k, b->wf[k]));
         OK(e, crowd_get(e, h, CROWD_FIELD_BONE_LOCAL, (uint32_t)k, b->lf[k]));
@@ -488,21 +410,20 @@ static inline void read_bones(crowd_engine *e, crowd_instance h, bones *b) {
     }
 }
 
-static inline void solve(crowd_engine *e, crowd_instance h, const float *pose, float dt, bones *b) {
+void solve(crowd_engine *e, crowd_instance h, const float *pose, float dt, bones *b) {
     set_pose(e, h, pose);
     OK(e, crowd_tick(e, dt));
     read_bones(e, h, b);
 }
 
-static inline void expect_q(qd got, qd want, double tol, const char *what) {
+void expect_q(qd got, qd want, double tol, const char *what) {
     double d = q_dist(got, want);
     if (!(d <= tol))
         FAILF("%s: got (%.9g, %.9g, %.9g, %.9g), want (%.9g, %.9g, %.9g, %.9g) up to sign within %.3g (off by %.3g)",
               what, got.x, got.y, got.z, got.w, want.x, want.y, want.z, want.w, tol, d);
 }
 
-/* unit length to 1e-6, w >= 0, finite */
-static inline void check_canonical(const float q[4], const char *what) {
+void check_canonical(const float q[4], const char *what) {
     for (int c = 0; c < 4; c++)
         if (!isfinite(q[c])) FAILF("ENGINE BUG: %s = (%g, %g, %g, %g) is not finite", what, q[0], q[1], q[2], q[3]);
     double n = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
@@ -510,7 +431,7 @@ static inline void check_canonical(const float q[4], const char *what) {
     if (!(q[3] >= 0.0f)) FAILF("ENGINE BUG: %s = (%.9g, %.9g, %.9g, %.9g) has w < 0", what, q[0], q[1], q[2], q[3]);
 }
 
-static inline void check_all_canonical(const bones *b, const char *ctx) {
+void check_all_canonical(const bones *b, const char *ctx) {
     char what[256];
     for (int k = 0; k < NB; k++) {
         snprintf(what, sizeof what, "%s: world %s", ctx, crowd_bone_name((crowd_bone)k));
@@ -520,8 +441,7 @@ static inline void check_all_canonical(const bones *b, const char *ctx) {
     }
 }
 
-/* world[child] == world[parent] * local[child]; hips: root * local */
-static inline void check_hierarchy(const bones *b, qd root, double tol, const char *ctx) {
+void check_hierarchy(const bones *b, qd root, double tol, const char *ctx) {
     char what[256];
     for (int k = 0; k < NB; k++) {
         qd parent = bone_parent[k] < 0 ? root : b->world[bone_parent[k]];
@@ -531,9 +451,7 @@ static inline void check_hierarchy(const bones *b, qd root, double tol, const ch
     }
 }
 
-/* y_along_bone: limb bones carry +y on their landmark direction; hands and feet (identity
- * fix) carry +z on theirs. */
-static inline void check_directions(const bones *b, const float *pose, bool flip, double tol, const char *ctx) {
+void check_directions(const bones *b, const float *pose, bool flip, double tol, const char *ctx) {
     for (int l = 0; l < CROWD_LIMB_COUNT; l++) {
         v3 a = lm_get(pose, limb_joints[l][0], flip), m = lm_get(pose, limb_joints[l][1], flip),
            c = lm_get(pose, limb_joints[l][2], flip);
@@ -562,12 +480,7 @@ static inline void check_directions(const bones *b, const float *pose, bool flip
     }
 }
 
-typedef void (*pose_fn)(float *pose, double angle_deg);
-
-/* ------------------------------------------------------------------------------------------
- * calibration
- * ---------------------------------------------------------------------------------------- */
-static inline void random_binds(rng *r, crowd_quat out[NB], qd outd[NB]) {
+void random_binds(rng *r, crowd_quat out[NB], qd outd[NB]) {
     for (int b = 0; b < NB; b++) {
         float q[4];
         q_store(q_random(r), q);
@@ -576,8 +489,8 @@ static inline void random_binds(rng *r, crowd_quat out[NB], qd outd[NB]) {
     }
 }
 
-static inline void expect_rig_error(crowd_engine *e, const crowd_limbs_desc *ld, crowd_result code, const char *field,
-                             const char *alt_field, const char *what) {
+void expect_rig_error(crowd_engine *e, const crowd_limbs_desc *ld, crowd_result code, const char *field,
+                      const char *alt_field, const char *what) {
     crowd_rig_desc rd = {.name = "bad", .limbs = ld};
     crowd_rig rig = {0};
     crowd_result res = crowd_rig_create(e, &rd, &rig);
@@ -587,23 +500,14 @@ static inline void expect_rig_error(crowd_engine *e, const crowd_limbs_desc *ld,
         FAILF("ENGINE BUG: %s: message \"%s\" does not name %s", what, msg, field);
 }
 
-/* ------------------------------------------------------------------------------------------
- * the CMU clips
- * ---------------------------------------------------------------------------------------- */
-typedef struct clip {
-    int n;
-    double *t;
-    float *pose; /* n * POSE_FLOATS */
-} clip;
-
-static inline void clip_free(clip *c) {
+void clip_free(clip *c) {
     free(c->t);
     free(c->pose);
     memset(c, 0, sizeof *c);
 }
 
 /* Reads a SPEC §7 pose clip; fails the test on a malformed file. */
-static inline void clip_load(const char *path, clip *c) {
+static void clip_load(const char *path, clip *c) {
     memset(c, 0, sizeof *c);
     FILE *f = fopen(path, "r");
     if (!f) FAILF("cannot open %s", path);
@@ -639,7 +543,7 @@ static inline void clip_load(const char *path, clip *c) {
     if (c->n < 10) FAILF("%s: only %d rows", path, c->n);
 }
 
-static inline bool load_data(const char *rel, clip *c) {
+bool load_data(const char *rel, clip *c) {
     const char *p = crowd_test_data(rel);
     if (!p) return false;
     char path[4096];
@@ -648,16 +552,11 @@ static inline bool load_data(const char *rel, clip *c) {
     return true;
 }
 
-static inline float clip_dt(const clip *c, int k) { return k ? (float)(c->t[k] - c->t[k - 1]) : 0.0f; }
-static inline const float *clip_row(const clip *c, int k) { return c->pose + (size_t)k * POSE_FLOATS; }
+float clip_dt(const clip *c, int k) { return k ? (float)(c->t[k] - c->t[k - 1]) : 0.0f; }
 
-/* Runs clips through one rig each (all in one engine, one tick per row); world and local
- * rotations per frame and bone. */
-typedef struct clip_out {
-    qd *world, *local; /* [n * NB] */
-} clip_out;
+const float *clip_row(const clip *c, int k) { return c->pose + (size_t)k * POSE_FLOATS; }
 
-static inline void run_clips(const clip *const *clips, const crowd_limbs_desc *const *descs, int count, clip_out *out) {
+void run_clips(const clip *const *clips, const crowd_limbs_desc *const *descs, int count, clip_out *out) {
     crowd_engine *e = crowd_test_engine(900);
     crowd_instance h[8];
     char name[16];
@@ -684,5 +583,3 @@ static inline void run_clips(const clip *const *clips, const crowd_limbs_desc *c
     }
     crowd_engine_destroy(e);
 }
-
-#endif

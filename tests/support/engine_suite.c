@@ -1,140 +1,66 @@
-/* engine_suite.h — what the engine suites share (test_engine_GROUP.c, one ctest suite
- * engine_GROUP per group): the engine against SPEC.md §0-§4 and §6, on the SIMD target named by
- * argv[1].
- *
- * Groups (files)
- *   reference    the SPEC's printed numbers (gaze, harmonic, blink sine / timed), blends
- *   determinism  every output and state byte equal to the scalar target, to any split into
- *                ranges and to a rerun; a counting allocator proves the tick allocates nothing
- *   validity     one check per bad field and per entry point: exact code, a message naming the
- *                field, and nothing stored changed
- *   handles      add / remove keep survivors bit-identical to a run without the removal
- *   long_runs    day 30 blinks and breathes exactly as day 1; random starts do not blink in unison
- *
- * Float expectations are exact (bits) except where the engine's sin is involved: there the SPEC
- * bounds sin's absolute error by 2^-22 (2.4e-7) for |x| <= 2^13, so a value origin + range*sin
- * is within 2.4e-7*|range| of the exact one, plus a few ulp of the result for the final
- * roundings (SIN_TOL below).
- *
- */
-#ifndef CROWD_ENGINE_SUITE_H
-#define CROWD_ENGINE_SUITE_H
-#define _POSIX_C_SOURCE 200809L
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* The engine suites' shared helpers (engine_suite.h), compiled once. */
+#include "engine_suite.h"
 
-#include "test_support.h"
-#include "random.h"
-
-/* ------------------------------------------------------------------------------------------
- * shared functions
- * ---------------------------------------------------------------------------------------- */
-/* Exact float comparison (bits), with both values printed in a round-trip format. */
-#define EXPECT_BITS(actual, expected, ...)                                                    \
-    do {                                                                                      \
-        float eb_a_ = (actual), eb_e_ = (expected);                                           \
-        if (fbits(eb_a_) != fbits(eb_e_)) {                                                   \
-            char eb_what_[256];                                                               \
-            snprintf(eb_what_, sizeof eb_what_, __VA_ARGS__);                                 \
-            FAILF("%s: got %.9g (0x%08x), want %.9g (0x%08x)", eb_what_, (double)eb_a_,       \
-                  fbits(eb_a_), (double)eb_e_, fbits(eb_e_));                                 \
-        }                                                                                     \
-    } while (0)
-
-#define EXPECT_NEAR(actual, expected, tol, ...)                                               \
-    do {                                                                                      \
-        double en_a_ = (actual), en_e_ = (expected), en_t_ = (tol);                           \
-        if (!(fabs(en_a_ - en_e_) <= en_t_)) {                                                \
-            char en_what_[256];                                                               \
-            snprintf(en_what_, sizeof en_what_, __VA_ARGS__);                                 \
-            FAILF("%s: got %.9g, want %.9g within %.3g (off by %.3g)", en_what_, en_a_,       \
-                  en_e_, en_t_, fabs(en_a_ - en_e_));                                         \
-        }                                                                                     \
-    } while (0)
-
-/* The tolerance for value = origin + range*sin(x): 2^-22*|range| for sin, and 4 ulp of the
- * value (and of range) for the roundings of the multiply and add. */
-static inline double sin_tol(double range, double value) {
+double sin_tol(double range, double value) {
     return 0x1p-22 * fabs(range) + 4.0 * 0x1p-23 * (fabs(value) + fabs(range)) + 1e-30;
 }
 
-static const float DT60 = 1.0f / 60.0f;
-
-
-static inline crowd_rig make_rig(crowd_engine *e, const crowd_rig_desc *d) {
+crowd_rig make_rig(crowd_engine *e, const crowd_rig_desc *d) {
     crowd_rig rig = {0};
     crowd_result res = crowd_rig_create(e, d, &rig);
     if (res != CROWD_OK) FAILF("crowd_rig_create(%s): %s %s", d->name ? d->name : "?", rname(res), crowd_last_error(e));
     return rig;
 }
 
-static inline void add_into(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_blink_start bs,
-                     crowd_harmonic_phase hp, crowd_instance *out) {
+void add_into(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_blink_start bs, crowd_harmonic_phase hp,
+              crowd_instance *out) {
     crowd_add_desc ad = {.rig = rig, .count = n, .blink_start = bs, .harmonic_phase = hp};
     OK(e, crowd_instances_add(e, &ad, out));
 }
 
-static inline crowd_instance *add_n(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_blink_start bs,
-                             crowd_harmonic_phase hp) {
+crowd_instance *add_n(crowd_engine *e, crowd_rig rig, uint32_t n, crowd_blink_start bs, crowd_harmonic_phase hp) {
     crowd_instance *h = calloc(n, sizeof *h);
     assert_non_null(h);
     add_into(e, rig, n, bs, hp, h);
     return h;
 }
 
-static inline void tick(crowd_engine *e, float dt) { OK(e, crowd_tick(e, dt)); }
+void tick(crowd_engine *e, float dt) { OK(e, crowd_tick(e, dt)); }
 
-static inline float get1(const crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index) {
+float get1(const crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index) {
     float v[3] = {0};
     OK(e, crowd_get(e, h, f, index, v));
     return v[0];
 }
 
-static inline void set1(crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index, float v) {
+void set1(crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index, float v) {
     float vv[3] = {v, v, v};
     OK(e, crowd_set(e, h, f, index, vv));
 }
 
-static inline void set_all1(crowd_engine *e, const crowd_instance *h, uint32_t n, crowd_field f,
-                     uint32_t index, float v) {
+void set_all1(crowd_engine *e, const crowd_instance *h, uint32_t n, crowd_field f, uint32_t index, float v) {
     for (uint32_t i = 0; i < n; i++) set1(e, h[i], f, index, v);
 }
 
-static inline uint32_t instance_key(const crowd_engine *e, uint64_t seed, crowd_instance h) {
+uint32_t instance_key(const crowd_engine *e, uint64_t seed, crowd_instance h) {
     uint64_t id = 0;
     OK(e, crowd_instance_info(e, h, &id, NULL, NULL));
     return crowdi_instance_key(seed, id);
 }
 
-/* The SPEC §4 idle wait, in float, in the SPEC's order. */
-static inline float spec_wait(float mean, float dev, float u) {
+float spec_wait(float mean, float dev, float u) {
     volatile float t = u * (2.0f * dev);
     volatile float s = mean + t;
     return s - dev;
 }
 
-/* ---- snapshots: every field of every instance of a list of rigs, in sections ---- */
-typedef struct section {
-    uint32_t rig_no, field, index, count, width;
-    size_t offset; /* in floats */
-} section;
-
-typedef struct snapshot {
-    float *data;
-    size_t size, cap;
-    section *sec;
-    size_t nsec, capsec;
-} snapshot;
-
-static inline void snap_free(snapshot *s) {
+void snap_free(snapshot *s) {
     free(s->data);
     free(s->sec);
     memset(s, 0, sizeof *s);
 }
 
-static inline float *snap_reserve(snapshot *s, size_t n) {
+float *snap_reserve(snapshot *s, size_t n) {
     if (s->size + n > s->cap) {
         size_t cap = s->cap ? s->cap : 1024;
         while (cap < s->size + n) cap *= 2;
@@ -147,7 +73,7 @@ static inline float *snap_reserve(snapshot *s, size_t n) {
     return p;
 }
 
-static inline void snap_section(snapshot *s, section sec) {
+static void snap_section(snapshot *s, section sec) {
     if (s->nsec == s->capsec) {
         s->capsec = s->capsec ? s->capsec * 2 : 64;
         s->sec = realloc(s->sec, s->capsec * sizeof *s->sec);
@@ -156,13 +82,12 @@ static inline void snap_section(snapshot *s, section sec) {
     s->sec[s->nsec++] = sec;
 }
 
-static inline bool indexed_field(crowd_field f) {
+bool indexed_field(crowd_field f) {
     return f == CROWD_FIELD_BASE || f == CROWD_FIELD_OUTPUT || f == CROWD_FIELD_HARMONIC_PHASE ||
            f == CROWD_FIELD_HARMONIC_RANGE || f == CROWD_FIELD_BONE_WORLD || f == CROWD_FIELD_BONE_LOCAL;
 }
 
-/* Appends every readable field of the given instances (all of one rig). */
-static inline void snap_rig(snapshot *s, const crowd_engine *e, uint32_t rig_no, const crowd_instance *h, uint32_t n) {
+void snap_rig(snapshot *s, const crowd_engine *e, uint32_t rig_no, const crowd_instance *h, uint32_t n) {
     for (int f = 0; f < CROWD_FIELD_COUNT; f++) {
         uint32_t w = crowd_field_width((crowd_field)f);
         for (uint32_t idx = 0; idx < 256; idx++) {
@@ -180,8 +105,7 @@ static inline void snap_rig(snapshot *s, const crowd_engine *e, uint32_t rig_no,
     memcpy(snap_reserve(s, 1), &n, sizeof n);
 }
 
-/* Compares two snapshots; on a difference reports the first one precisely. */
-static inline void snap_expect_equal(const snapshot *a, const snapshot *b, const char *what) {
+void snap_expect_equal(const snapshot *a, const snapshot *b, const char *what) {
     if (a->size == b->size && a->nsec == b->nsec && memcmp(a->data, b->data, a->size * sizeof(float)) == 0) return;
     if (a->nsec != b->nsec || a->size != b->size)
         FAILF("%s: snapshots differ in layout (%zu vs %zu sections, %zu vs %zu floats)", what, a->nsec, b->nsec,
@@ -199,15 +123,7 @@ static inline void snap_expect_equal(const snapshot *a, const snapshot *b, const
     FAILF("%s: snapshots differ outside the field sections (instance counts)", what);
 }
 
-/* ------------------------------------------------------------------------------------------
- * 1. SPEC reference values
- * ---------------------------------------------------------------------------------------- */
-/* 37 instances: two full 16-lane blocks plus a tail, so both the target's kernel and the
- * width-1 tail path compute every reference. */
-enum { NREF = 37 };
-
-/* A one-parameter rig on [min, max] with one harmonic entry. */
-static inline crowd_rig harmonic_rig(crowd_engine *e, float min, float max, crowd_direction dir, float no, float nr, float d) {
+crowd_rig harmonic_rig(crowd_engine *e, float min, float max, crowd_direction dir, float no, float nr, float d) {
     crowd_parameter_desc p = {"ParamAngleX", min, max, 0, false};
     crowd_harmonic_parameter_desc hp = crowd_harmonic_parameter_defaults("ParamAngleX");
     hp.direction = dir;
@@ -221,8 +137,7 @@ static inline crowd_rig harmonic_rig(crowd_engine *e, float min, float max, crow
     return make_rig(e, &rd);
 }
 
-/* Blink rig: one parameter [0, 1] default 1, the given model, default blend (multiply). */
-static inline crowd_rig blink_rig(crowd_engine *e, crowd_blink_model model, crowd_blend blend, float min) {
+crowd_rig blink_rig(crowd_engine *e, crowd_blink_model model, crowd_blend blend, float min) {
     crowd_parameter_desc p = {"ParamEyeLOpen", min, 1, 1, false};
     const char *ids[] = {"ParamEyeLOpen"};
     crowd_blink_desc bd = crowd_blink_defaults();
@@ -234,28 +149,14 @@ static inline crowd_rig blink_rig(crowd_engine *e, crowd_blink_model model, crow
     return make_rig(e, &rd);
 }
 
-/* ------------------------------------------------------------------------------------------
- * 3. Determinism: a mixed world
- * ---------------------------------------------------------------------------------------- */
-static const crowd_parameter_desc world_params[] = {
+const crowd_parameter_desc world_params[] = {
     {"ParamAngleX", -30, 30, 0, false},   {"ParamAngleY", -30, 30, 0, false},
     {"ParamAngleZ", -180, 180, 0, true},  {"ParamBodyAngleX", -10, 10, 0, false},
     {"ParamBreath", 0, 1, 0, false},      {"ParamEyeLOpen", 0, 1, 1, false},
     {"ParamEyeROpen", 0, 1, 1, false},    {"ParamHairFront", -1, 1, 0, false},
 };
-enum { WORLD_P = 8 };
 
-typedef struct world {
-    crowd_engine *e;
-    crowd_rig rig[2];
-    crowd_instance *h[2];
-    uint32_t n[2];
-    rng r;       /* inputs and dt */
-    rng split;   /* range splits only */
-    uint64_t out_hash;
-} world;
-
-static inline void world_rigs(world *w) {
+void world_rigs(world *w) {
     /* rig 0: look with 3 entries, harmonic left/right/centric on 2 channels, blink sine */
     static const crowd_look_parameter_desc lp0[] = {
         {"ParamAngleX", CROWD_AXIS_X, 30}, {"ParamAngleY", CROWD_AXIS_Y, 30}, {"ParamAngleZ", CROWD_AXIS_X, 250}};
@@ -315,8 +216,7 @@ static inline void world_rigs(world *w) {
     w->rig[1] = make_rig(w->e, &rd1);
 }
 
-/* New random inputs for the instances of rig k that `pick` selects (fraction). */
-static inline void world_inputs(world *w, int k, double pick) {
+void world_inputs(world *w, int k, double pick) {
     crowd_engine *e = w->e;
     for (uint32_t i = 0; i < w->n[k]; i++) {
         if (!rng_chance(&w->r, pick)) continue;
@@ -337,7 +237,7 @@ static inline void world_inputs(world *w, int k, double pick) {
     }
 }
 
-static inline void world_init(world *w, crowd_engine *e, uint32_t n, uint64_t seed) {
+void world_init(world *w, crowd_engine *e, uint32_t n, uint64_t seed) {
     memset(w, 0, sizeof *w);
     w->e = e;
     w->r.s = seed;
@@ -355,13 +255,13 @@ static inline void world_init(world *w, crowd_engine *e, uint32_t n, uint64_t se
     }
 }
 
-static inline void world_free(world *w) {
+void world_free(world *w) {
     for (int k = 0; k < 2; k++) free(w->h[k]);
     crowd_engine_destroy(w->e);
     memset(w, 0, sizeof *w);
 }
 
-static inline float world_dt(world *w) {
+float world_dt(world *w) {
     double u = rng_unit(&w->r);
     if (u < 0.65) return DT60;
     if (u < 0.75) return 0.0f;
@@ -370,8 +270,7 @@ static inline float world_dt(world *w) {
     return rng_rangef(&w->r, 0, 0.1);
 }
 
-/* One step: input changes on a schedule, then a tick (whole, or in ranges of odd sizes). */
-static inline void world_step(world *w, int step, bool ranges) {
+void world_step(world *w, int step, bool ranges) {
     crowd_engine *e = w->e;
     if (step % 10 == 0)
         for (int k = 0; k < 2; k++) world_inputs(w, k, 0.1);
@@ -409,8 +308,6 @@ static inline void world_step(world *w, int step, bool ranges) {
         }
 }
 
-static inline void world_snapshot(world *w, snapshot *s) {
+void world_snapshot(world *w, snapshot *s) {
     for (int k = 0; k < 2; k++) snap_rig(s, w->e, (uint32_t)k, w->h[k], w->n[k]);
 }
-
-#endif

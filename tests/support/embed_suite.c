@@ -1,147 +1,47 @@
-/* embed_suite.h — what the embed suites share (test_embed_threads.c, test_embed_snapshots.c,
- * test_embed_churn.c: the ctest suites embed_threads, embed_snapshots, embed_churn): the engine
- * embedded in a server, on the SIMD target named by argv[1]: worker threads, host range ticks,
- * snapshots, live add/remove and paused instances.
- *
- * One mixed scene drives every test: a face rig (look, harmonic on two channels, sine blink), a
- * timed-blink rig, a limbs rig with One Euro smoothing, fallback `previous` and visibility holds,
- * a limbs rig with a custom axis fix (MediaPipe frame) and a calibrated one. Every input an
- * instance gets is a function of its number (creation order) and of its own tick count, so two
- * engines that tick an instance the same number of times must agree on it bit for bit.
- * "The hash" of an instance folds the bits of every field crowd_instances_get reads: inputs,
- * state, outputs, bone rotations.
- *
- * embed_threads
- *   threads_and_targets  per-tick hashes for threads 1, 2, 3, 4 on this target and on scalar,
- *                        with variable dt and pauses, equal the scalar one-thread run; 256 threads
- *   host_ranges          crowd_tick_range from three host threads on ragged ranges == crowd_tick
- *   thread_limits        threads 0 and 1 mean 1, 257 is rejected; pools start and stop cleanly;
- *                        a tick on a pool allocates nothing
- * embed_snapshots
- *   snapshot_round_trip  saves at many ticks (mid-blink, mid-filter, with paused rows and free
- *                        slots), loads into fresh engines (other target, other thread count),
- *                        into a used engine and back into the saver (rollback): identical
- *                        continuation, handles valid, save/load/save byte-identical
- *   snapshot_api         NULL arguments, short capacity, empty engines
- *   snapshot_rejects     truncated, every header byte flipped, payload bytes flipped, foreign
- *                        version, oversized: CROWD_ERR_BAD_SNAPSHOT, the target engine unchanged
- *   snapshot_structure   counts, rows, handles and slots corrupted with the checksum recomputed
- *   snapshot_value_rules values outside a field's rules (crowd_instances_set's checks) with the
- *                        checksum recomputed
- *   snapshot_state_reloads  from the largest values crowd_instances_set accepts, the tick stays
- *                        finite and every state it reaches saves and loads again
- * embed_churn
- *   churn                adds every tick, random removals, pauses of extras: every never-paused
- *                        instance equals a run where nothing is removed
- *   pause_shift          pausing for any number of ticks: a paused instance is frozen, and once
- *                        resumed it continues as if no time had passed for it
- *   pause_api            argument checks, row order invariants, remove/add/tick_range with
- *                        paused rows
- */
-#ifndef CROWD_EMBED_SUITE_H
-#define CROWD_EMBED_SUITE_H
-#define _POSIX_C_SOURCE 200809L
-#include <math.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* The embed suites' shared helpers (embed_suite.h), compiled once. */
+#include "embed_suite.h"
 
-#include "internal.h" /* the limb tracking state, which no field exposes */
-#include "kernels/limbs.h"
-#include "test_support.h"
-#include "snapshot_checksum.h"
+#define FNV_INIT 0xcbf29ce484222325ull
 
-/* ------------------------------------------------------------------------------------------
- * shared functions
- * ---------------------------------------------------------------------------------------- */
-/* rname, FAILF and OK come from test_support.h. */
-#ifndef EXPECT
-#define EXPECT(e, expr, code)                                                                      \
-    do {                                                                                           \
-        crowd_result ex_r_ = (expr);                                                               \
-        if (ex_r_ != (code))                                                                       \
-            FAILF("%s -> %s, want %s (%s)", #expr, rname(ex_r_), rname(code), crowd_last_error(e)); \
-    } while (0)
-#endif
-
-static inline uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
+static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
     for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 0x100000001b3ull;
     return h;
 }
-#define FNV_INIT 0xcbf29ce484222325ull
 
-
-
-static inline uint32_t rd32(const unsigned char *p) {
+uint32_t rd32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static inline void wr32(unsigned char *p, uint32_t v) {
+
+void wr32(unsigned char *p, uint32_t v) {
     for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
 }
-static inline uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
-static inline void wr64(unsigned char *p, uint64_t v) {
+
+uint64_t rd64(const unsigned char *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+void wr64(unsigned char *p, uint64_t v) {
     wr32(p, (uint32_t)v);
     wr32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* Under a sanitizer the single-threaded sweeps take a sample: they gain nothing there. */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+int soft_failures;
 
-/* Soft checks: a test lists every case that went wrong, then fails once. */
-static int soft_failures;
-#define SOFT(...)                                   \
-    do {                                            \
-        soft_failures++;                            \
-        printf("  FAILED CASE: " __VA_ARGS__);      \
-        printf("\n");                               \
-    } while (0)
-static inline void soft_begin(void) { soft_failures = 0; }
-static inline void soft_end(const char *what) {
+void soft_begin(void) { soft_failures = 0; }
+
+void soft_end(const char *what) {
     if (soft_failures) FAILF("%d %s case(s) failed (listed above)", soft_failures, what);
 }
 
-/* ------------------------------------------------------------------------------------------
- * The mixed scene
- * ---------------------------------------------------------------------------------------- */
-enum { RIG_FACE, RIG_TIMED, RIG_BODY, RIG_CUSTOM, RIG_CALIB, RIGS };
-static const char *const rig_names[RIGS] = {"face", "timed", "body", "custom", "calib"};
+const char *const rig_names[RIGS] = {"face", "timed", "body", "custom", "calib"};
 
-#define MAX_INSTANCES 4096
-#define DT (1.0f / 60.0f)
-
-typedef struct scene {
-    crowd_engine *e;
-    crowd_rig rig[RIGS];
-    uint32_t n;                        /* instances added so far: numbers 0 .. n-1 */
-    crowd_instance h[MAX_INSTANCES];   /* by number */
-    uint8_t rig_of[MAX_INSTANCES];
-    uint8_t live[MAX_INSTANCES];
-    uint8_t paused[MAX_INSTANCES];
-    uint32_t steps[MAX_INSTANCES];     /* ticks the instance has run: its own time */
-} scene;
-
-/* A plausible body (engine frame, metres) at the instance's step s; `num` varies the motion.
- * Every 13th step the left arm is straight (fallback), every 17th the right knee is hardly
- * visible (hold), every 29th the left leg is straight. */
-static inline void put(float *lm, int k, double x, double y, double z, double vis) {
+static void put(float *lm, int k, double x, double y, double z, double vis) {
     lm[4 * k] = (float)x;
     lm[4 * k + 1] = (float)y;
     lm[4 * k + 2] = (float)z;
     lm[4 * k + 3] = (float)vis;
 }
 
-static inline void body_pose(uint32_t num, uint32_t s, float lm[132]) {
+void body_pose(uint32_t num, uint32_t s, float lm[132]) {
     double t = s / 60.0, w = 2 * 3.14159265358979 * t / (0.9 + 0.07 * (num % 5)), sn = sin(w), cs = cos(w);
     double bob = 0.02 * cos(2 * w), lean = 0.05 * sin(0.3 * w + num);
     put(lm, 23, -0.1, bob, 0.01 * sn, 0.99);
@@ -177,7 +77,7 @@ static inline void body_pose(uint32_t num, uint32_t s, float lm[132]) {
     }
 }
 
-static inline void make_rigs(scene *s) {
+void make_rigs(scene *s) {
     crowd_engine *e = s->e;
     /* face: look, harmonic on two channels (centric, left on a repeat parameter), sine blink */
     static const crowd_parameter_desc face_params[] = {
@@ -286,7 +186,7 @@ static inline void make_rigs(scene *s) {
     OK(e, crowd_rig_create(e, &calib, &s->rig[RIG_CALIB]));
 }
 
-static inline void scene_open(scene *s, uint64_t seed, crowd_simd simd, uint32_t threads) {
+void scene_open(scene *s, uint64_t seed, crowd_simd simd, uint32_t threads) {
     memset(s, 0, sizeof *s);
     crowd_engine_desc desc = {.seed = seed, .simd = simd, .threads = threads};
     crowd_result res = crowd_engine_create(&desc, &s->e);
@@ -295,13 +195,13 @@ static inline void scene_open(scene *s, uint64_t seed, crowd_simd simd, uint32_t
     make_rigs(s);
 }
 
-static inline void scene_close(scene *s) {
+void scene_close(scene *s) {
     crowd_engine_destroy(s->e);
     s->e = NULL;
 }
 
 /* Settings an instance keeps for life, from its number. */
-static inline void instance_settings(scene *s, uint32_t num) {
+static void instance_settings(scene *s, uint32_t num) {
     crowd_instance h = s->h[num];
     float v;
     switch (s->rig_of[num]) {
@@ -330,7 +230,7 @@ static inline void instance_settings(scene *s, uint32_t num) {
     }
 }
 
-static inline uint32_t scene_add(scene *s, int rig, uint32_t count, crowd_blink_start start, crowd_harmonic_phase phase) {
+uint32_t scene_add(scene *s, int rig, uint32_t count, crowd_blink_start start, crowd_harmonic_phase phase) {
     assert_true(s->n + count <= MAX_INSTANCES);
     crowd_add_desc add = {.rig = s->rig[rig], .count = count, .blink_start = start, .harmonic_phase = phase};
     uint32_t first = s->n;
@@ -346,9 +246,7 @@ static inline uint32_t scene_add(scene *s, int rig, uint32_t count, crowd_blink_
     return first;
 }
 
-/* The standard population: POPULATION instances, no rig a multiple of 16. */
-#define POPULATION 88
-static inline void scene_populate(scene *s) {
+void scene_populate(scene *s) {
     scene_add(s, RIG_FACE, 23, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_RANDOM);
     scene_add(s, RIG_TIMED, 21, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_RANDOM);
     scene_add(s, RIG_BODY, 19, CROWD_BLINK_START_RANDOM, CROWD_HARMONIC_PHASE_RANDOM);
@@ -358,7 +256,7 @@ static inline void scene_populate(scene *s) {
 }
 
 /* Inputs before an instance's step `st` (1, 2, ...): a function of (number, step) only. */
-static inline void drive_instance(scene *s, uint32_t num, uint32_t st) {
+static void drive_instance(scene *s, uint32_t num, uint32_t st) {
     crowd_engine *e = s->e;
     crowd_instance h = s->h[num];
     switch (s->rig_of[num]) {
@@ -393,36 +291,34 @@ static inline void drive_instance(scene *s, uint32_t num, uint32_t st) {
     }
 }
 
-static inline void scene_drive(scene *s) {
+void scene_drive(scene *s) {
     for (uint32_t k = 0; k < s->n; k++)
         if (s->live[k] && !s->paused[k]) drive_instance(s, k, s->steps[k] + 1);
 }
 
-static inline void scene_tick(scene *s, float dt) {
+void scene_tick(scene *s, float dt) {
     OK(s->e, crowd_tick(s->e, dt));
     for (uint32_t k = 0; k < s->n; k++)
         if (s->live[k] && !s->paused[k]) s->steps[k]++;
 }
 
-static inline void scene_pause(scene *s, uint32_t num, bool paused) {
+void scene_pause(scene *s, uint32_t num, bool paused) {
     OK(s->e, crowd_instances_pause(s->e, &s->h[num], 1, paused));
     s->paused[num] = paused;
 }
 
-static inline void scene_remove(scene *s, uint32_t num) {
+void scene_remove(scene *s, uint32_t num) {
     OK(s->e, crowd_instances_remove(s->e, &s->h[num], 1));
     s->live[num] = 0;
 }
 
-/* The dt of tick k in the variable-dt runs: mostly 1/60 with jitter, some 0, one long step. */
-static inline float dt_of(uint32_t k) {
+float dt_of(uint32_t k) {
     if (k % 37 == 0) return 0.0f;
     if (k == 101) return 0.5f;
     return DT + 0.002f * (float)(k % 5);
 }
 
-/* ---- the hash of an instance: every readable field ---- */
-static inline uint64_t hash_field(const crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index, uint64_t acc,
+static uint64_t hash_field(const crowd_engine *e, crowd_instance h, crowd_field f, uint32_t index, uint64_t acc,
                            crowd_result *res) {
     float v[4 * CROWD_LANDMARK_COUNT];
     *res = crowd_get(e, h, f, index, v);
@@ -432,7 +328,7 @@ static inline uint64_t hash_field(const crowd_engine *e, crowd_instance h, crowd
     return fnv_bytes(acc, v, sizeof(float) * crowd_field_width(f));
 }
 
-static inline uint64_t hash_instance(const crowd_engine *e, crowd_instance h) {
+uint64_t hash_instance(const crowd_engine *e, crowd_instance h) {
     crowd_rig rig;
     if (crowd_instance_info(e, h, NULL, &rig, NULL) != CROWD_OK) FAILF("hash_instance: stale handle 0x%llx", (unsigned long long)h.id);
     uint32_t P = crowd_rig_parameter_count(e, rig);
@@ -469,8 +365,7 @@ static inline uint64_t hash_instance(const crowd_engine *e, crowd_instance h) {
     return acc;
 }
 
-/* Every live instance, in number order. */
-static inline uint64_t hash_scene(const scene *s) {
+uint64_t hash_scene(const scene *s) {
     uint64_t acc = FNV_INIT;
     for (uint32_t k = 0; k < s->n; k++) {
         if (!s->live[k]) continue;
@@ -481,8 +376,7 @@ static inline uint64_t hash_scene(const scene *s) {
     return acc;
 }
 
-/* Every output is finite. */
-static inline void check_finite(const scene *s) {
+void check_finite(const scene *s) {
     for (uint32_t k = 0; k < s->n; k++) {
         if (!s->live[k]) continue;
         crowd_rig rig;
@@ -495,8 +389,7 @@ static inline void check_finite(const scene *s) {
     }
 }
 
-/* Rows [0, running) are exactly the running instances; every handle knows its row. */
-static inline void check_rows(const scene *s) {
+void check_rows(const scene *s) {
     for (int r = 0; r < RIGS; r++) {
         const crowd_instance *rows;
         uint32_t count;
@@ -529,13 +422,7 @@ static inline void check_rows(const scene *s) {
     }
 }
 
-/* ---- snapshots as buffers ---- */
-typedef struct blob {
-    unsigned char *p;
-    size_t n;
-} blob;
-
-static inline blob save(const crowd_engine *e) {
+blob save(const crowd_engine *e) {
     blob b = {0};
     OK(e, crowd_snapshot_size(e, &b.n));
     b.p = malloc(b.n + 1);
@@ -546,19 +433,16 @@ static inline blob save(const crowd_engine *e) {
     return b;
 }
 
-static inline bool blob_eq(blob a, blob b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
+bool blob_eq(blob a, blob b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
 
-static inline blob blob_copy(blob b) {
+blob blob_copy(blob b) {
     blob c = {malloc(b.n + 8192), b.n};
     assert_non_null(c.p);
     memcpy(c.p, b.p, b.n);
     return c;
 }
 
-/* The header after a change of the payload: its size and FNV-1a 64. */
-static inline void fix_header(blob *b) {
+void fix_header(blob *b) {
     wr64(b->p + 16, b->n - 32);
     wr64(b->p + 24, snapshot_checksum(b->p + 32, b->n - 32));
 }
-
-#endif
