@@ -125,16 +125,21 @@ static inline cv_q cvk_look_rotation_by(cv_v3 forward, cv_v3 up, int form) {
     }
     cv_v3 y = cv_v3_cross(z, x);
     cv_q r = cvk_q_from_basis_unnormalised(x, y, form == CVK_LOOK_GENERAL ? z : cv_v3_scale(z, xlen), scale);
-    if (cv_any(parallel)) {
-        /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z); 180 deg about +x when z is
-         * (0,0,-1) */
-        cv_f aw = cv_add(one, z.z);
-        cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
-        cv_q arc = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
-                     cv_select(opposite, zero, aw)};
-        r = cv_q_select(parallel, arc, r);
+    /* both degenerate cases in one test: a block where neither occurs (nearly all) skips their
+     * selects; the results are the same selects wherever one does */
+    if (cv_any(cv_mor(parallel, no_forward))) {
+        if (cv_any(parallel)) {
+            /* shortest arc (0,0,1) -> z: (cross((0,0,1), z), 1 + z.z); 180 deg about +x when z
+             * is (0,0,-1) */
+            cv_f aw = cv_add(one, z.z);
+            cv_m opposite = cv_lt(aw, cv_set1(1e-6f));
+            cv_q arc = {cv_select(opposite, one, cv_neg(z.y)), cv_select(opposite, zero, z.x), zero,
+                         cv_select(opposite, zero, aw)};
+            r = cv_q_select(parallel, arc, r);
+        }
+        r = cv_q_select(no_forward, (cv_q){zero, zero, zero, one}, r);
     }
-    return cv_q_select(no_forward, (cv_q){zero, zero, zero, one}, r);
+    return r;
 }
 
 /* The landmarks the bones use (the face but nose and ears, thumbs and nothing else are left
@@ -541,7 +546,7 @@ __attribute__((noinline)) static void cvk_limb_sides(const crowdi_limbs_view *v,
 }
 
 /* Pass 2: one bone's rotation on every row of the scratch; `form` and `kind` are constants at
- * each call (cvk_look_rotation_by, cvk_q_mul_fix), so the loop holds no branch. Renormalised
+ * each call (cvk_look_rotation_by, cvk_q_mul_fix), so the loop branches on no setting. Renormalised
  * after the fix: near LookRotation's degenerate threshold the basis is not quite orthogonal. */
 static inline __attribute__((always_inline)) void cvk_limb_rotations_by(const crowdi_limbs_view *v, cvk_limb_scratch *s,
                                                                          size_t rows, int b, int form, uint8_t kind) {
@@ -615,6 +620,13 @@ static inline cv_q cvk_q_positive(cv_q q) {
 #endif
 }
 
+static inline __attribute__((always_inline)) void cvk_limb_hierarchy(const crowdi_limbs_view *v, const cvk_limb_tick *t,
+                                                                      size_t i, const cvk_limb_scratch *s, size_t j,
+                                                                      const bool tracking, const int kept,
+                                                                      const cv_m *seen, const bool some_unseen,
+                                                                      const cv_q root, const cv_m root_unit,
+                                                                      const bool check);
+
 /* Pass 3, one block at row i (scratch offset j): local rotations along the hierarchy, trust
  * and re-acquisition (SPEC 5.1) when `tracking`, the stores of the columns `kept` names.
  * `tracking` and `kept` are constants at each call: without tracking every bone is the plain
@@ -624,9 +636,6 @@ static inline cv_q cvk_q_positive(cv_q q) {
 static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crowdi_limbs_view *v, const cvk_limb_tick *t,
                                                                        size_t i, const cvk_limb_scratch *s, size_t j,
                                                                        const bool tracking, const int kept) {
-    const bool keep_world = kept != CVK_KEEP_LOCAL, keep_local = kept != CVK_KEEP_WORLD;
-    const size_t st = v->limb_stride;
-    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_m seen[CROWDI_LANDMARKS], all_seen = cv_mtrue();
     if (tracking)
         for (int u = 0; u < CVK_USED_LANDMARKS; u++) {
@@ -638,13 +647,43 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
     cv_q root = cvk_limb_root(v, i);
     const cv_f root_n2 = cv_q_norm2(root);
     const cv_m root_unit = cv_mand(cv_ge(root_n2, cv_set1(1.0f - 1e-4f)), cv_le(root_n2, cv_set1(1.0f + 1e-4f)));
+    /* Without tracking every bone is trusted, and a block where every |q|^2 is sane and the
+     * root unit (nearly all) needs no per-bone test: the smallest |q|^2 above 1e-30 and their
+     * sum below 1e30 (each is >= 0; a NaN or an infinity makes the sum fail) say it for all 15
+     * at once. Any other block takes the per-bone tests, with the same results. */
+    if (!tracking) {
+        cv_f lo = cv_loadu(&s->norm2[0][j]), sum = lo;
+#pragma GCC unroll 15
+        for (int b = 1; b < CROWDI_BONES; b++) {
+            const cv_f n2 = cv_loadu(&s->norm2[b][j]);
+            lo = cv_min(lo, n2);
+            sum = cv_add(sum, n2);
+        }
+        if (cv_all(cv_mand(root_unit, cv_mand(cv_gt(lo, cv_set1(1e-30f)), cv_lt(sum, cv_set1(1e30f)))))) {
+            cvk_limb_hierarchy(v, t, i, s, j, false, kept, seen, false, root, root_unit, false);
+            return;
+        }
+    }
+    cvk_limb_hierarchy(v, t, i, s, j, tracking, kept, seen, some_unseen, root, root_unit, true);
+}
+
+/* cvk_limb_outputs_by's bones from the hips outward; `check` (a constant at each call): test
+ * each bone's |q|^2 (and the root's length for the hips) */
+static inline __attribute__((always_inline)) void cvk_limb_hierarchy(const crowdi_limbs_view *v, const cvk_limb_tick *t,
+                                                                      size_t i, const cvk_limb_scratch *s, size_t j,
+                                                                      const bool tracking, const int kept,
+                                                                      const cv_m *seen, const bool some_unseen,
+                                                                      const cv_q root, const cv_m root_unit,
+                                                                      const bool check) {
+    const bool keep_world = kept != CVK_KEEP_LOCAL, keep_local = kept != CVK_KEEP_WORLD;
+    const size_t st = v->limb_stride;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
     cv_q world[CROWDI_BONES];
 #pragma GCC unroll 15
     for (int b = 0; b < CROWDI_BONES; b++) {
         cv_q parent = crowdi_bones[b].parent < 0 ? root : world[crowdi_bones[b].parent];
         cv_q w = {cv_loadu(&s->world[b][0][j]), cv_loadu(&s->world[b][1][j]), cv_loadu(&s->world[b][2][j]),
                    cv_loadu(&s->world[b][3][j])};
-        cv_f n2 = cv_loadu(&s->norm2[b][j]);
         cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
         cv_m trusted = cv_mtrue();
         if (tracking) {
@@ -684,9 +723,13 @@ static inline __attribute__((always_inline)) void cvk_limb_outputs_by(const crow
          * and then local too (the parent is unit); an untrusted bone is an nlerp of unit
          * rotations; the bone on the root (hips) also needs the root to be unit, as crowd_set
          * checks it. */
-        cv_m sane = cv_mor(cv_mnot(trusted), cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
-        if (crowdi_bones[b].parent < 0) sane = cv_mand(sane, root_unit);
-        if (!cv_all(sane)) {
+        cv_m sane = cv_mtrue();
+        if (check) {
+            const cv_f n2 = cv_loadu(&s->norm2[b][j]);
+            sane = cv_mor(cv_mnot(trusted), cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f))));
+            if (crowdi_bones[b].parent < 0) sane = cv_mand(sane, root_unit);
+        }
+        if (check && !cv_all(sane)) {
             cv_q held = local;
             if (keep_local) held = cv_q_loadu_cols(v->limb_local + (size_t)(4 * b) * st, st, i);
             if (keep_world) {
