@@ -49,6 +49,8 @@ void crowdi_tag_release(uint32_t tag);
 /* memory through the engine's allocator (64-byte aligned) */
 void *crowdi_alloc(const crowd_engine *engine, size_t size);
 void crowdi_free(const crowd_engine *engine, void *ptr);
+/* crowdi_alloc for a rig's column block: huge pages where the system has them (core.c) */
+void *crowdi_alloc_large(const crowd_engine *engine, size_t size);
 char *crowdi_strdup(const crowd_engine *engine, const char *s);
 /* the same before an engine exists, or for the engine itself */
 void *crowdi_alloc_with(const crowd_allocator *allocator, size_t size);

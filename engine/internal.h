@@ -60,6 +60,13 @@ typedef struct crowdi_rig {
      * write of another value and by handing the column out (crowdi_column_varies). */
     bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
+    /* A rig whose columns are far larger than the caches: crowd_tick builds each chunk's
+     * outputs here (one part of param_count * scratch_rows floats per thread) and streams them
+     * to the out columns, which then never cross the memory bus twice (storage.c). NULL:
+     * outputs written in place. */
+    float *scratch;
+    uint32_t scratch_rows, scratch_parts; /* parts: the threads of the engine that allocated it (a
+                                             loaded snapshot's rigs come from a one-thread engine) */
     uint32_t col_base, col_out, col_rkey, col_draws, col_host_draws;
     /* level of detail (crowd.h 8a, lod.c): the rig's settings and its three columns, after
      * every controller's: interval (float 1, 2, 4, 8), elapsed seconds, phase counter (uint32) */
@@ -266,6 +273,12 @@ void crowdi_column_written(crowdi_rig *rig, const float *column, float value);
 void crowdi_rig_find_uniform(crowdi_rig *rig);
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);
 crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *rig, uint32_t capacity);
+/* The output scratch (crowdi_rig.scratch): rows per chunk, and the most parameters a rig may
+ * have to use it (their chunk, 1 MiB at 4096 rows, stays in a core's cache) */
+#define CROWDI_SCRATCH_ROWS 4096u
+#define CROWDI_SCRATCH_STRIDE (CROWDI_SCRATCH_ROWS + 16u) /* floats from one column to the next */
+#define CROWDI_SCRATCH_PARAMS 64u
+bool crowdi_streams_outputs(const crowdi_rig *rig);
 void crowdi_rig_free(crowd_engine *engine, crowdi_rig *rig);
 
 #endif

@@ -3,6 +3,7 @@
  * over the controller list: a controller follows the interval unless the rig's lod_every_tick
  * names it, and the kernels run a stage set chosen per run of rows (tick_some). */
 #include "internal.h"
+#include "kernels/lod_tags.h"
 #include "serial.h"
 #include "settings.h"
 
@@ -57,10 +58,9 @@ static void run_rows(const crowd_engine *e, const crowdi_rig *r, const float *dt
     if (count > bulk) e->tail_kernels->tick_some(&view, dt, stages, first + bulk, count - bulk);
 }
 
-/* Rows are classified in batches (a tag per row on the stack), then each run of rows with one
- * tag goes through the kernels at once. */
+/* Rows are classified in batches (a tag per row on the stack, kernels/lod_tags.h), then each
+ * run of rows with one tag goes through the kernels at once. */
 enum { LOD_BATCH = 1024 };
-#define LOD_WAITS 0xffffffffu /* the tag of a row that is not updated this tick (a NaN: never a dt) */
 
 bool crowdi_lod_tick(const crowd_engine *e, const crowdi_rig *r, float dt, uint32_t first, uint32_t count) {
     if (r->uniform[r->col_lod_interval] && r->uniform[r->col_lod_elapsed] &&
@@ -87,28 +87,17 @@ bool crowdi_lod_tick(const crowd_engine *e, const crowdi_rig *r, float dt, uint3
     for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++) dt_every[c] = dt_update[c] = dt;
 
     uint32_t tag[LOD_BATCH];
-    const uint32_t end = first + count;
+    const uint32_t end = first + count, width = e->kernels->width;
     for (uint32_t b0 = first; b0 < end; b0 += LOD_BATCH) {
         const uint32_t b1 = end - b0 < LOD_BATCH ? end : b0 + LOD_BATCH;
-        for (uint32_t row = b0; row < b1; row++) {
-            /* the interval's mask k - 1; a value outside 1, 2, 4, 8 (written through a raw
-             * column, unchecked) counts as the next one below, NaN as 1 */
-            const float k = interval[row];
-            const uint32_t mask = (uint32_t)(k >= 2.0f) | (uint32_t)(k >= 4.0f) << 1 | (uint32_t)(k >= 8.0f) << 2;
-            /* the counter moves only at intervals above 1, so a rig at interval 1 (which the
-             * plain tick runs without reading it) and one that visits it agree */
-            const uint32_t n = counter[row] + (mask != 0);
-            counter[row] = n;
-            const float sum = elapsed[row] + dt;
-            const bool update = (n & mask) == 0;
-            elapsed[row] = update ? 0.0f : sum;
-            tag[row - b0] = update ? crowdi_bits(sum) : LOD_WAITS;
-        }
+        const uint32_t n = b1 - b0, bulk = n - n % width;
+        if (bulk) e->kernels->lod_tags(interval, counter, elapsed, dt, tag, b0, bulk);
+        if (n > bulk) e->tail_kernels->lod_tags(interval, counter, elapsed, dt, tag + bulk, b0 + bulk, n - bulk);
         for (uint32_t row = b0; row < b1;) {
             const uint32_t t = tag[row - b0];
             uint32_t stop = row + 1;
             while (stop < b1 && tag[stop - b0] == t) stop++;
-            if (t != LOD_WAITS) {
+            if (t != CROWDI_LOD_WAITS) {
                 float sum;
                 memcpy(&sum, &t, sizeof sum);
                 for (int c = 0; c < CROWDI_CONTROLLER_COUNT; c++)

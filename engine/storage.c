@@ -79,7 +79,7 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
     if ((cap * 4u) % 4096u == 0) cap += CROWDI_LANES;
     size_t column_bytes = (size_t)cap * 4;
     if (r->column_count && column_bytes > SIZE_MAX / r->column_count) return CROWD_ERR_CAPACITY;
-    void *block = crowdi_alloc(engine, column_bytes * r->column_count);
+    void *block = crowdi_alloc_large(engine, column_bytes * r->column_count);
     crowd_instance *handles = crowdi_alloc(engine, sizeof *handles * cap);
     if (!block || !handles) {
         crowdi_free(engine, block);
@@ -99,8 +99,28 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
     r->block = block;
     r->handles = handles;
     r->capacity = cap;
+    if (!r->scratch && crowdi_streams_outputs(r)) {
+        /* without it the tick still runs, writing outputs in place */
+        r->scratch_rows = CROWDI_SCRATCH_ROWS;
+        r->scratch = crowdi_alloc(engine, sizeof(float) * r->param_count * CROWDI_SCRATCH_STRIDE * engine->threads);
+        r->scratch_parts = r->scratch ? engine->threads : 0;
+    }
     refresh_view(r);
     return CROWD_OK;
+}
+
+/* Streaming the outputs pays where the columns are far beyond the last-level cache (64 MiB
+ * and more: the outputs would go to memory anyway, and a store there first reads the line it
+ * overwrites) and the store instructions exist (x86); a chunk's outputs stay in the scratch
+ * within the core's cache only while they are few. */
+bool crowdi_streams_outputs(const crowdi_rig *r) {
+#if defined(__x86_64__) || defined(__i386__)
+    return r->param_count > 0 && r->param_count <= CROWDI_SCRATCH_PARAMS &&
+           (size_t)r->capacity * 4 * r->column_count >= ((size_t)64 << 20);
+#else
+    (void)r;
+    return false;
+#endif
 }
 
 /* Which column of the block a pointer into it is (columns are capacity * 4 bytes apart). */
@@ -146,7 +166,7 @@ void crowdi_rig_free(crowd_engine *engine, crowdi_rig *r) {
         if (r->controller[c]) crowdi_controllers[c]->free(engine, r);
         crowdi_free(engine, r->controller[c]);
     }
-    void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->block,
+    void *owned[] = {r->name, r->params, r->param_ids, r->param_default, r->block, r->scratch,
                      r->init_bits, r->columns, r->uniform, r->handles, r->base_ptrs, r->out_ptrs};
     for (size_t k = 0; k < sizeof owned / sizeof owned[0]; k++) crowdi_free(engine, owned[k]);
     crowdi_free(engine, r);

@@ -10,26 +10,38 @@ static crowd_result check_dt(const crowd_engine *e, const char *fn, double dt) {
 }
 
 /* Whole blocks on the engine's target, the rest through the width-1 build of the same code. */
-static void tick_rows(const crowd_engine *e, const crowdi_rig *r, double dt_exact, uint32_t first, uint32_t count) {
+/* scratch: this thread's part of the rig's output scratch, or NULL (crowdi_rig.scratch). */
+static void tick_rows(const crowd_engine *e, const crowdi_rig *r, double dt_exact, uint32_t first, uint32_t count,
+                      float *scratch) {
     if (crowdi_lod_tick(e, r, (float)dt_exact, first, count)) return; /* some instance updates less often (lod.c) */
     uint32_t bulk = count - count % e->kernels->width;
     crowdi_rig_view view = r->view; /* its own copy carries dt_exact: concurrent ranges share nothing */
     view.dt_exact = dt_exact;
+    view.scratch = scratch;
+    view.scratch_rows = r->scratch_rows;
     const float dt = (float)dt_exact;
     if (bulk) e->kernels->tick(&view, dt, first, bulk);
     if (count > bulk) e->tail_kernels->tick(&view, dt, first + bulk, count - bulk);
 }
 
-/* Slice t of `slices` of every rig's running rows: contiguous, starting on a 16-row boundary. */
+/* Slice t of `slices` of every rig's running rows: stripes of up to CROWDI_STRIPE rows, the
+ * slices taking turns, each stripe starting on a 16-row boundary (a cache line: no line is
+ * written by two threads). Stripes rather than one contiguous part each: where rows cost
+ * unequally (level of detail, a host adding the distant crowd as one batch) every slice gets
+ * its share of each kind. */
+#define CROWDI_STRIPE 65536u
 void crowdi_tick_slice(const crowd_engine *e, double dt, uint32_t slice, uint32_t slices) {
     for (uint32_t k = 0; k < e->rig_count; k++) {
         const crowdi_rig *r = e->rigs[k];
         uint32_t per = (r->running + slices - 1) / slices;
         per = (per + CROWDI_LANES - 1) / CROWDI_LANES * CROWDI_LANES;
-        uint64_t first = (uint64_t)per * slice;
-        if (first >= r->running) continue;
-        uint32_t count = r->running - (uint32_t)first < per ? r->running - (uint32_t)first : per;
-        tick_rows(e, r, dt, (uint32_t)first, count);
+        if (per > CROWDI_STRIPE) per = CROWDI_STRIPE;
+        float *scratch =
+            slice < r->scratch_parts ? r->scratch + (size_t)slice * r->param_count * CROWDI_SCRATCH_STRIDE : NULL;
+        for (uint64_t first = (uint64_t)per * slice; first < r->running; first += (uint64_t)per * slices) {
+            uint32_t count = r->running - (uint32_t)first < per ? r->running - (uint32_t)first : per;
+            tick_rows(e, r, dt, (uint32_t)first, count, scratch);
+        }
     }
 }
 
@@ -67,7 +79,7 @@ static crowd_result tick_range(crowd_engine *e, const char *fn, double dt, crowd
                                       first, first, count, r->count);
     /* paused rows (from crowd_rig_running_count() on) are left as they are */
     uint32_t end = first + count < r->running ? first + count : r->running;
-    if (first < end) tick_rows(e, r, dt, first, end - first);
+    if (first < end) tick_rows(e, r, dt, first, end - first, NULL); /* calls may overlap in time: no shared scratch */
     return CROWD_OK;
 }
 

@@ -18,6 +18,9 @@
  *   cv_store cv_storeu            float* <- f
  *   cv_iload cv_iloadu            i <- const uint32_t*     (iload: aligned to W*4 bytes)
  *   cv_istore cv_istoreu          uint32_t* <- i
+ *   cv_stream cv_stream_fence     float* <- f past the caches (aligned to W*4 bytes; x86:
+ *                                 a non-temporal store, no read of the line first), and the
+ *                                 fence that orders such stores before later ones (x86 sfence)
  *   cv_set1 cv_zero cv_iset1      broadcast
  *   cv_add cv_sub cv_mul cv_div   correctly rounded, never fused
  *   cv_sqrt                       correctly rounded (negative -> NaN)
@@ -94,6 +97,8 @@ CV__INLINE cv_f cv_load(const float *p) { return *p; }
 CV__INLINE cv_f cv_loadu(const float *p) { return *p; }
 CV__INLINE void cv_store(float *p, cv_f x) { *p = x; }
 CV__INLINE void cv_storeu(float *p, cv_f x) { *p = x; }
+CV__INLINE void cv_stream(float *p, cv_f x) { *p = x; }
+CV__INLINE void cv_stream_fence(void) {}
 CV__INLINE cv_i cv_iload(const uint32_t *p) { return *p; }
 CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return *p; }
 CV__INLINE void cv_istore(uint32_t *p, cv_i x) { *p = x; }
@@ -163,6 +168,8 @@ CV__INLINE cv_f cv_load(const float *p) { return simde_mm_load_ps(p); }
 CV__INLINE cv_f cv_loadu(const float *p) { return simde_mm_loadu_ps(p); }
 CV__INLINE void cv_store(float *p, cv_f x) { simde_mm_store_ps(p, x); }
 CV__INLINE void cv_storeu(float *p, cv_f x) { simde_mm_storeu_ps(p, x); }
+CV__INLINE void cv_stream(float *p, cv_f x) { simde_mm_stream_ps(p, x); }
+CV__INLINE void cv_stream_fence(void) { simde_mm_sfence(); }
 CV__INLINE cv_i cv_iload(const uint32_t *p) { return simde_mm_load_si128((const simde__m128i *)(const void *)p); }
 CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
 CV__INLINE void cv_istore(uint32_t *p, cv_i x) { simde_mm_store_si128((simde__m128i *)(void *)p, x); }
@@ -236,6 +243,8 @@ CV__INLINE cv_f cv_load(const float *p) { return simde_mm256_load_ps(p); }
 CV__INLINE cv_f cv_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
 CV__INLINE void cv_store(float *p, cv_f x) { simde_mm256_store_ps(p, x); }
 CV__INLINE void cv_storeu(float *p, cv_f x) { simde_mm256_storeu_ps(p, x); }
+CV__INLINE void cv_stream(float *p, cv_f x) { simde_mm256_stream_ps(p, x); }
+CV__INLINE void cv_stream_fence(void) { simde_mm_sfence(); }
 CV__INLINE cv_i cv_iload(const uint32_t *p) { return simde_mm256_load_si256((const simde__m256i *)(const void *)p); }
 CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return simde_mm256_loadu_si256((const simde__m256i *)(const void *)p); }
 CV__INLINE void cv_istore(uint32_t *p, cv_i x) { simde_mm256_store_si256((simde__m256i *)(void *)p, x); }
@@ -305,6 +314,12 @@ CV__INLINE cv_f cv_load(const float *p) { return simde_mm512_load_ps(p); }
 CV__INLINE cv_f cv_loadu(const float *p) { return simde_mm512_loadu_ps(p); }
 CV__INLINE void cv_store(float *p, cv_f x) { simde_mm512_store_ps(p, x); }
 CV__INLINE void cv_storeu(float *p, cv_f x) { simde_mm512_storeu_ps(p, x); }
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+CV__INLINE void cv_stream(float *p, cv_f x) { _mm512_stream_ps(p, x); }
+#else /* SIMDe has no 512-bit stream: emulated AVX-512 stores as usual */
+CV__INLINE void cv_stream(float *p, cv_f x) { simde_mm512_storeu_ps(p, x); }
+#endif
+CV__INLINE void cv_stream_fence(void) { simde_mm_sfence(); }
 CV__INLINE cv_i cv_iload(const uint32_t *p) { return simde_mm512_load_si512((const void *)p); }
 CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 CV__INLINE void cv_istore(uint32_t *p, cv_i x) { simde_mm512_store_si512((void *)p, x); }
@@ -401,6 +416,8 @@ CV__INLINE cv_f cv_load(const float *p) { return simde_wasm_v128_load(p); }
 CV__INLINE cv_f cv_loadu(const float *p) { return simde_wasm_v128_load(p); }
 CV__INLINE void cv_store(float *p, cv_f x) { simde_wasm_v128_store(p, x); }
 CV__INLINE void cv_storeu(float *p, cv_f x) { simde_wasm_v128_store(p, x); }
+CV__INLINE void cv_stream(float *p, cv_f x) { simde_wasm_v128_store(p, x); }
+CV__INLINE void cv_stream_fence(void) {}
 CV__INLINE cv_i cv_iload(const uint32_t *p) { return simde_wasm_v128_load(p); }
 CV__INLINE cv_i cv_iloadu(const uint32_t *p) { return simde_wasm_v128_load(p); }
 CV__INLINE void cv_istore(uint32_t *p, cv_i x) { simde_wasm_v128_store(p, x); }

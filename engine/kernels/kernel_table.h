@@ -35,6 +35,11 @@ typedef struct crowdi_rig_view {
     /* The tick's dt in double (the motion clocks run on it; the stages take the float dt). The
      * tick sets it in its own copy of the view. */
     double dt_exact;
+    /* Where the plain tick may build a chunk's outputs before streaming them to out (NULL:
+     * straight into out): param_count columns of scratch_rows floats, each 16 more apart
+     * (kernels/stages.h), scratch_rows a multiple of 64. */
+    float *scratch;
+    uint32_t scratch_rows;
 } crowdi_rig_view;
 
 typedef struct crowdi_kernels {
@@ -45,6 +50,10 @@ typedef struct crowdi_kernels {
     /* The same with only the stages in `stages` (bit CROWDI_CTL_<NAME> for a controller,
      * CROWDI_STAGE_BASE for out = base), controller c's stage with dt[c] (level of detail). */
     void (*tick_some)(const crowdi_rig_view *view, const float *dt, uint32_t stages, uint32_t first, uint32_t count);
+    /* Level of detail's bookkeeping of rows [first, first + count), count a multiple of
+     * width (kernels/lod_tags.h). */
+    void (*lod_tags)(const float *interval, uint32_t *counter, float *elapsed, float dt, uint32_t *tag, uint32_t first,
+                     uint32_t count);
     void (*sin_array)(const float *in, float *out, size_t n);
     void (*cos_array)(const float *in, float *out, size_t n);
 } crowdi_kernels;

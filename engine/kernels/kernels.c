@@ -2,6 +2,7 @@
  * each build defines that target's entry in the dispatch table. */
 #include "stages.h"
 #include "math_kernels.h"
+#include "lod_tags.h"
 
 #if defined(CV_TARGET_AVX512) && defined(CROWDI_EMULATED)
 #define CROWDI_TABLE crowdi_kernels_avx512_emulated /* SIMDe's AVX-512 on AVX2, for tests */
@@ -22,6 +23,7 @@ const crowdi_kernels CROWDI_TABLE = {
     .width = CV_W,
     .tick = cvk_tick,
     .tick_some = cvk_tick_some,
+    .lod_tags = cvk_lod_tags,
     .sin_array = cvk_sin_array,
     .cos_array = cvk_cos_array,
 };

@@ -35,8 +35,45 @@ static inline void cvk_base(const crowdi_rig_view *v, float dt, size_t i0, size_
  * SPEC's sequence: out = base, then each controller's stage in CROWDI_TICK_LIST's order. */
 #define CVK_CHUNK 4096
 
+/* Rows [i0, i1) of the scratch's outputs to out, past the caches where out is aligned: out
+ * is written whole every tick, so reading its old lines first (what a plain store does)
+ * would be a fifth of the face's memory traffic for nothing. */
+static inline void cvk_stream_out(const crowdi_rig_view *v, float *const *tmp, size_t i0, size_t i1) {
+    for (uint32_t p = 0; p < v->param_count; p++) {
+        const float *src = tmp[p];
+        float *dst = v->out[p];
+        size_t i = i0;
+        for (; i < i1 && ((uintptr_t)(dst + i) % (CV_W * sizeof(float))) != 0; i++) dst[i] = src[i];
+        for (; i + CV_W <= i1; i += CV_W) cv_stream(dst + i, cv_loadu(src + i));
+        for (; i < i1; i++) dst[i] = src[i];
+    }
+}
+
+/* a scratch column every rows + 16 floats: columns a multiple of 4 KiB apart alias (storage.c) */
+#define CVK_SCRATCH_PAD 16
+#define CVK_MAX_SCRATCH_PARAMS 64 /* storage.c gives a scratch to no rig with more */
+
 static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, uint32_t count) {
     const size_t end = (size_t)first + count;
+    if (v->scratch && v->param_count <= CVK_MAX_SCRATCH_PARAMS) {
+        /* each chunk's outputs in the scratch (in cache), then streamed to out */
+        float *tmp[CVK_MAX_SCRATCH_PARAMS];
+        crowdi_rig_view sv = *v;
+        sv.out = tmp;
+        const size_t rows = v->scratch_rows;
+        for (size_t i0 = first; i0 < end; i0 += rows) {
+            const size_t i1 = end - i0 < rows ? end : i0 + rows;
+            /* tmp[p] + i is the scratch's row i - i0 (the stages index rows absolutely) */
+            for (uint32_t p = 0; p < v->param_count; p++) tmp[p] = v->scratch + (size_t)p * (rows + CVK_SCRATCH_PAD) - i0;
+            cvk_base(&sv, dt, i0, i1);
+#define CVK_STAGE(NAME, name) cvk_##name(&sv, dt, i0, i1);
+            CROWDI_TICK_LIST(CVK_STAGE)
+#undef CVK_STAGE
+            cvk_stream_out(v, tmp, i0, i1);
+        }
+        cv_stream_fence();
+        return;
+    }
     for (size_t i0 = first; i0 < end; i0 += CVK_CHUNK) {
         const size_t i1 = end - i0 < CVK_CHUNK ? end : i0 + CVK_CHUNK;
         cvk_base(v, dt, i0, i1);
