@@ -430,8 +430,10 @@ static inline void cvk_md_clip_pass(const crowdi_rig_view *v, const crowdi_motio
     const uint32_t restricted = clip->restricted, first = clip->first_curve;
     bool has_eye_blink = false, has_lip_sync = false;
     uint64_t eye_blink_flags = 0, lip_sync_flags = 0;
-#define CVK_CURVE(p, c) \
-    cvk_md_curve(m, restricted, &m->curves[c], (p)->time, (p)->loop, (p)->duration, (p)->found ? (p)->found + ((c) - first) : NULL)
+#define CVK_CURVE(p, c)                                                                                 \
+    (m->curves[c].constant ? m->curves[c].value                                                         \
+                           : cvk_md_curve(m, restricted, &m->curves[c], (p)->time, (p)->loop, (p)->duration, \
+                                          (p)->found ? (p)->found + ((c) - first) : NULL))
     uint32_t c = first;
     for (; c < clip->model_end; c++) {
         const uint32_t kind = m->curves[c].kind;
@@ -452,10 +454,27 @@ static inline void cvk_md_clip_pass(const crowdi_rig_view *v, const crowdi_motio
         if (eye) eye_blink_flags |= 1ull << cv->eye_blink;
         if (lip) lip_sync_flags |= 1ull << cv->lip_sync;
         const bool own_fades = !(cv->fade_in < 0.0 && cv->fade_out < 0.0);
+        /* cvk_md_source and cvk_md_write with the curve's column and clamp read once (a pseudo-
+         * parameter's bounds are infinite: no clamp) */
+        const bool saved = cv->target < m->saved_count;
+        float *col = saved ? m->saved[cv->target] : m->pseudo[cv->target - m->saved_count];
+        const double lo = saved ? (double)v->params[m->saved_param[cv->target]].min : -HUGE_VAL;
+        const double hi = saved ? (double)v->params[m->saved_param[cv->target]].max : HUGE_VAL;
+        if (cv->constant && !eye && !lip && !own_fades) { /* most curves of most clips */
+            const double value = cv->value;
+            for (uint32_t j = 0; j < n; j++) {
+                const cvk_md_play *p = &plays[list[j]];
+                const size_t i = b0 + p->row;
+                double source = col[i];
+                double out = source + (value - source) * p->weight;
+                col[i] = (float)(out < lo ? lo : out > hi ? hi : out);
+            }
+            continue;
+        }
         for (uint32_t j = 0; j < n; j++) {
             const cvk_md_play *p = &plays[list[j]];
             const size_t i = b0 + p->row;
-            double source = cvk_md_source(m, cv->target, i);
+            double source = col[i];
             double value = CVK_CURVE(p, c);
             if (eye) value *= p->eye_blink;
             if (lip) value += p->lip_sync;
@@ -471,7 +490,7 @@ static inline void cvk_md_clip_pass(const crowdi_rig_view *v, const crowdi_motio
                                                                     : cvk_md_ease((p->end - p->now) / cv->fade_out);
                 out = source + (value - source) * (p->motion_weight * fin * fout);
             }
-            cvk_md_write(v, m, cv->target, i, out);
+            col[i] = (float)(out < lo ? lo : out > hi ? hi : out);
         }
     }
     if (has_eye_blink)
@@ -587,10 +606,29 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
 #define CVK_MD_STORE_D(k, field) \
     for (uint32_t j = 0; j < n; j++) cvk_md_set(c, (k), b0 + j, q[j * CROWDI_MOTION_QUEUE + s].field);
 
-/* Rows [b0, b0 + n): the queues, then the curves. */
+/* The lines of every column the next block reads, asked for while this one computes: a curve's
+ * pass over a block touches one column's two lines and then runs hundreds of instructions, so
+ * the next column's miss would otherwise wait for it (the loads come one after another). */
+static inline void cvk_md_prefetch(const crowdi_motion_view *m, size_t next, size_t end) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (next >= end) return;
+    const size_t last = (end - next < CVK_MD_BLOCK ? end : next + CVK_MD_BLOCK) - 1;
+    for (uint32_t k = 0; k < CROWDI_MOTION_NCOLS_FIXED; k++)
+        __builtin_prefetch(m->col[k] + next), __builtin_prefetch(m->col[k] + last);
+    for (uint32_t k = 0; k < m->saved_count; k++)
+        __builtin_prefetch(m->saved[k] + next, 1), __builtin_prefetch(m->saved[k] + last, 1);
+    for (uint32_t k = 0; k < m->pseudo_count; k++)
+        __builtin_prefetch(m->pseudo[k] + next, 1), __builtin_prefetch(m->pseudo[k] + last, 1);
+#else
+    (void)m, (void)next, (void)end;
+#endif
+}
+
+/* Rows [b0, b0 + n): the queues, then the curves (rows up to end: the stage's). */
 static inline void cvk_motion_block(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t b0,
-                                    uint32_t n) {
+                                    uint32_t n, size_t end) {
     float *const *c = m->col;
+    cvk_md_prefetch(m, b0 + n, end);
     cvk_md_entry q[CVK_MD_BLOCK * CROWDI_MOTION_QUEUE];
     cvk_md_play plays[CROWDI_MOTION_QUEUE][CVK_MD_BLOCK];
     uint32_t np[CROWDI_MOTION_QUEUE] = {0};
@@ -643,7 +681,7 @@ static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, siz
     (void)dt;
     const double dt_exact = v->dt_exact;
     for (size_t b0 = i0; b0 < i1; b0 += CVK_MD_BLOCK)
-        cvk_motion_block(v, m, dt_exact, b0, (uint32_t)(i1 - b0 < CVK_MD_BLOCK ? i1 - b0 : CVK_MD_BLOCK));
+        cvk_motion_block(v, m, dt_exact, b0, (uint32_t)(i1 - b0 < CVK_MD_BLOCK ? i1 - b0 : CVK_MD_BLOCK), i1);
     for (uint32_t k = 0; k < m->saved_count; k++) {
         const float *saved = m->saved[k];
         float *out = v->out[m->saved_param[k]];
