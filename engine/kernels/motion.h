@@ -5,8 +5,8 @@
  * The stage computes in double, as the framework does: its time, curve and fade arithmetic
  * are +, -, *, / and sqrt only (the ease's sine and the bezier root solver are its own), and
  * no row reads another's state, so every SIMD target, split and thread count gives the same
- * bits. It runs a block of rows at a time: the queues, then each clip's curves over the rows
- * playing it (cvk_motion_block). */
+ * bits. Each clip keeps a segment table (crowdi_motion_clip): one search per entry finds every
+ * curve's segment. */
 #ifndef CROWDI_MOTION_H
 #define CROWDI_MOTION_H
 
@@ -364,46 +364,27 @@ static inline void cvk_md_write(const crowdi_rig_view *v, const crowdi_motion_vi
     }
 }
 
-/* ---- the stage: a block of rows at a time ----
- * Each row's queue (CubismMotionManager.updateMotion) runs first, for every row of a block of
- * CVK_MD_BLOCK, and leaves what CubismMotion.doUpdateParameters reads of each entry in a play;
- * then the curves run clip by clip and curve by curve over the block's plays of that clip
- * (the first entries' plays before the second's). Each row sees its own operations in the
- * framework's order; only rows interleave, and no row reads another's. A row's columns are
- * read and written a block at a time, column after column: a row alone touches ~100 columns,
- * each on its own page. */
-#define CVK_MD_BLOCK 32u
-
-/* What one entry's curve pass reads, fixed when its time is worked out. */
-typedef struct cvk_md_play {
-    uint32_t row, clip, loop;  /* the row within the block, the clip index, looping */
-    double now, time, duration, fade_start, end;
-    double weight, motion_weight, fade_in, fade_out; /* the blend weight, the entry's eased fades */
-    double eye_blink, lip_sync; /* the clip's EyeBlink / LipSync model curves' values */
-    const uint16_t *found;      /* the segment table's row of the time's span, or NULL */
-} cvk_md_play;
-
-/* CubismMotion.doUpdateParameters (MotionBehavior_V2) of one entry, but its curves: the
- * entry's time and fades, the loop's restart, finished. */
-static inline void cvk_md_time(const crowdi_motion_view *m, cvk_md_entry *e, double now, double weight,
-                               double motion_weight, bool *finished, cvk_md_play *p) {
+/* CubismMotion.doUpdateParameters (MotionBehavior_V2) of one entry. */
+static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_view *m, size_t i, cvk_md_entry *e,
+                                double now, double weight, double motion_weight, bool *finished) {
     const crowdi_motion_clip *clip = &m->clips[e->clip - 1];
     const bool loop = (e->flags & CROWDI_SLOT_LOOP) != 0;
     double offset = now - e->start;
     if (offset < 0.0) offset = 0.0;
-    p->fade_in = e->fade_in <= 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
-    p->fade_out = e->fade_out <= 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
+    double eye_blink = 0.0, lip_sync = 0.0;
+    bool has_eye_blink = false, has_lip_sync = false;
+    uint64_t eye_blink_flags = 0, lip_sync_flags = 0;
+    double fade_in = e->fade_in <= 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
+    double fade_out = e->fade_out <= 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
     double time = offset, duration = clip->duration;
     if (loop) {
         duration = clip->loop_duration;
         if (time > 64.0 * duration) time -= floor(time / duration - 1.0) * duration; /* huge offsets only */
         while (time > duration) time -= duration;
     }
-    p->clip = e->clip - 1, p->loop = loop, p->now = now, p->time = time, p->duration = duration;
-    p->fade_start = e->fade_start, p->end = e->end, p->weight = weight, p->motion_weight = motion_weight;
-    p->eye_blink = p->lip_sync = 0.0;
-    p->found = NULL;
-    if (clip->table_first != CROWDI_NO_TABLE) { /* the time's span: the number of ends at or before it */
+    const uint32_t restricted = clip->restricted;
+    const uint16_t *found = NULL; /* the time's span's row of the segment table, by curve */
+    if (clip->table_first != CROWDI_NO_TABLE) { /* the span: the number of ends at or before the time */
         const double *ends = m->break_time + clip->break_first;
         uint32_t lo = 0, hi = clip->break_count;
         while (lo < hi) {
@@ -411,8 +392,63 @@ static inline void cvk_md_time(const crowdi_motion_view *m, cvk_md_entry *e, dou
             if (ends[mid] <= time) lo = mid + 1;
             else hi = mid;
         }
-        p->found = m->break_segment + clip->table_first + (size_t)lo * (clip->curve_end - clip->first_curve);
+        found = m->break_segment + clip->table_first + (size_t)lo * (clip->curve_end - clip->first_curve);
     }
+    /* a constant curve's value without the call (most curves of most clips) */
+#define CVK_CURVE(c)                                                                                  \
+    (m->curves[c].constant ? m->curves[c].value                                                       \
+                           : cvk_md_curve(m, restricted, &m->curves[c], time, loop, duration,         \
+                                          found ? found + ((c) - clip->first_curve) : NULL))
+    uint32_t c = clip->first_curve;
+    for (; c < clip->model_end; c++) {
+        const crowdi_motion_curve *cv = &m->curves[c];
+        if (cv->kind == CROWDI_MODEL_OTHER) continue;
+        double value = CVK_CURVE(c);
+        if (cv->kind == CROWDI_MODEL_EYE_BLINK) eye_blink = value, has_eye_blink = true;
+        else if (cv->kind == CROWDI_MODEL_LIP_SYNC) lip_sync = value, has_lip_sync = true;
+        else m->col[CROWDI_MOTION_OPACITY][i] = (float)value;
+    }
+    for (; c < clip->parameter_end; c++) {
+        const crowdi_motion_curve *cv = &m->curves[c];
+        double source = cvk_md_source(m, cv->target, i);
+        double value = CVK_CURVE(c);
+        if (has_eye_blink && cv->eye_blink >= 0) {
+            value *= eye_blink;
+            eye_blink_flags |= 1ull << cv->eye_blink;
+        }
+        if (has_lip_sync && cv->lip_sync >= 0) {
+            value += lip_sync;
+            lip_sync_flags |= 1ull << cv->lip_sync;
+        }
+        double out;
+        if (cv->fade_in < 0.0 && cv->fade_out < 0.0) {
+            out = source + (value - source) * weight;
+        } else {
+            double fin = cv->fade_in < 0.0    ? fade_in
+                         : cv->fade_in == 0.0 ? 1.0
+                                              : cvk_md_ease((now - e->fade_start) / cv->fade_in);
+            double fout = cv->fade_out < 0.0                           ? fade_out
+                          : cv->fade_out == 0.0 || e->end < 0.0 ? 1.0
+                                                                : cvk_md_ease((e->end - now) / cv->fade_out);
+            out = source + (value - source) * (motion_weight * fin * fout);
+        }
+        cvk_md_write(v, m, cv->target, i, out);
+    }
+    if (has_eye_blink)
+        for (uint32_t k = 0; k < m->eye_blink_count; k++) {
+            if ((eye_blink_flags >> k) & 1) continue;
+            double source = m->saved[m->eye_blink[k]][i];
+            cvk_md_write(v, m, m->eye_blink[k], i, source + (eye_blink - source) * weight);
+        }
+    if (has_lip_sync)
+        for (uint32_t k = 0; k < m->lip_sync_count; k++) {
+            if ((lip_sync_flags >> k) & 1) continue;
+            double source = m->saved[m->lip_sync[k]][i];
+            cvk_md_write(v, m, m->lip_sync[k], i, source + (lip_sync - source) * weight);
+        }
+    for (; c < clip->curve_end; c++) /* PartOpacity: the pseudo-parameter, unblended */
+        m->pseudo[m->curves[c].target][i] = (float)CVK_CURVE(c);
+#undef CVK_CURVE
     if (offset >= duration) {
         if (loop) {
             e->start = now - time;
@@ -423,114 +459,16 @@ static inline void cvk_md_time(const crowdi_motion_view *m, cvk_md_entry *e, dou
     }
 }
 
-/* The curves of one clip over the plays list[0..n) of a block starting at row b0. */
-static inline void cvk_md_clip_pass(const crowdi_rig_view *v, const crowdi_motion_view *m, cvk_md_play *plays,
-                                    const uint32_t *list, uint32_t n, size_t b0) {
-    const crowdi_motion_clip *clip = &m->clips[plays[list[0]].clip];
-    const uint32_t restricted = clip->restricted, first = clip->first_curve;
-    bool has_eye_blink = false, has_lip_sync = false;
-    uint64_t eye_blink_flags = 0, lip_sync_flags = 0;
-#define CVK_CURVE(p, c)                                                                                 \
-    (m->curves[c].constant ? m->curves[c].value                                                         \
-                           : cvk_md_curve(m, restricted, &m->curves[c], (p)->time, (p)->loop, (p)->duration, \
-                                          (p)->found ? (p)->found + ((c) - first) : NULL))
-    uint32_t c = first;
-    for (; c < clip->model_end; c++) {
-        const uint32_t kind = m->curves[c].kind;
-        if (kind == CROWDI_MODEL_OTHER) continue;
-        has_eye_blink = has_eye_blink || kind == CROWDI_MODEL_EYE_BLINK;
-        has_lip_sync = has_lip_sync || kind == CROWDI_MODEL_LIP_SYNC;
-        for (uint32_t j = 0; j < n; j++) {
-            cvk_md_play *p = &plays[list[j]];
-            double value = CVK_CURVE(p, c);
-            if (kind == CROWDI_MODEL_EYE_BLINK) p->eye_blink = value;
-            else if (kind == CROWDI_MODEL_LIP_SYNC) p->lip_sync = value;
-            else m->col[CROWDI_MOTION_OPACITY][b0 + p->row] = (float)value;
-        }
-    }
-    for (; c < clip->parameter_end; c++) {
-        const crowdi_motion_curve *cv = &m->curves[c];
-        const bool eye = has_eye_blink && cv->eye_blink >= 0, lip = has_lip_sync && cv->lip_sync >= 0;
-        if (eye) eye_blink_flags |= 1ull << cv->eye_blink;
-        if (lip) lip_sync_flags |= 1ull << cv->lip_sync;
-        const bool own_fades = !(cv->fade_in < 0.0 && cv->fade_out < 0.0);
-        /* cvk_md_source and cvk_md_write with the curve's column and clamp read once (a pseudo-
-         * parameter's bounds are infinite: no clamp) */
-        const bool saved = cv->target < m->saved_count;
-        float *col = saved ? m->saved[cv->target] : m->pseudo[cv->target - m->saved_count];
-        const double lo = saved ? (double)v->params[m->saved_param[cv->target]].min : -HUGE_VAL;
-        const double hi = saved ? (double)v->params[m->saved_param[cv->target]].max : HUGE_VAL;
-        if (cv->constant && !eye && !lip && !own_fades) { /* most curves of most clips */
-            const double value = cv->value;
-            for (uint32_t j = 0; j < n; j++) {
-                const cvk_md_play *p = &plays[list[j]];
-                const size_t i = b0 + p->row;
-                double source = col[i];
-                double out = source + (value - source) * p->weight;
-                col[i] = (float)(out < lo ? lo : out > hi ? hi : out);
-            }
-            continue;
-        }
-        for (uint32_t j = 0; j < n; j++) {
-            const cvk_md_play *p = &plays[list[j]];
-            const size_t i = b0 + p->row;
-            double source = col[i];
-            double value = CVK_CURVE(p, c);
-            if (eye) value *= p->eye_blink;
-            if (lip) value += p->lip_sync;
-            double out;
-            if (!own_fades) {
-                out = source + (value - source) * p->weight;
-            } else {
-                double fin = cv->fade_in < 0.0    ? p->fade_in
-                             : cv->fade_in == 0.0 ? 1.0
-                                                  : cvk_md_ease((p->now - p->fade_start) / cv->fade_in);
-                double fout = cv->fade_out < 0.0                     ? p->fade_out
-                              : cv->fade_out == 0.0 || p->end < 0.0 ? 1.0
-                                                                    : cvk_md_ease((p->end - p->now) / cv->fade_out);
-                out = source + (value - source) * (p->motion_weight * fin * fout);
-            }
-            col[i] = (float)(out < lo ? lo : out > hi ? hi : out);
-        }
-    }
-    if (has_eye_blink)
-        for (uint32_t k = 0; k < m->eye_blink_count; k++) {
-            if ((eye_blink_flags >> k) & 1) continue;
-            for (uint32_t j = 0; j < n; j++) {
-                const cvk_md_play *p = &plays[list[j]];
-                const size_t i = b0 + p->row;
-                double source = m->saved[m->eye_blink[k]][i];
-                cvk_md_write(v, m, m->eye_blink[k], i, source + (p->eye_blink - source) * p->weight);
-            }
-        }
-    if (has_lip_sync)
-        for (uint32_t k = 0; k < m->lip_sync_count; k++) {
-            if ((lip_sync_flags >> k) & 1) continue;
-            for (uint32_t j = 0; j < n; j++) {
-                const cvk_md_play *p = &plays[list[j]];
-                const size_t i = b0 + p->row;
-                double source = m->saved[m->lip_sync[k]][i];
-                cvk_md_write(v, m, m->lip_sync[k], i, source + (p->lip_sync - source) * p->weight);
-            }
-        }
-    for (; c < clip->curve_end; c++) { /* PartOpacity: the pseudo-parameter, unblended */
-        float *pseudo = m->pseudo[m->curves[c].target];
-        for (uint32_t j = 0; j < n; j++) {
-            const cvk_md_play *p = &plays[list[j]];
-            pseudo[b0 + p->row] = (float)CVK_CURVE(p, c);
-        }
-    }
-#undef CVK_CURVE
-}
-
-/* One row's CubismMotionManager.updateMotion on its queue q (or, when nothing plays and the
- * rig has an idle group, the sample app's random idle start instead): each entry's play goes
- * to plays[s][np[s]++], s its place in the queue. */
-static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i,
-                                  uint32_t row, cvk_md_entry *q, cvk_md_play (*plays)[CVK_MD_BLOCK], uint32_t *np) {
+/* One instance's CubismMotionManager.updateMotion (or, when nothing plays and the rig has an
+ * idle group, the sample app's random idle start instead). */
+static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i) {
     float *const *c = m->col;
+    cvk_md_entry q[CROWDI_MOTION_QUEUE];
     uint32_t count = 0;
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) count += q[s].clip != 0;
+    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+        cvk_md_load(c, i, s, &q[s]);
+        count += q[s].clip != 0;
+    }
     uint32_t events = 0, lost = 0;
     if (count == 0 && m->idle_count) {
         uint32_t current = cvk_mu_get(c, CROWDI_MOTION_CURRENT, i), reserve = cvk_mu_get(c, CROWDI_MOTION_RESERVE, i);
@@ -539,8 +477,9 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
             uint32_t k = (uint32_t)(u * (float)m->idle_count);
             if (k >= m->idle_count) k = m->idle_count - 1;
             const crowdi_motion_clip *clip = &m->clips[m->idle[k]];
-            q[0] = (cvk_md_entry){m->idle[k] + 1, CROWDI_SLOT_LOOP_FADE_IN | (m->loop_idle ? CROWDI_SLOT_LOOP : 0u), 0.0, 0.0, -1.0, 0.0,
-                                  clip->fade_in, clip->fade_out};
+            cvk_md_entry e = {m->idle[k] + 1, CROWDI_SLOT_LOOP_FADE_IN | (m->loop_idle ? CROWDI_SLOT_LOOP : 0u), 0.0, 0.0, -1.0, 0.0, clip->fade_in,
+                              clip->fade_out};
+            cvk_md_store(c, i, 0, &e);
             cvk_mu_set(c, CROWDI_MOTION_CURRENT, i, 1u);
         }
         c[CROWDI_MOTION_UPDATED][i] = 0.0f;
@@ -565,9 +504,7 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
         /* updateFadeWeight (a fade of exactly 0 gives 1 here) */
         double fin = e->fade_in == 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
         double fout = e->fade_out == 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
-        cvk_md_play *p = &plays[s][np[s]++];
-        p->row = row;
-        cvk_md_time(m, e, now, motion_weight * fin * fout, motion_weight, &finished, p);
+        cvk_md_apply(v, m, i, e, now, motion_weight * fin * fout, motion_weight, &finished);
         if (e->end > 0.0 && e->end < now) finished = true;
         double before = e->check - e->start, after = now - e->start;
         for (uint32_t k = 0; k < clip->event_count; k++) {
@@ -589,89 +526,15 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
         }
         q[kept++] = *e;
     }
-    for (uint32_t s = kept; s < CROWDI_MOTION_QUEUE; s++) q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+        if (s >= kept) q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        cvk_md_store(c, i, s, &q[s]);
+    }
     if (kept == 0) cvk_mu_set(c, CROWDI_MOTION_CURRENT, i, 0u);
     c[CROWDI_MOTION_UPDATED][i] = count ? 1.0f : 0.0f;
     cvk_mu_set(c, CROWDI_MOTION_EVENT_COUNT, i, events);
     cvk_mu_set(c, CROWDI_MOTION_EVENT_LOST, i, lost);
 }
-
-/* A double column pair's rows [b0, b0 + n) into field `at` of q[row * QUEUE + s], and back. */
-#define CVK_MD_LOAD_U(k, field) \
-    for (uint32_t j = 0; j < n; j++) q[j * CROWDI_MOTION_QUEUE + s].field = cvk_mu_get(c, (k), b0 + j);
-#define CVK_MD_LOAD_D(k, field) \
-    for (uint32_t j = 0; j < n; j++) q[j * CROWDI_MOTION_QUEUE + s].field = cvk_md_get(c, (k), b0 + j);
-#define CVK_MD_STORE_U(k, field) \
-    for (uint32_t j = 0; j < n; j++) cvk_mu_set(c, (k), b0 + j, q[j * CROWDI_MOTION_QUEUE + s].field);
-#define CVK_MD_STORE_D(k, field) \
-    for (uint32_t j = 0; j < n; j++) cvk_md_set(c, (k), b0 + j, q[j * CROWDI_MOTION_QUEUE + s].field);
-
-/* The lines of every column the next block reads, asked for while this one computes: a curve's
- * pass over a block touches one column's two lines and then runs hundreds of instructions, so
- * the next column's miss would otherwise wait for it (the loads come one after another). */
-static inline void cvk_md_prefetch(const crowdi_motion_view *m, size_t next, size_t end) {
-#if defined(__GNUC__) || defined(__clang__)
-    if (next >= end) return;
-    const size_t last = (end - next < CVK_MD_BLOCK ? end : next + CVK_MD_BLOCK) - 1;
-    for (uint32_t k = 0; k < CROWDI_MOTION_NCOLS_FIXED; k++)
-        __builtin_prefetch(m->col[k] + next), __builtin_prefetch(m->col[k] + last);
-    for (uint32_t k = 0; k < m->saved_count; k++)
-        __builtin_prefetch(m->saved[k] + next, 1), __builtin_prefetch(m->saved[k] + last, 1);
-    for (uint32_t k = 0; k < m->pseudo_count; k++)
-        __builtin_prefetch(m->pseudo[k] + next, 1), __builtin_prefetch(m->pseudo[k] + last, 1);
-#else
-    (void)m, (void)next, (void)end;
-#endif
-}
-
-/* Rows [b0, b0 + n): the queues, then the curves (rows up to end: the stage's). */
-static inline void cvk_motion_block(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t b0,
-                                    uint32_t n, size_t end) {
-    float *const *c = m->col;
-    cvk_md_prefetch(m, b0 + n, end);
-    cvk_md_entry q[CVK_MD_BLOCK * CROWDI_MOTION_QUEUE];
-    cvk_md_play plays[CROWDI_MOTION_QUEUE][CVK_MD_BLOCK];
-    uint32_t np[CROWDI_MOTION_QUEUE] = {0};
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
-        const uint32_t k = CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS;
-        CVK_MD_LOAD_U(k + CROWDI_SLOT_CLIP, clip)
-        CVK_MD_LOAD_U(k + CROWDI_SLOT_FLAGS, flags)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_START, start)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_FADE_START, fade_start)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_END, end)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_CHECK, check)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_FADE_IN, fade_in)
-        CVK_MD_LOAD_D(k + CROWDI_SLOT_FADE_OUT, fade_out)
-    }
-    for (uint32_t j = 0; j < n; j++) cvk_motion_row(v, m, dt, b0 + j, j, q + j * CROWDI_MOTION_QUEUE, plays, np);
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
-        const uint32_t k = CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS;
-        CVK_MD_STORE_U(k + CROWDI_SLOT_CLIP, clip)
-        CVK_MD_STORE_U(k + CROWDI_SLOT_FLAGS, flags)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_START, start)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_FADE_START, fade_start)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_END, end)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_CHECK, check)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_FADE_IN, fade_in)
-        CVK_MD_STORE_D(k + CROWDI_SLOT_FADE_OUT, fade_out)
-    }
-    /* the curves: each queue place's plays, grouped by clip in the order their first row comes */
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
-        uint8_t done[CVK_MD_BLOCK] = {0};
-        uint32_t list[CVK_MD_BLOCK];
-        for (uint32_t a = 0; a < np[s]; a++) {
-            if (done[a]) continue;
-            uint32_t count = 0;
-            for (uint32_t b = a; b < np[s]; b++)
-                if (!done[b] && plays[s][b].clip == plays[s][a].clip) done[b] = 1, list[count++] = b;
-            cvk_md_clip_pass(v, m, plays[s], list, count, b0);
-        }
-    }
-}
-#undef CVK_MD_LOAD_U
-#undef CVK_MD_LOAD_D
-#undef CVK_MD_STORE_U
-#undef CVK_MD_STORE_D
 
 /* The stage: rows [i0, i1), then the motion results into the outputs (every tick: the values
  * a motion left stay when it ends). */
@@ -680,8 +543,7 @@ static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, siz
     if (!m) return;
     (void)dt;
     const double dt_exact = v->dt_exact;
-    for (size_t b0 = i0; b0 < i1; b0 += CVK_MD_BLOCK)
-        cvk_motion_block(v, m, dt_exact, b0, (uint32_t)(i1 - b0 < CVK_MD_BLOCK ? i1 - b0 : CVK_MD_BLOCK), i1);
+    for (size_t i = i0; i < i1; i++) cvk_motion_row(v, m, dt_exact, i);
     for (uint32_t k = 0; k < m->saved_count; k++) {
         const float *saved = m->saved[k];
         float *out = v->out[m->saved_param[k]];
