@@ -3,6 +3,7 @@
  * reserving motions, the events of the last tick, and the library in snapshots. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -27,6 +28,8 @@ typedef struct motion_part {
     char **pseudo_id;         /* borrowed from curve_id */
     uint32_t *eye_blink_param, *lip_sync_param; /* rig parameters */
     float **saved_cols, **pseudo_cols;
+    double *break_time;       /* the view's segment tables, their own allocations */
+    uint16_t *break_segment;
 } motion_part;
 
 #define MOTION(r) CROWDI_PART(r, MOTION, motion_part)
@@ -210,6 +213,65 @@ static void curve_constant(const crowd_motion_clip *src, const crowd_motion_curv
     dc->constant = 1, dc->value = v;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each clip's segment table (crowdi_motion_clip): its curves' distinct segment ends, sorted,
+ * and each curve's segment in every span between them. A clip whose table would pass 16
+ * entries per segment (plus 1024) keeps the per-curve search, so the tables stay within a
+ * few times the library's own size. */
+static crowd_result build_tables(crowd_engine *engine, motion_part *part, crowdi_motion_clip *clips) {
+    crowdi_motion_view *v = &part->view;
+    const uint32_t S = part->segment_total;
+    double *ends = crowdi_alloc(engine, sizeof(double) * (S ? S : 1));
+    if (!ends) return CROWD_ERR_OUT_OF_MEMORY;
+    part->break_time = ends;
+    uint64_t entries = 0;
+    for (uint32_t k = 0; k < v->clip_count; k++) {
+        crowdi_motion_clip *c = &clips[k];
+        const uint32_t base = part->clip_segment_base[k], n = part->clip_segment_count[k];
+        const uint32_t curves = c->curve_end - c->first_curve;
+        bool narrow = true;
+        for (uint32_t j = c->first_curve; j < c->curve_end; j++) narrow = narrow && v->curves[j].segment_count < 65535u;
+        for (uint32_t s = 0; s < n; s++) ends[base + s] = v->segment_end[base + s];
+        qsort(ends + base, n, sizeof(double), cmp_double);
+        uint32_t distinct = 0;
+        for (uint32_t s = 0; s < n; s++)
+            if (distinct == 0 || ends[base + s] != ends[base + distinct - 1]) ends[base + distinct++] = ends[base + s];
+        const uint64_t size = ((uint64_t)distinct + 1) * curves;
+        c->break_first = base, c->break_count = distinct, c->table_first = CROWDI_NO_TABLE;
+        if (narrow && curves && size <= 16ull * n + 1024u) c->table_first = (uint32_t)entries, entries += size;
+    }
+    if (entries >= UINT32_MAX) { /* cannot happen under the library's limits; searched then */
+        for (uint32_t k = 0; k < v->clip_count; k++) clips[k].table_first = CROWDI_NO_TABLE;
+        entries = 0;
+    }
+    uint16_t *table = crowdi_alloc(engine, sizeof(uint16_t) * (entries ? entries : 1));
+    if (!table) return CROWD_ERR_OUT_OF_MEMORY;
+    part->break_segment = table;
+    for (uint32_t k = 0; k < v->clip_count; k++) {
+        const crowdi_motion_clip *c = &clips[k];
+        if (c->table_first == CROWDI_NO_TABLE) continue;
+        const uint32_t curves = c->curve_end - c->first_curve;
+        const double *b = ends + c->break_first;
+        for (uint32_t j = 0; j < curves; j++) {
+            const crowdi_motion_curve *cv = &v->curves[c->first_curve + j];
+            /* span 0 (before every end): the first segment; span q (from the q-th end on): the
+             * first segment ending after it, which the walk reaches as q grows */
+            uint32_t at = 0;
+            table[c->table_first + j] = 0;
+            for (uint32_t q = 1; q <= c->break_count; q++) {
+                while (at < cv->segment_count && !(v->segment_end[cv->first_segment + at] > b[q - 1])) at++;
+                table[c->table_first + (size_t)q * curves + j] = (uint16_t)at;
+            }
+        }
+    }
+    v->break_time = ends, v->break_segment = table;
+    return CROWD_OK;
+}
+
 static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *desc, const crowdi_ids *ids, crowdi_rig *r) {
     const crowd_motion_desc *m = desc->motion;
     motion_part *part = MOTION(r);
@@ -353,7 +415,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     v->eye_blink_count = E, v->lip_sync_count = L, v->eye_blink = eye, v->lip_sync = lip;
     v->saved_count = saved, v->pseudo_count = pseudo, v->saved_param = saved_param;
     v->saved = part->saved_cols, v->pseudo = part->pseudo_cols;
-    return CROWD_OK;
+    return build_tables(engine, part, clips);
 }
 
 static void motion_free(crowd_engine *engine, crowdi_rig *r) {
@@ -361,6 +423,8 @@ static void motion_free(crowd_engine *engine, crowdi_rig *r) {
     if (part->curve_id)
         for (uint32_t j = 0; j < part->curve_total; j++) crowdi_free(engine, part->curve_id[j]);
     crowdi_free(engine, part->block);
+    crowdi_free(engine, part->break_time);
+    crowdi_free(engine, part->break_segment);
 }
 
 static uint32_t motion_layout(crowdi_rig *r, uint32_t first) {

@@ -2,10 +2,11 @@
  * rig (the motion library, flattened, and the playback columns) and, in the stage part
  * (kernels/stages.h), the stage cvk_motion: each instance's Cubism motion manager update.
  *
- * The stage runs instance by instance in double, as the framework computes: its time, curve
- * and fade arithmetic are +, -, *, / and sqrt only (the ease's sine and the bezier root solver
- * are its own), and no lane reads another's state, so every SIMD target, split and thread
- * count gives the same bits. */
+ * The stage computes in double, as the framework does: its time, curve and fade arithmetic
+ * are +, -, *, / and sqrt only (the ease's sine and the bezier root solver are its own), and
+ * no row reads another's state, so every SIMD target, split and thread count gives the same
+ * bits. Each clip keeps a segment table (crowdi_motion_clip): one search per entry finds every
+ * curve's segment. */
 #ifndef CROWDI_MOTION_H
 #define CROWDI_MOTION_H
 
@@ -47,7 +48,16 @@ typedef struct crowdi_motion_clip {
     uint32_t restricted;
     uint32_t first_curve, model_end, parameter_end, curve_end; /* the three target runs */
     uint32_t first_event, event_count;
+    /* The clip's segment table: the distinct ends of its curves' segments, sorted
+     * (break_time[break_first ..] , break_count of them), and for each of the break_count + 1
+     * spans between them each curve's segment there, relative to its first (segment_count:
+     * past its last), at break_segment[table_first + span * curves + curve]. A time's span is
+     * the number of ends at or before it: one search per entry instead of one per curve, the
+     * same segment as the search. table_first is CROWDI_NO_TABLE when the table would be
+     * large (then each curve searches). */
+    uint32_t break_first, break_count, table_first;
 } crowdi_motion_clip;
+#define CROWDI_NO_TABLE UINT32_MAX
 
 typedef struct crowdi_motion_curve {
     double fade_in, fade_out;
@@ -78,6 +88,8 @@ typedef struct crowdi_motion_view {
     const double *point_time, *point_value;
     const double *event_time;
     const double *segment_cubic;   /* CROWDI_CUBIC_N per segment (bezier segments only) */
+    const double *break_time;      /* the clips' segment tables (crowdi_motion_clip) */
+    const uint16_t *break_segment;
     const uint32_t *idle;          /* clip indices */
     uint32_t eye_blink_count, lip_sync_count;
     const uint32_t *eye_blink, *lip_sync; /* saved columns */
@@ -308,17 +320,22 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
     }
 }
 
-/* evaluateCurve: the first segment ending after `time` (a binary search over the segments'
- * ends, which never decrease: the same segment as the framework's linear search); past the
- * last, its last value, or while looping the line back to the first value at loop_end. */
+/* evaluateCurve: the first segment ending after `time` (from the clip's segment table when
+ * `found` points into it, else a binary search over the segments' ends, which never decrease:
+ * the same segment as the framework's linear search); past the last, its last value, or while
+ * looping the line back to the first value at loop_end. */
 static inline double cvk_md_curve(const crowdi_motion_view *m, uint32_t restricted, const crowdi_motion_curve *cv,
-                                  double time, bool correction, double loop_end) {
+                                  double time, bool correction, double loop_end, const uint16_t *found) {
     if (cv->constant) return cv->value;
     uint32_t lo = cv->first_segment, hi = cv->first_segment + cv->segment_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->segment_end[mid] > time) hi = mid;
-        else lo = mid + 1;
+    if (found) {
+        lo += *found;
+    } else {
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->segment_end[mid] > time) hi = mid;
+            else lo = mid + 1;
+        }
     }
     uint32_t end = cv->first_segment + cv->segment_count;
     if (lo < end) return cvk_md_segment(m, restricted, lo, time);
@@ -375,11 +392,27 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
         while (time > duration) time -= duration;
     }
     const uint32_t restricted = clip->restricted;
+    const uint16_t *found = NULL; /* the time's span's row of the segment table, by curve */
+    if (clip->table_first != CROWDI_NO_TABLE) { /* the span: the number of ends at or before the time */
+        const double *ends = m->break_time + clip->break_first;
+        uint32_t lo = 0, hi = clip->break_count;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (ends[mid] <= time) lo = mid + 1;
+            else hi = mid;
+        }
+        found = m->break_segment + clip->table_first + (size_t)lo * (clip->curve_end - clip->first_curve);
+    }
+    /* a constant curve's value without the call (most curves of most clips) */
+#define CVK_CURVE(c)                                                                                  \
+    (m->curves[c].constant ? m->curves[c].value                                                       \
+                           : cvk_md_curve(m, restricted, &m->curves[c], time, loop, duration,         \
+                                          found ? found + ((c) - clip->first_curve) : NULL))
     uint32_t c = clip->first_curve;
     for (; c < clip->model_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
         if (cv->kind == CROWDI_MODEL_OTHER) continue;
-        double value = cvk_md_curve(m, restricted, cv, time, loop, duration);
+        double value = CVK_CURVE(c);
         if (cv->kind == CROWDI_MODEL_EYE_BLINK) eye_blink = value, has_eye_blink = true;
         else if (cv->kind == CROWDI_MODEL_LIP_SYNC) lip_sync = value, has_lip_sync = true;
         else m->col[CROWDI_MOTION_OPACITY][i] = (float)value;
@@ -387,7 +420,7 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
     for (; c < clip->parameter_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
         double source = cvk_md_source(m, cv->target, i);
-        double value = cvk_md_curve(m, restricted, cv, time, loop, duration);
+        double value = CVK_CURVE(c);
         if (has_eye_blink && cv->eye_blink >= 0) {
             value *= eye_blink;
             eye_blink_flags |= 1ull << cv->eye_blink;
@@ -423,7 +456,8 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
             cvk_md_write(v, m, m->lip_sync[k], i, source + (lip_sync - source) * weight);
         }
     for (; c < clip->curve_end; c++) /* PartOpacity: the pseudo-parameter, unblended */
-        m->pseudo[m->curves[c].target][i] = (float)cvk_md_curve(m, restricted, &m->curves[c], time, loop, duration);
+        m->pseudo[m->curves[c].target][i] = (float)CVK_CURVE(c);
+#undef CVK_CURVE
     if (offset >= duration) {
         if (loop) {
             e->start = now - time;
