@@ -475,6 +475,13 @@ class Fingers:
     min_cutoff: float = _FINGERS.min_cutoff
     beta: float = _FINGERS.beta
     d_cutoff: float = _FINGERS.d_cutoff
+    joint_limits: bool = bool(_FINGERS.joint_limits)
+    mcp_min: float = _FINGERS.mcp_min
+    mcp_max: float = _FINGERS.mcp_max
+    pip_min: float = _FINGERS.pip_min
+    pip_max: float = _FINGERS.pip_max
+    dip_min: float = _FINGERS.dip_min
+    dip_max: float = _FINGERS.dip_max
 
 
 @_dc.dataclass
