@@ -1,8 +1,10 @@
 // bench_fingers: finger bones from hand landmarks (crowd.h section 9a) against the per-object way.
 //
 // Each iteration is one tick of every instance: per hand 21 landmarks and a presence (a bank of
-// noisy relaxed-to-curled hands, written once; the solve's work does not depend on the values:
-// it is branch-free), 16 bones solved (the hand and 15 finger bones), world and local stored.
+// noisy relaxed hands, written once; the solve is branch-free across lanes, and a joint limit's
+// turn is worked out only in blocks where some lane exceeds one, which this bank's noise makes
+// nearly every block), 16 bones solved (the hand and 15 finger bones, within the default joint
+// limits), world and local stored.
 //   engine/<target>/N       a fingers rig (both hands tracked, presence threshold 0.5), one
 //                           crowd_tick on one thread; counter hands/s = 2 N per tick
 //   body/<target>/N         limbs (15 bones from 33 landmarks) and fingers on the same rig, the
@@ -10,7 +12,8 @@
 //   per_object/N            one record per hand (landmarks, presence, progress, 16 world and local
 //                           rotations), solved hand by hand as a tracking tool's loop does: the same
 //                           formulas in float32 with libm sqrtf, LookRotation by Shepperd's method,
-//                           -O3; checked against the engine before timing
+//                           the joint limits by the same products, a bone turned only when beyond
+//                           a limit, -O3; checked against the engine before timing
 // Counters: hands_per_s or avatars_per_s, bytes_per_inst (crowd_rig_bytes_per_instance, or the
 // record's size times two hands).
 #include <benchmark/benchmark.h>
@@ -114,6 +117,29 @@ Quat Look(V3 f, V3 up) {
   else q = {z.x + x.z, z.y + y.z, 1 + z.z - x.x - y.y, x.y - y.x};
   return Canon(q);
 }
+// d turned about the unit axis h by the angle whose cos and sin are c, s
+inline V3 Turn(V3 h, float c, float s, V3 d) {
+  V3 x = Cross(h, d);
+  float k = Dot(h, d) * (1 - c);
+  return {d.x * c + x.x * s + h.x * k, d.y * c + x.y * s + h.y * k, d.z * c + x.z * s + h.z * k};
+}
+// The joint limits (crowd.h section 9a), MCP, PIP, DIP: cos and sin of each limit, cos of the
+// zone each holds (180 - (max - min)), cos and sin of the far side's mirror (min + max - 180).
+struct Limits {
+  float cs[3][7];
+  Limits() {
+    crowd_fingers_desc d = crowd_fingers_defaults();
+    const double deg[3][2] = {{d.mcp_min, d.mcp_max}, {d.pip_min, d.pip_max}, {d.dip_min, d.dip_max}};
+    const double r = 3.14159265358979323846 / 180;
+    for (int j = 0; j < 3; j++) {
+      const double lo = deg[j][0], hi = deg[j][1];
+      const double v[7] = {std::cos(lo * r), std::sin(lo * r), std::cos(hi * r), std::sin(hi * r), std::cos((180 - (hi - lo)) * r),
+                           std::cos((lo + hi - 180) * r), std::sin((lo + hi - 180) * r)};
+      for (int k = 0; k < 7; k++) cs[j][k] = static_cast<float>(v[k]);
+    }
+  }
+};
+const Limits kLimits;
 const int kParent[16] = {-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 0, 10, 11, 0, 13, 14};
 const int kFrom[16] = {0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19};
 
@@ -121,7 +147,7 @@ struct HandObject {
   float lm[CROWD_HAND_FLOATS];
   float progress;
   Quat world[16], local[16];
-  void Solve(float sin_min, float sin_range) {
+  void Solve(float sin_min, float sin_range, bool right) {
     V3 p[21];
     for (int k = 0; k < 21; k++) p[k] = {lm[3 * k], -lm[3 * k + 1], lm[3 * k + 2]};
     V3 a = Sub(p[17], p[5]);
@@ -130,6 +156,33 @@ struct HandObject {
     V3 d[16];
     d[0] = f;
     for (int b = 1; b < 16; b++) d[b] = Norm(Sub(p[kFrom[b] + 1], p[kFrom[b]]));
+    // each finger joint's flexion about the palm's side axis within its limits: a bone beyond
+    // one turns to it, the bones after it with it
+    V3 h = Norm(a);
+    if (!right) h = {-h.x, -h.y, -h.z};
+    for (int fg = 0; fg < 4 && Dot(h, h) > 0.5f; fg++) {
+      V3 parent = f;
+      float tc = 1, ts = 0;
+      bool turned = false;
+      for (int j = 0; j < 3; j++) {
+        V3 &b = d[4 + 3 * fg + j];
+        if (turned) b = Turn(h, tc, ts, b);
+        const float *lim = kLimits.cs[j];
+        float x = Dot(parent, b) - Dot(parent, h) * Dot(b, h), y = Dot(h, Cross(parent, b));
+        bool below = lim[0] * y - lim[1] * x < 0, above = lim[3] * x - lim[2] * y < 0;
+        if ((below || above) && x * x + y * y > 1e-6f) {
+          float inv = 1 / std::sqrt(x * x + y * y), wc = x * inv, ws = y * inv;
+          float lc = lim[5] * wc + lim[6] * ws, ls = lim[6] * wc - lim[5] * ws; // the mirror
+          if (below && wc * lim[0] + ws * lim[1] >= lim[4]) lc = lim[0], ls = lim[1];
+          else if (above && wc * lim[2] + ws * lim[3] >= lim[4]) lc = lim[2], ls = lim[3];
+          float c1 = wc * lc + ws * ls, s1 = wc * ls - ws * lc;
+          b = Turn(h, c1, s1, b);
+          float c2 = tc * c1 - ts * s1, s2 = ts * c1 + tc * s1;
+          tc = c2, ts = s2, turned = true;
+        }
+        parent = b;
+      }
+    }
     V3 ref = Norm(Cross(f, a)), c = Cross(d[1], d[3]);
     float bl = std::sqrt(Dot(c, c)), u = (bl - sin_min) / sin_range;
     u = Dot(c, ref) < 0 ? 0 : u < 0 ? 0 : u > 1 ? 1 : u;
@@ -167,7 +220,7 @@ bool Agrees(uint32_t n) {
   for (uint32_t a = 0; a < 64 && a < n; a++)
     for (int h = 0; h < 2; h++) {
       HandObject &o = obj[2ull * a + static_cast<size_t>(h)];
-      o.Solve(smin, srange);
+      o.Solve(smin, srange, h == 1);
       for (int b = 0; b < 16; b++) {
         float w[4];
         crowd_get(en.e, en.h[a], CROWD_FIELD_FINGER_WORLD, static_cast<uint32_t>(16 * h + b), w);
@@ -208,7 +261,7 @@ void BM_PerObject(benchmark::State &state) {
   auto &obj = Objects(n);
   const float smin = std::sin(10.0 * 3.14159265358979323846 / 180), srange = std::sin(45.0 * 3.14159265358979323846 / 180) - smin;
   for (auto _ : state) {
-    for (auto &o : obj) o.Solve(smin, srange);
+    for (size_t k = 0; k < obj.size(); k++) obj[k].Solve(smin, srange, k % 2 == 1);
     benchmark::ClobberMemory();
   }
   state.counters["hands_per_s"] = benchmark::Counter(2.0 * n, benchmark::Counter::kIsIterationInvariantRate);

@@ -44,6 +44,14 @@ static const crowdi_setting fingers_settings_table[] = {
     FINGERS_FLOAT(min_cutoff, 0.1, 0, true, 1e6, false, "Hz", "One Euro's minimum cutoff"),
     FINGERS_FLOAT(beta, 40, 0, false, 1e6, false, "", "One Euro's speed coefficient"),
     FINGERS_FLOAT(d_cutoff, 1, 0, true, 1e6, false, "Hz", "One Euro's derivative cutoff"),
+    CROWDI_BOOL_SETTING(crowd_fingers_desc, fingers_part, desc.joint_limits, joint_limits, true,
+                        "the four fingers' joints flex only within their limits"),
+    FINGERS_FLOAT(mcp_min, -45, -180, false, 180, false, "degrees", "a knuckle's (MCP) least flexion (< mcp_max)"),
+    FINGERS_FLOAT(mcp_max, 100, -180, false, 180, false, "degrees", "a knuckle's (MCP) most flexion (< mcp_min + 180)"),
+    FINGERS_FLOAT(pip_min, 0, -180, false, 180, false, "degrees", "a middle joint's (PIP) least flexion (< pip_max)"),
+    FINGERS_FLOAT(pip_max, 110, -180, false, 180, false, "degrees", "a middle joint's (PIP) most flexion (< pip_min + 180)"),
+    FINGERS_FLOAT(dip_min, -10, -180, false, 180, false, "degrees", "a last joint's (DIP) least flexion (< dip_max)"),
+    FINGERS_FLOAT(dip_max, 100, -180, false, 180, false, "degrees", "a last joint's (DIP) most flexion (< dip_min + 180)"),
 };
 #undef FINGERS_FLOAT
 #define FINGERS_SETTINGS (uint32_t)(sizeof fingers_settings_table / sizeof fingers_settings_table[0])
@@ -89,6 +97,14 @@ void crowd_rest_hand_landmarks(crowd_pose_frame frame, crowd_hand hand, float ou
 }
 
 static float sin_degrees(float deg) { return (float)sin(deg * (3.14159265358979323846 / 180.0)); }
+static float cos_degrees(float deg) { return (float)cos(deg * (3.14159265358979323846 / 180.0)); }
+
+/* joint j's limits (0 MCP, 1 PIP, 2 DIP) as the desc holds them */
+static const char *const joint_names[3] = {"mcp", "pip", "dip"};
+static void joint_limits_of(const crowd_fingers_desc *d, int j, float *lo, float *hi) {
+    *lo = j == 0 ? d->mcp_min : j == 1 ? d->pip_min : d->dip_min;
+    *hi = j == 0 ? d->mcp_max : j == 1 ? d->pip_max : d->dip_max;
+}
 
 static bool unit_quat(const crowd_quat *q) {
     float n = q->x * q->x + q->y * q->y + q->z * q->z + q->w * q->w;
@@ -144,6 +160,14 @@ static crowd_result fingers_validate(crowd_engine *engine, const crowd_rig_desc 
     CROWDI_RIG_CHECK(sin_degrees(d->bend_full) > sin_degrees(d->bend_min), CROWD_ERR_RANGE,
                      "desc->fingers->bend_full (%g) is too close to bend_min (%g): their sines are equal in float",
                      (double)d->bend_full, (double)d->bend_min);
+    for (int j = 0; j < 3; j++) {
+        float lo, hi;
+        joint_limits_of(d, j, &lo, &hi);
+        CROWDI_RIG_CHECK(lo < hi, CROWD_ERR_RANGE, "desc->fingers->%s_min (%g) must be below %s_max (%g)", joint_names[j],
+                         (double)lo, joint_names[j], (double)hi);
+        CROWDI_RIG_CHECK(hi < lo + 180.0f, CROWD_ERR_RANGE, "desc->fingers->%s_max (%g) must be less than 180 degrees above "
+                         "%s_min (%g)", joint_names[j], (double)hi, joint_names[j], (double)lo);
+    }
     CROWDI_RIG_CHECK(!desc->limbs || desc->limbs->outputs != CROWD_LIMB_OUTPUTS_LOCAL, CROWD_ERR_RANGE,
                      "desc->fingers: the hands hang from the limbs' lower arms, which desc->limbs->outputs local does "
                      "not keep (use both or world)");
@@ -238,6 +262,16 @@ static crowd_result fingers_build(crowd_engine *engine, const crowd_rig_desc *de
     v->min_cutoff = d->min_cutoff;
     v->beta = d->beta;
     v->d_cutoff = d->d_cutoff;
+    v->limits = d->joint_limits;
+    for (int j = 0; j < 3; j++) {
+        float lo, hi;
+        joint_limits_of(d, j, &lo, &hi);
+        v->limit[j][0] = cos_degrees(lo), v->limit[j][1] = sin_degrees(lo);
+        v->limit[j][2] = cos_degrees(hi), v->limit[j][3] = sin_degrees(hi);
+        v->limit[j][4] = cos_degrees(180.0f - (hi - lo));
+        v->limit[j][5] = cos_degrees(lo + hi - 180.0f), v->limit[j][6] = sin_degrees(lo + hi - 180.0f);
+        v->limit[j][7] = 0.0f;
+    }
     for (int b = 0; b < CROWDI_FINGER_BONES; b++) {
         static const float identity[4] = {0, 0, 0, 1}, y_along[4] = {0.70710677f, 0, 0, 0.70710677f};
         const bool finger = b % CROWDI_HAND_BONES != 0;

@@ -474,6 +474,103 @@ static void test_plain(void **state) {
     crowd_engine_destroy(e);
 }
 
+/* A joint's flexion as crowd.h section 9a defines it for the limits: the turn from p to d about
+ * the flexion axis h, both projected off h (degrees). */
+static double flex_about(v3 h, v3 p, v3 d) { return atan2(v_dot(h, v_cross(p, d)), v_dot(p, d) - v_dot(p, h) * v_dot(d, h)) / DEG; }
+
+/* Joint limits on noise-free landmarks bent beyond them (rotated about the flexion axis at the
+ * joint, both hands, a turned wrist): the joint's flexion is the nearer limit, the bone keeps
+ * its sideways part, the finger's later joints keep their own flexion, every other bone's
+ * direction is the plain formula's; with joint_limits off every direction is plain. */
+static void test_limits(void **state) {
+    (void)state;
+    crowd_engine *e = e_new();
+    crowd_fingers_desc fd = crowd_fingers_defaults(), off = crowd_fingers_defaults();
+    fd.frame = off.frame = CROWD_FRAME_ENGINE;
+    off.joint_limits = false;
+    crowd_rig rigs[2] = {fingers_rig(e, &fd, NULL, "limits_on"), fingers_rig(e, &off, NULL, "limits_off")};
+    crowd_instance h[2] = {add1(e, rigs[0]), add1(e, rigs[1])};
+    const double lim[3][2] = {{fd.mcp_min, fd.mcp_max}, {fd.pip_min, fd.pip_max}, {fd.dip_min, fd.dip_max}};
+    /* finger (0 index .. 3 little), joint (0 MCP, 1 PIP, 2 DIP), the input flexion relative
+     * to the limit: below the lower (negative), above the upper, and far round the back
+     * (mirrored) */
+    static const struct { int finger, joint; double beyond; bool upper; } cases[] = {
+        {0, 2, -30, false}, {1, 1, -25, false}, {2, 0, -30, false}, {3, 1, 20, true}, {0, 0, 25, true},
+        {1, 2, -150, false}, {3, 0, 40, true},  {2, 2, 35, true},   {2, 1, 100, true}, {0, 1, -95, false}};
+    double worst_limit = 0, worst_keep = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hand_pose p;
+        qd wrist;
+        sequence(SEQ_OPEN, 0.7 + 0.3 * (double)c, &p, &wrist);
+        const int f = cases[c].finger, j = cases[c].joint, m = 5 + 4 * f;
+        const double target = (cases[c].upper ? lim[j][1] : lim[j][0]) + cases[c].beyond;
+        /* the limit when within 180 - (max - min) degrees beyond it, else min + max - 180 -
+         * flexion (crowd.h section 9a) */
+        const double lo = lim[j][0], hi = lim[j][1], zone = 180 - (hi - lo);
+        const double below_lo = fmod(fmod(lo - target, 360) + 360, 360), above_hi = fmod(fmod(target - hi, 360) + 360, 360);
+        const double want = below_lo <= zone ? lo : above_hi <= zone ? hi : remainder(lo + hi - 180 - target, 360);
+        v3 lm[2][21], hax[2];
+        for (int hand = 0; hand < 2; hand++) {
+            qd truth[NHB];
+            v3 dirs[NHB];
+            place(&p, wrist, hand, lm[hand], truth, dirs);
+            v3 *q = lm[hand];
+            v3 ax = v_scale(v_norm(v_sub(q[17], q[5])), hand == CROWD_HAND_RIGHT ? 1 : -1);
+            v3 parent = j == 0 ? v_norm(v_sub(v_scale(v_add(q[5], q[17]), 0.5), q[0])) : v_norm(v_sub(q[m + j], q[m + j - 1]));
+            double delta = target - flex_about(ax, parent, v_norm(v_sub(q[m + j + 1], q[m + j])));
+            qd turn = q_axis(ax, delta * DEG);
+            for (int k = m + j + 1; k <= m + 3; k++) q[k] = v_add(q[m + j], q_rot(turn, v_sub(q[k], q[m + j])));
+            hax[hand] = ax;
+            float in[HF];
+            for (int k = 0; k < 21; k++) in[3 * k] = (float)q[k].x, in[3 * k + 1] = (float)q[k].y, in[3 * k + 2] = (float)q[k].z;
+            in[63] = 1;
+            for (int r = 0; r < 2; r++) OK(e, crowd_set(e, h[r], CROWD_FIELD_HAND_LANDMARKS, (uint32_t)hand, in));
+        }
+        OK(e, crowd_tick(e, 1.0f / 30));
+        for (int r = 0; r < 2; r++) {
+            hands_out o;
+            read_hands(e, h[r], &o);
+            for (int hand = 0; hand < 2; hand++) {
+                v3 q[21];
+                for (int k = 0; k < 21; k++) q[k] = (v3){(float)lm[hand][k].x, (float)lm[hand][k].y, (float)lm[hand][k].z};
+                const int fb = 4 + 3 * f; /* the finger's first bone */
+                for (int b = 0; b < NHB; b++) {
+                    v3 plain = b == 0 ? v_norm(v_sub(v_scale(v_add(q[5], q[17]), 0.5), q[0])) : v_norm(v_sub(q[hand_from[b] + 1], q[hand_from[b]]));
+                    v3 got = bone_dir(o.world[hand * NHB + b], b);
+                    if (r == 1 || b < fb + j || b > fb + 2) {
+                        if (v_len(v_sub(got, plain)) > 1e-5)
+                            FAILF("case %zu rig %d hand %d bone %s: direction off the plain formula by %.3g", c, r, hand,
+                                  crowd_hand_bone_name((crowd_hand_bone)b), v_len(v_sub(got, plain)));
+                        continue;
+                    }
+                    /* the limited bone and the finger's bones after it */
+                    const int jj = b - fb;
+                    v3 pin = jj == 0 ? v_norm(v_sub(v_scale(v_add(q[5], q[17]), 0.5), q[0])) : v_norm(v_sub(q[hand_from[b]], q[hand_from[b] - 1]));
+                    v3 pgot = bone_dir(o.world[hand * NHB + (jj == 0 ? 0 : b - 1)], jj == 0 ? 0 : b - 1);
+                    double got_flex = flex_about(hax[hand], pgot, got), in_flex = flex_about(hax[hand], pin, plain);
+                    if (jj == j) {
+                        double err = fabs(got_flex - want), side = fabs(v_dot(got, hax[hand]) - v_dot(plain, hax[hand]));
+                        if (err > worst_limit) worst_limit = err;
+                        if (err > 0.01 || side > 1e-5)
+                            FAILF("case %zu hand %d bone %s: input flexion %.2f deg, solved %.3f, want the limit %.1f (sideways "
+                                  "part off by %.3g)", c, hand, crowd_hand_bone_name((crowd_hand_bone)b), in_flex, got_flex, want,
+                                  side);
+                    } else {
+                        double err = fabs(got_flex - in_flex);
+                        if (err > worst_keep) worst_keep = err;
+                        if (err > 0.01)
+                            FAILF("case %zu hand %d bone %s: flexion %.3f deg after a limited joint, the landmarks' %.3f", c, hand,
+                                  crowd_hand_bone_name((crowd_hand_bone)b), got_flex, in_flex);
+                    }
+                }
+            }
+        }
+    }
+    printf("  limited joints off their limit by at most %.2g deg; later joints off their own flexion by %.2g deg\n", worst_limit,
+           worst_keep);
+    crowd_engine_destroy(e);
+}
+
 /* correlated tracker noise: per landmark coordinate an AR(1) process with a 0.1 s time
  * constant, x/y sigma 1.5 mm, depth sigma 5 mm (MediaPipe's depth is the noisiest) */
 typedef struct { double n[21][3]; } noise_state;
@@ -801,8 +898,8 @@ static void test_validity(void **state) {
     expect_error(e, crowd_get(e, h, CROWD_FIELD_FINGER_WORLD, 32, q), CROWD_ERR_RANGE, "finger bone", "finger bone 32");
     if (crowd_set(e, h, CROWD_FIELD_FINGER_WORLD, 0, q) == CROWD_OK) FAILF("finger_world is written by the tick only");
     /* settings */
-    struct { crowd_fingers_desc d; crowd_result want; const char *needle; } descs[8];
-    for (int k = 0; k < 8; k++) descs[k].d = crowd_fingers_defaults();
+    struct { crowd_fingers_desc d; crowd_result want; const char *needle; } descs[12];
+    for (int k = 0; k < 12; k++) descs[k].d = crowd_fingers_defaults();
     descs[0].d.presence_threshold = -1, descs[0].want = CROWD_ERR_RANGE, descs[0].needle = "desc->fingers->presence_threshold";
     descs[1].d.hold_half_life = 0, descs[1].want = CROWD_ERR_RANGE, descs[1].needle = "desc->fingers->hold_half_life";
     descs[2].d.bend_min = 50, descs[2].want = CROWD_ERR_RANGE, descs[2].needle = "desc->fingers->bend_min";
@@ -811,7 +908,11 @@ static void test_validity(void **state) {
     descs[5].d.beta = NAN, descs[5].want = CROWD_ERR_NOT_FINITE, descs[5].needle = "desc->fingers->beta";
     descs[6].d.frame = (crowd_pose_frame)7, descs[6].want = CROWD_ERR_BAD_ENUM, descs[6].needle = "desc->fingers->frame";
     descs[7].d.reacquire_half_life = 4000, descs[7].want = CROWD_ERR_RANGE, descs[7].needle = "desc->fingers->reacquire_half_life";
-    for (int k = 0; k < 8; k++) {
+    descs[8].d.pip_min = 120, descs[8].want = CROWD_ERR_RANGE, descs[8].needle = "desc->fingers->pip_min"; /* above pip_max */
+    descs[9].d.mcp_min = -90, descs[9].want = CROWD_ERR_RANGE, descs[9].needle = "desc->fingers->mcp_max"; /* 190 wide */
+    descs[10].d.dip_max = NAN, descs[10].want = CROWD_ERR_NOT_FINITE, descs[10].needle = "desc->fingers->dip_max";
+    descs[11].d.mcp_max = 181, descs[11].want = CROWD_ERR_RANGE, descs[11].needle = "desc->fingers->mcp_max";
+    for (int k = 0; k < 12; k++) {
         crowd_rig_desc rd = crowd_rig_defaults();
         rd.fingers = &descs[k].d;
         crowd_rig out;
@@ -866,6 +967,8 @@ static int export_comparison(const char *path) {
     crowd_engine *e = e_new();
     crowd_fingers_desc fd = crowd_fingers_defaults(); /* mediapipe_world, as a tracker's results */
     fd.smoothing = smooth && strcmp(smooth, "1") == 0;
+    const char *limits = getenv("CROWD_FINGERS_LIMITS"); /* "0": joint limits off */
+    fd.joint_limits = !(limits && strcmp(limits, "0") == 0);
     crowd_rig rig = fingers_rig(e, &fd, NULL, "export");
     rng r = {2027};
     const double lims[3][2] = {{-20, 90}, {0, 110}, {0, 80}}, tlims[3][2] = {{-10, 40}, {0, 60}, {-10, 80}};
@@ -924,7 +1027,7 @@ int main(int argc, char **argv) {
     if (getenv("CROWD_FINGERS_EXPORT")) return export_comparison(getenv("CROWD_FINGERS_EXPORT"));
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gestures), cmocka_unit_test(test_plain), cmocka_unit_test(test_truth),
+        cmocka_unit_test(test_gestures), cmocka_unit_test(test_plain), cmocka_unit_test(test_limits), cmocka_unit_test(test_truth),
         cmocka_unit_test(test_determinism), cmocka_unit_test(test_validity),
     };
     return CROWD_TEST_GROUP("fingers", tests);

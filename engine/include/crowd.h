@@ -1833,10 +1833,27 @@ CROWD_API crowd_result crowd_rig_rest_pose(crowd_engine *engine, crowd_rig rig, 
  *      sin(bend_min)), 0, 1), 0 when straight; side = ref when u = 0, else normalised(c*(u/b)
  *      + ref*(1 - u)). So a nearly straight thumb keeps its reference roll and a bent one
  *      follows its bend plane, continuously.
+ *    - joint limits (joint_limits, on by default): each joint of the index, middle, ring and
+ *      little fingers flexes only within its limits (MCP: hand to proximal, mcp_min..mcp_max;
+ *      PIP: proximal to intermediate; DIP: intermediate to distal). Its flexion is the turn
+ *      from the parent's direction p (the hand's f for the MCP) to the bone's d about the
+ *      flexion axis h = normalised(a) for a right hand, -normalised(a) for a left (fingers
+ *      flex toward the palm about both), both projected off h: atan2(h . (p x d), p . d -
+ *      (p . h)(d . h)). A bone beyond a limit turns about h to the nearer limit (its sideways
+ *      part stays), and the finger's bones after it turn with it, so their own flexion stays;
+ *      a direction along h has no flexion and is kept. Tracker noise (depth several times x and
+ *      y on 2-3 cm phalanges) bends a nearly straight finger backward, or a fist beyond its
+ *      range, by tens of degrees; a finger bends one way. The defaults are the normal ranges
+ *      of motion (AAOS: MCP 45 backward to 90, PIP 0 to 100, DIP 10 backward to 90), their
+ *      flexion widened by 10 degrees: the palm's side axis is not a splayed finger's own
+ *      hinge. So the hand must be in its own slot
+ *      (crowd_hand_from_handedness): a mirrored one flexes backward and is held at the limits;
+ *      with the handedness in doubt, turn joint_limits off. The thumb has no limits.
  *    The hand's parent is the limbs' lower arm (its output world rotation) when the rig has
  *    limbs, else the identity; each finger's first bone hangs from the hand, the others from
  *    the bone before. Local = inverse(parent world) * world. Bone directions are exact on
- *    every trusted, eased-in tick.
+ *    every trusted, eased-in tick where every finger joint is within its limits (always with
+ *    joint_limits off).
  *
  *    Tracking, as the limbs' (section 9) with one trust per hand: a hand is trusted when its
  *    presence is >= presence_threshold; it keeps a progress r and each of its bones its previous
@@ -1911,9 +1928,19 @@ typedef struct crowd_fingers_desc {
                                     filter restarts when a hand is seen again). Default off */
     float min_cutoff, beta, d_cutoff; /* One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6].
                                     Default 0.1, 40, 1 (as the limbs') */
+    bool joint_limits;           /* the index, middle, ring and little fingers' joints flex only
+                                    within the limits below (section 9a). Default on */
+    float mcp_min, mcp_max;      /* degrees, flexion limits of the first joint (knuckle, from the
+                                    hand's direction to the proximal bone); negative bends
+                                    backward. Default -45, 100 */
+    float pip_min, pip_max;      /* degrees, of the middle joint (proximal to intermediate).
+                                    Default 0, 110 */
+    float dip_min, dip_max;      /* degrees, of the last joint (intermediate to distal). Default
+                                    -10, 100. Each limit in [-180, 180], min < max < min + 180 */
 } crowd_fingers_desc;
 /* frame mediapipe_world, not mirrored, y_along_bone, presence threshold 0.5, hold half-life
- * 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1. */
+ * 0.3 s, reacquire half-life 0.4 s, bend 10 / 45 degrees, smoothing off with 0.1 / 40 / 1,
+ * joint limits on: MCP -45..100, PIP 0..110, DIP -10..100 degrees. */
 CROWD_API crowd_fingers_desc crowd_fingers_defaults(void);
 
 /* "hand", "thumb_metacarpal", ... "little_distal" (VRM 1.0's names in snake case without the

@@ -38,6 +38,10 @@ typedef struct crowdi_fingers_view {
     float threshold, hold_half_life, reacquire_half_life;
     float bend_sin_min, bend_sin_range; /* sin(bend_min), sin(bend_full) - sin(bend_min) */
     float min_cutoff, beta, d_cutoff;
+    uint32_t limits;   /* joint limits on: the four fingers' flexion (crowd.h section 9a) */
+    float limit[3][8]; /* MCP, PIP, DIP: cos and sin of the lower limit, of the upper, cos of
+                          the zone 180 - (upper - lower) each holds, cos and sin of lower + upper
+                          - 180 (the far side's mirror), 0 */
     float fix[CROWDI_FINGER_BONES][4], rest_local[CROWDI_FINGER_BONES][4], rest_world[CROWDI_FINGER_BONES][4];
     uint8_t fix_kind[CROWDI_FINGER_BONES];
     size_t stride;
@@ -103,11 +107,74 @@ static inline __attribute__((always_inline)) cvk_hand_frame cvk_hand_frame_of(co
     return h;
 }
 
-/* bone k's plain world rotation (k a constant at each call) */
-static inline __attribute__((always_inline)) cv_q cvk_hand_bone(const crowdi_fingers_view *v, const cv_v3 p[CROWDI_HAND_LMS],
-                                                                const cvk_hand_frame *h, int hand, int k, cv_f *n2) {
+/* A finger's joints as the bone loop walks them: the direction of the bone before (the hand's
+ * for the first), and per lane whether a limit turned the finger so far and by how much (cos,
+ * sin about the flexion axis): the bones after it turn with it, keeping their own flexion. */
+typedef struct cvk_finger_chain {
+    cv_v3 parent;
+    cv_f c, s;
+    cv_m lanes;
+    bool turned; /* some lane of the block: only then is the turn worked out */
+} cvk_finger_chain;
+
+/* d turned about the unit axis h by the angle whose cos and sin are c, s (Rodrigues) */
+static inline cv_v3 cvk_turn_about(cv_v3 h, cv_f c, cv_f s, cv_v3 d) {
+    cv_v3 r = cv_v3_add(cv_v3_scale(d, c), cv_v3_scale(cv_v3_cross(h, d), s));
+    return cv_v3_add(r, cv_v3_scale(h, cv_mul(cv_v3_dot(h, d), cv_sub(cv_set1(1.0f), c))));
+}
+
+/* A finger bone's direction d (unit or zero) within its joint's limits lo, hi (crowd.h section
+ * 9a): the joint's flexion t is the turn from the parent's direction p to d about the flexion
+ * axis h (the palm's side axis, signed so that flexion is positive), both projected off h:
+ * (cos t, sin t) = (x, y) / |(x, y)| with x = p . d - (p . h)(d . h), y = h . (p x d). Beyond a
+ * limit by at most z = 180 - (hi - lo) degrees, d turns about h to that limit; farther round
+ * (pointing back, where no finger goes) to lo + hi - 180 - t, which joins the two limits
+ * continuously, so a noisy direction never jumps between them. All by cross and dot products of
+ * (cos, sin) pairs, no angle taken. A lane within its limits keeps d's bits; its sideways part
+ * (d . h) always stays. */
+static inline __attribute__((always_inline)) cv_v3 cvk_finger_limit(const float lim[8], cv_v3 h, cv_m h_ok, cv_v3 d,
+                                                                     cvk_finger_chain *ch) {
+    if (ch->turned) d = cv_v3_select(ch->lanes, cvk_turn_about(h, ch->c, ch->s, d), d);
+    const cv_v3 p = ch->parent;
+    const cv_f zero = cv_zero(), one = cv_set1(1.0f);
+    const cv_f cl = cv_set1(lim[0]), sl = cv_set1(lim[1]), chi = cv_set1(lim[2]), shi = cv_set1(lim[3]);
+    const cv_f x = cv_sub(cv_v3_dot(p, d), cv_mul(cv_v3_dot(p, h), cv_v3_dot(d, h)));
+    const cv_f y = cv_v3_dot(h, cv_v3_cross(p, d));
+    const cv_m below = cv_lt(cv_sub(cv_mul(cl, y), cv_mul(sl, x)), zero);   /* sin(t - lo) < 0 */
+    const cv_m above = cv_lt(cv_sub(cv_mul(shi, x), cv_mul(chi, y)), zero); /* sin(hi - t) < 0 */
+    const cv_f r2 = cv_add(cv_mul(x, x), cv_mul(y, y));
+    /* a direction along the axis (or none) has no flexion to limit */
+    const cv_m out = cv_mand(cv_mand(cv_mor(below, above), h_ok), cv_gt(r2, cv_set1(1e-6f)));
+    if (cv_any(out)) {
+        const cv_f inv = cv_div(one, cv_sqrt(cv_select(out, r2, one)));
+        const cv_f wc = cv_mul(x, inv), ws = cv_mul(y, inv); /* cos t, sin t */
+        const cv_f cz = cv_set1(lim[4]), cm = cv_set1(lim[5]), sm = cv_set1(lim[6]);
+        /* within z of a limit on its side: that limit; else the mirror (cos, sin)(m - t) */
+        const cv_m at_lo = cv_mand(below, cv_ge(cv_add(cv_mul(wc, cl), cv_mul(ws, sl)), cz));
+        const cv_m at_hi = cv_mand(above, cv_ge(cv_add(cv_mul(wc, chi), cv_mul(ws, shi)), cz));
+        cv_f lc = cv_add(cv_mul(cm, wc), cv_mul(sm, ws)), ls = cv_sub(cv_mul(sm, wc), cv_mul(cm, ws));
+        lc = cv_select(at_lo, cl, cv_select(at_hi, chi, lc));
+        ls = cv_select(at_lo, sl, cv_select(at_hi, shi, ls));
+        /* the turn from t to the target */
+        const cv_f tc = cv_select(out, cv_add(cv_mul(wc, lc), cv_mul(ws, ls)), one);
+        const cv_f ts = cv_select(out, cv_sub(cv_mul(wc, ls), cv_mul(ws, lc)), zero);
+        d = cv_v3_select(out, cvk_turn_about(h, tc, ts, d), d);
+        if (ch->turned) {
+            const cv_f c = cv_sub(cv_mul(ch->c, tc), cv_mul(ch->s, ts)), s = cv_add(cv_mul(ch->s, tc), cv_mul(ch->c, ts));
+            ch->c = cv_select(out, c, ch->c), ch->s = cv_select(out, s, ch->s);
+            ch->lanes = cv_mor(ch->lanes, out);
+        } else {
+            ch->c = tc, ch->s = ts, ch->lanes = out, ch->turned = true;
+        }
+    }
+    ch->parent = d;
+    return d;
+}
+
+/* bone k's world rotation from its direction (k a constant at each call) */
+static inline __attribute__((always_inline)) cv_q cvk_hand_bone(const crowdi_fingers_view *v, const cvk_hand_frame *h,
+                                                                int hand, int k, cv_v3 dir, cv_f *n2) {
     const int b0 = hand * CROWDI_HAND_BONES;
-    const cv_v3 dir = k == 0 ? h->f : k == 1 ? h->dir1 : k == 3 ? h->dir3 : cvk_hand_dir(p, k);
     const cv_v3 side = k >= 1 && k <= 3 ? h->thumb : h->a;
     cv_q look = cvk_look_rotation_by(dir, cv_v3_cross(dir, side), CVK_LOOK_UNIT);
     return cv_q_canonical_n(cvk_q_mul_fix(look, v->fix[b0 + k], v->fix_kind[b0 + k]), n2);
@@ -154,6 +221,12 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
         cv_storeu(ready + i, cv_select(trusted, one, zero));
     }
     const cvk_hand_frame frame = cvk_hand_frame_of(v, p);
+    /* the fingers' flexion axis: the palm's side axis, index to little, which a right hand's
+     * fingers flex positively about and a left hand's negatively */
+    cv_v3 flex_axis = cv_v3_normalized(frame.a);
+    if (hand == 0) flex_axis = cv_v3_neg(flex_axis);
+    const cv_m flex_ok = cv_gt(cv_v3_dot(flex_axis, flex_axis), cv_set1(0.5f));
+    cvk_finger_chain chain = {.parent = frame.f, .c = one, .s = zero, .lanes = cv_mfalse(), .turned = false};
 
     /* the hand's parent, and the limbs' hand (relative to the parent: a lost hand's rest,
      * worked out only in the blocks that ease) */
@@ -191,7 +264,12 @@ static inline __attribute__((always_inline)) void cvk_hand_block(const crowdi_fi
         const int bone = b0 + k;
         cv_q parent = crowdi_hand_parent[k] < 0 ? parent0 : out_world[crowdi_hand_parent[k]];
         cv_f n2;
-        cv_q w = cvk_hand_bone(v, p, &frame, hand, k, &n2);
+        cv_v3 dir = k == 0 ? frame.f : k == 1 ? frame.dir1 : k == 3 ? frame.dir3 : cvk_hand_dir(p, k);
+        if (v->limits && k >= 4) {
+            if ((k - 4) % 3 == 0) chain = (cvk_finger_chain){.parent = frame.f, .c = one, .s = zero, .lanes = cv_mfalse()};
+            dir = cvk_finger_limit(v->limit[(k - 4) % 3], flex_axis, flex_ok, dir, &chain);
+        }
+        cv_q w = cvk_hand_bone(v, &frame, hand, k, dir, &n2);
         cv_q local = cvk_q_positive(cvk_q_conj_mul(parent, w));
         float *wcol = v->world + (size_t)(4 * bone) * st, *lcol = v->local + (size_t)(4 * bone) * st;
         cv_m sane = cv_mand(cv_gt(n2, cv_set1(1e-30f)), cv_lt(n2, cv_set1(1e30f)));

@@ -222,6 +222,13 @@ class Fingers:
         hand is seen again). Default off
     d_cutoff: One Euro: Hz in (0, 1e6]; in [0, 1e6]; Hz in (0, 1e6]. Default 0.1, 40, 1 (as the
         limbs')
+    joint_limits: the index, middle, ring and little fingers' joints flex only within the limits
+        below (section 9a). Default on
+    mcp_max: degrees, flexion limits of the first joint (knuckle, from the hand's direction to the
+        proximal bone); negative bends backward. Default -45, 100
+    pip_max: degrees, of the middle joint (proximal to intermediate). Default 0, 110
+    dip_max: degrees, of the last joint (intermediate to distal). Default -10, 100. Each limit in
+        [-180, 180], min < max < min + 180
     """
     frame: EnumLike = PoseFrame(_FINGERS.frame)
     mirrored: bool = bool(_FINGERS.mirrored)
@@ -238,6 +245,13 @@ class Fingers:
     min_cutoff: float = _FINGERS.min_cutoff
     beta: float = _FINGERS.beta
     d_cutoff: float = _FINGERS.d_cutoff
+    joint_limits: bool = bool(_FINGERS.joint_limits)
+    mcp_min: float = _FINGERS.mcp_min
+    mcp_max: float = _FINGERS.mcp_max
+    pip_min: float = _FINGERS.pip_min
+    pip_max: float = _FINGERS.pip_max
+    dip_min: float = _FINGERS.dip_min
+    dip_max: float = _FINGERS.dip_max
 
 
 @_dc.dataclass

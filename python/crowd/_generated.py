@@ -803,6 +803,13 @@ class FingersDesc(C.Structure):
         ("min_cutoff", C.c_float),
         ("beta", C.c_float),
         ("d_cutoff", C.c_float),
+        ("joint_limits", C.c_bool),
+        ("mcp_min", C.c_float),
+        ("mcp_max", C.c_float),
+        ("pip_min", C.c_float),
+        ("pip_max", C.c_float),
+        ("dip_min", C.c_float),
+        ("dip_max", C.c_float),
     ]
 
 
@@ -1185,7 +1192,7 @@ SETTINGS = {
     "lipsync": {"weight": "float"},
     "pose": {"fade_in": "float"},
     "expression": {"fade_in": "float", "fade_out": "float"},
-    "fingers": {"frame": "crowd_pose_frame", "mirrored": "bool", "axis_fix": "crowd_axis_fix", "presence_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float"},
+    "fingers": {"frame": "crowd_pose_frame", "mirrored": "bool", "axis_fix": "crowd_axis_fix", "presence_threshold": "float", "hold_half_life": "float", "reacquire_half_life": "float", "bend_min": "float", "bend_full": "float", "smoothing": "bool", "min_cutoff": "float", "beta": "float", "d_cutoff": "float", "joint_limits": "bool", "mcp_min": "float", "mcp_max": "float", "pip_min": "float", "pip_max": "float", "dip_min": "float", "dip_max": "float"},
     "motion": {"loop_idle": "bool"},
 }
 

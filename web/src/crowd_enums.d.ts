@@ -212,6 +212,13 @@ export interface FingersSettings {
   min_cutoff?: number;
   beta?: number;
   d_cutoff?: number;
+  joint_limits?: boolean;
+  mcp_min?: number;
+  mcp_max?: number;
+  pip_min?: number;
+  pip_max?: number;
+  dip_min?: number;
+  dip_max?: number;
 }
 /** crowd_motion_desc's settings (crowd.h has their rules and defaults). */
 export interface MotionSettings {

@@ -155,6 +155,6 @@ export const SETTINGS = Object.freeze({
   lipsync: Object.freeze({ weight: 'float' }),
   pose: Object.freeze({ fade_in: 'float' }),
   expression: Object.freeze({ fade_in: 'float', fade_out: 'float' }),
-  fingers: Object.freeze({ frame: PoseFrame, mirrored: 'bool', axis_fix: AxisFix, presence_threshold: 'float', hold_half_life: 'float', reacquire_half_life: 'float', bend_min: 'float', bend_full: 'float', smoothing: 'bool', min_cutoff: 'float', beta: 'float', d_cutoff: 'float' }),
+  fingers: Object.freeze({ frame: PoseFrame, mirrored: 'bool', axis_fix: AxisFix, presence_threshold: 'float', hold_half_life: 'float', reacquire_half_life: 'float', bend_min: 'float', bend_full: 'float', smoothing: 'bool', min_cutoff: 'float', beta: 'float', d_cutoff: 'float', joint_limits: 'bool', mcp_min: 'float', mcp_max: 'float', pip_min: 'float', pip_max: 'float', dip_min: 'float', dip_max: 'float' }),
   motion: Object.freeze({ loop_idle: 'bool' }),
 });

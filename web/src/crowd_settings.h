@@ -70,6 +70,13 @@ static const cw_setting cw_settings[] = {
     {"fingers", "min_cutoff", offsetof(crowd_fingers_desc, min_cutoff), CW_FLOAT},
     {"fingers", "beta", offsetof(crowd_fingers_desc, beta), CW_FLOAT},
     {"fingers", "d_cutoff", offsetof(crowd_fingers_desc, d_cutoff), CW_FLOAT},
+    {"fingers", "joint_limits", offsetof(crowd_fingers_desc, joint_limits), CW_BOOL},
+    {"fingers", "mcp_min", offsetof(crowd_fingers_desc, mcp_min), CW_FLOAT},
+    {"fingers", "mcp_max", offsetof(crowd_fingers_desc, mcp_max), CW_FLOAT},
+    {"fingers", "pip_min", offsetof(crowd_fingers_desc, pip_min), CW_FLOAT},
+    {"fingers", "pip_max", offsetof(crowd_fingers_desc, pip_max), CW_FLOAT},
+    {"fingers", "dip_min", offsetof(crowd_fingers_desc, dip_min), CW_FLOAT},
+    {"fingers", "dip_max", offsetof(crowd_fingers_desc, dip_max), CW_FLOAT},
     {"motion", "loop_idle", offsetof(crowd_motion_desc, loop_idle), CW_BOOL},
 };
 
