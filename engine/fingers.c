@@ -44,6 +44,7 @@ static const crowdi_setting fingers_settings_table[] = {
     FINGERS_FLOAT(min_cutoff, 0.1, 0, true, 1e6, false, "Hz", "One Euro's minimum cutoff"),
     FINGERS_FLOAT(beta, 40, 0, false, 1e6, false, "", "One Euro's speed coefficient"),
     FINGERS_FLOAT(d_cutoff, 1, 0, true, 1e6, false, "Hz", "One Euro's derivative cutoff"),
+    /* from snapshot format 6 on */
     CROWDI_BOOL_SETTING(crowd_fingers_desc, fingers_part, desc.joint_limits, joint_limits, true,
                         "the four fingers' joints flex only within their limits"),
     FINGERS_FLOAT(mcp_min, -45, -180, false, 180, false, "degrees", "a knuckle's (MCP) least flexion (< mcp_max)"),
@@ -55,6 +56,7 @@ static const crowdi_setting fingers_settings_table[] = {
 };
 #undef FINGERS_FLOAT
 #define FINGERS_SETTINGS (uint32_t)(sizeof fingers_settings_table / sizeof fingers_settings_table[0])
+#define FINGERS_ROW_JOINT_LIMITS 12u /* joint_limits: the first setting format 5 did not have */
 
 static const char *const hand_bone_names[CROWD_HAND_BONE_COUNT] = {
     "hand", "thumb_metacarpal", "thumb_proximal", "thumb_distal", "index_proximal", "index_intermediate",
@@ -407,7 +409,16 @@ static crowd_result fingers_read(crowd_engine *e, crowd_engine *tmp, crowdi_read
                            "does not know: the snapshot is corrupt", ld->rig, ld->version);
     crowd_fingers_desc *d = &l->desc;
     *d = (crowd_fingers_desc){0};
-    crowdi_settings_read(rd, fingers_settings_table, 0, FINGERS_SETTINGS, d);
+    if (ld->version >= 6) {
+        crowdi_settings_read(rd, fingers_settings_table, 0, FINGERS_SETTINGS, d);
+    } else { /* format 5 knew no joint limits: its rigs solved without them, and keep doing so */
+        crowdi_settings_read(rd, fingers_settings_table, 0, FINGERS_ROW_JOINT_LIMITS, d);
+        const crowd_fingers_desc def = crowd_fingers_defaults();
+        d->joint_limits = false;
+        d->mcp_min = def.mcp_min, d->mcp_max = def.mcp_max;
+        d->pip_min = def.pip_min, d->pip_max = def.pip_max;
+        d->dip_min = def.dip_min, d->dip_max = def.dip_max;
+    }
     if (d->axis_fix == CROWD_AXIS_FIX_CUSTOM) {
         crowdi_r_words(rd, l->quats, 4 * CROWDI_FINGER_BONES);
         d->custom_fix = l->quats;

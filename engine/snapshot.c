@@ -9,11 +9,12 @@
 #include "serial.h"
 
 #define SNAP_MAGIC "CROWDSNP"
-#define SNAP_VERSION 5u
+#define SNAP_VERSION 6u
 #define SNAP_OLDEST 2u /* version 2: the limbs settings had no outputs; 2 and 3: no arm_image_bend,
                           and tracked limbs rigs are refused (crowd.h, section 10); before 5: no
                           physics, lip sync, pose or expression controllers, no level of detail
-                          (its settings and 3 columns) */
+                          (its settings and 3 columns); before 6: no finger joint limits (a
+                          format 5 rig with fingers loads with joint_limits off, as it ran) */
 #define SNAP_V4_CONTROLLERS 5u /* look, harmonic, blink, limbs, face */
 #define SNAP_LOD 5u
 #define LOD_COLUMNS 3u

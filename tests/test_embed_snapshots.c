@@ -194,7 +194,7 @@ static void test_snapshot_api(void **state) {
     assert_non_null(strstr(crowd_last_error(e), "crowd_snapshot_save"));
     OK(e, crowd_snapshot_save(e, buf, n, NULL));
     assert_memory_equal(buf, "CROWDSNP", 8);
-    assert_int_equal(rd32(buf + 8), 5);
+    assert_int_equal(rd32(buf + 8), 6);
     assert_int_equal(rd32(buf + 12), 0);
     assert_int_equal(rd64(buf + 16), n - 32);
     EXPECT(NULL, crowd_snapshot_load(NULL, buf, n), CROWD_ERR_NULL);
@@ -395,7 +395,7 @@ static void test_snapshot_rejects(void **state) {
     for (size_t k = 0; k < 32; k++)
         for (int m = 0; m < 2; m++) {
             unsigned char mask = m ? 0xff : 0x01;
-            /* version 5 ^ 1 is 4, whose layout the payload does not have; ^ 0xff: refused (versions 2 and 3 of a tracked rig are
+            /* version 6 ^ 1 is 7, a foreign version; ^ 0xff: refused (versions 2 and 3 of a tracked rig are
              * refused by name: the limbs_outputs suite loads a real one) */
             c.p[k] ^= mask;
             snprintf(what, sizeof what, "header byte %zu ^ 0x%02x", k, mask);
@@ -416,7 +416,7 @@ static void test_snapshot_rejects(void **state) {
     c.p[good.n - 1] ^= 0x80;
 
     /* foreign versions, the checksum intact */
-    const uint32_t versions[] = {0, 1, 6, 0x100, 0x01000001u, 0xffffffffu};
+    const uint32_t versions[] = {0, 1, 7, 0x100, 0x01000001u, 0xffffffffu};
     for (size_t k = 0; k < sizeof versions / sizeof versions[0]; k++) {
         wr32(c.p + 8, versions[k]);
         snprintf(what, sizeof what, "version %u", versions[k]);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "snapshot_checksum.h"
 #include "test_support.h"
 
 #define PI 3.14159265358979323846
@@ -741,6 +742,8 @@ static void test_truth(void **state) {
 #define DET_N 1037
 typedef struct { crowd_engine *e; crowd_rig rig[2]; crowd_instance h[2][DET_N]; } det_engine;
 
+static bool det_without_limits; /* det_create's rigs with joint_limits off */
+
 static void det_create(det_engine *d, crowd_simd simd, uint32_t threads) {
     crowd_engine_desc ed = crowd_engine_defaults();
     ed.seed = 77, ed.simd = simd, ed.threads = threads;
@@ -748,6 +751,7 @@ static void det_create(det_engine *d, crowd_simd simd, uint32_t threads) {
     if (res != CROWD_OK) FAILF("crowd_engine_create: %s", rname(res));
     crowd_fingers_desc f0 = crowd_fingers_defaults(), f1 = crowd_fingers_defaults();
     f1.smoothing = true, f1.mirrored = true, f1.axis_fix = CROWD_AXIS_FIX_Z_ALONG_BONE, f1.presence_threshold = 0.3f;
+    if (det_without_limits) f0.joint_limits = f1.joint_limits = false;
     crowd_limbs_desc ld = crowd_limbs_defaults();
     d->rig[0] = fingers_rig(d->e, &f0, &ld, "det_limbs");
     d->rig[1] = fingers_rig(d->e, &f1, NULL, "det_smooth");
@@ -862,6 +866,80 @@ static void test_determinism(void **state) {
     crowd_engine_destroy(cur.e);
     crowd_engine_destroy(split.e);
     crowd_engine_destroy(threads.e);
+}
+
+/* A format 5 snapshot (before the joint limits) of `d`: its saved bytes less, in each fingers
+ * rig, the seven settings format 6 appends after d_cutoff (joint_limits, then mcp, pip and dip
+ * min and max at their defaults), version 5, payload size and checksum rewritten. */
+static unsigned char *det_format5(det_engine *d, size_t *out_n) {
+    size_t n;
+    OK(d->e, crowd_snapshot_size(d->e, &n));
+    unsigned char *p = malloc(n);
+    assert_non_null(p);
+    OK(d->e, crowd_snapshot_save(d->e, p, n, NULL));
+    const crowd_fingers_desc def = crowd_fingers_defaults();
+    unsigned char tail[32];
+    const float d_cutoff = def.d_cutoff, limits[6] = {def.mcp_min, def.mcp_max, def.pip_min, def.pip_max, def.dip_min, def.dip_max};
+    const uint32_t on = det_without_limits ? 0u : 1u;
+    memcpy(tail, &d_cutoff, 4), memcpy(tail + 4, &on, 4), memcpy(tail + 8, limits, 24);
+    int hits = 0;
+    for (size_t k = 32; k + 32 <= n; k++)
+        if (memcmp(p + k, tail, 32) == 0) {
+            memmove(p + k + 4, p + k + 32, n - (k + 32));
+            n -= 28, hits++;
+        }
+    if (hits != 2) FAILF("the fingers' joint limits occur %d times in the snapshot, want one per rig (2)", hits);
+    p[8] = 5, p[9] = p[10] = p[11] = 0;
+    const uint64_t payload = n - 32, sum = snapshot_checksum(p + 32, n - 32);
+    for (int k = 0; k < 8; k++) p[16 + k] = (unsigned char)(payload >> (8 * k)), p[24 + k] = (unsigned char)(sum >> (8 * k));
+    *out_n = n;
+    return p;
+}
+
+/* Format 5 knew no joint limits: its rigs load with joint_limits off, as they were solved when
+ * saved, and continue bit for bit with an engine that ran without limits all along. */
+static void test_format5_snapshot(void **state) {
+    (void)state;
+    det_engine ran, loaded, limited;
+    det_without_limits = true;
+    det_create(&ran, crowd_test_simd, 1);
+    det_create(&loaded, crowd_test_simd, 1);
+    for (int t = 0; t < 6; t++) {
+        det_inputs(&ran, (uint64_t)t);
+        OK(ran.e, crowd_tick(ran.e, 1.0f / 30));
+    }
+    size_t n;
+    unsigned char *old = det_format5(&ran, &n);
+    OK(loaded.e, crowd_snapshot_load(loaded.e, old, n));
+    free(old);
+    memcpy(loaded.h, ran.h, sizeof ran.h);
+    memcpy(loaded.rig, ran.rig, sizeof ran.rig);
+    for (int t = 6; t < 10; t++) {
+        det_inputs(&ran, (uint64_t)t);
+        det_inputs(&loaded, (uint64_t)t);
+        OK(ran.e, crowd_tick(ran.e, 1.0f / 30));
+        OK(loaded.e, crowd_tick(loaded.e, 1.0f / 30));
+        det_compare(&ran, &loaded, "a format 5 snapshot without limits", t);
+    }
+    /* a rig with limits saved as format 5 (as an older library would have held it) loads
+     * without them: its settings are those of the rig without limits */
+    det_without_limits = false;
+    det_create(&limited, crowd_test_simd, 1);
+    old = det_format5(&limited, &n);
+    OK(loaded.e, crowd_snapshot_load(loaded.e, old, n));
+    free(old);
+    for (int g = 0; g < 2; g++) {
+        uint64_t want, got, with_limits;
+        OK(ran.e, crowd_rig_settings_digest(ran.e, ran.rig[g], &want));
+        OK(loaded.e, crowd_rig_settings_digest(loaded.e, limited.rig[g], &got));
+        OK(limited.e, crowd_rig_settings_digest(limited.e, limited.rig[g], &with_limits));
+        if (got != want || got == with_limits)
+            FAILF("rig %d from format 5: settings digest %016llx, want the rig without limits' %016llx (with: %016llx)", g,
+                  (unsigned long long)got, (unsigned long long)want, (unsigned long long)with_limits);
+    }
+    crowd_engine_destroy(ran.e);
+    crowd_engine_destroy(loaded.e);
+    crowd_engine_destroy(limited.e);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1028,7 +1106,7 @@ int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gestures), cmocka_unit_test(test_plain), cmocka_unit_test(test_limits), cmocka_unit_test(test_truth),
-        cmocka_unit_test(test_determinism), cmocka_unit_test(test_validity),
+        cmocka_unit_test(test_determinism), cmocka_unit_test(test_format5_snapshot), cmocka_unit_test(test_validity),
     };
     return CROWD_TEST_GROUP("fingers", tests);
 }

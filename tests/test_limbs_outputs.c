@@ -541,7 +541,7 @@ static void test_snapshot_round_trip(void **state) {
         if (tick == 20) { /* save, load, and run both on */
             blob_bytes s;
             snapshot_bytes(a, &s);
-            if (rd32(s.p + 8) != 5) FAILF("ENGINE BUG: the snapshot is version %u, want 5", rd32(s.p + 8));
+            if (rd32(s.p + 8) != 6) FAILF("ENGINE BUG: the snapshot is version %u, want 6", rd32(s.p + 8));
             b = load_blob(&s);
             free(s.p);
             for (int k = 0; k < 4; k++) {

@@ -789,7 +789,7 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *     threads, allocator, logger. A truncated, corrupted, foreign-version or oversized blob is
  *     rejected with CROWD_ERR_BAD_SNAPSHOT and the engine is left unchanged.
  *
- *     Format (version 5), every number little-endian:
+ *     Format (version 6), every number little-endian:
  *       header  "CROWDSNP", u32 version, u32 flags (0), u64 payload bytes, u64 checksum:
  *               FNV-1a 64 over the payload's little-endian u64 words in four lanes (word i
  *               into lane i mod 4, lane k starting from the FNV basis xor k, a last partial
@@ -815,7 +815,9 @@ CROWD_API crowd_result crowd_tick_range(crowd_engine *engine, float dt, crowd_ri
  *     bind_rotations), and appends each rig's lod_interval (u32) and lod_every_tick (u64)
  *     to its settings and three columns to its rows (interval, elapsed time, phase counter;
  *     section 8a); versions 2 to 4 hold none of these (one that claims such a rig is
- *     refused) and load with every instance at interval 1.
+ *     refused) and load with every instance at interval 1. Version 6 appends the fingers'
+ *     joint limits (joint_limits, mcp/pip/dip_min/max) to the fingers' settings; a version 5
+ *     rig with fingers loads with joint_limits off, as it was solved when saved.
  *     A snapshot is loaded in a scratch engine and checked whole; an allocation failure on
  *     the way returns CROWD_ERR_OUT_OF_MEMORY (never CROWD_ERR_BAD_SNAPSHOT) and frees what
  *     the load allocated. The engine takes the saved handle tag (see 1).
