@@ -763,7 +763,9 @@ static bool read_result(const char *path, char label[16], double lm[21][3]) {
  * played by a scene's group on a fingers-only rig: every hand bone of every instance points
  * along MediaPipe's landmark segment (its world landmarks, y negated into the engine's frame).
  * Each frame holds the photo's hand under its label and the same hand mirrored (x negated)
- * under the other, so both hands are seen on every frame (a hand seen again eases in). */
+ * under the other, so both hands are seen on every frame (a hand seen again eases in). The
+ * rig's joint limits are off: the mirrored hand bends backward, and a bone turned to its limit
+ * leaves its segment by design (crowd.h's fingers section). */
 static void test_scene_gestures(void **state) {
     (void)state;
     static const char *const files[] = {"fist_landmarks.pbtxt",     "pointing_up_landmarks.pbtxt", "pointing_up_rotated_landmarks.pbtxt",
@@ -797,7 +799,7 @@ static void test_scene_gestures(void **state) {
     free(rec.text);
     char scene[1400], bones[1400];
     snprintf(scene, sizeof scene, "%s",
-             cli_write("sg_scene.json", "{\"dt\": 0.1, \"frames\": 6, \"rigs\": [{\"name\": \"g\", \"fingers\": {}}],\n"
+             cli_write("sg_scene.json", "{\"dt\": 0.1, \"frames\": 6, \"rigs\": [{\"name\": \"g\", \"fingers\": {\"joint_limits\": false}}],\n"
                                         " \"groups\": [{\"rig\": \"g\", \"count\": 3,\n"
                                         "             \"hands\": {\"clip\": \"sg_gestures.ndjson\", \"loop\": false}}]}\n"));
     snprintf(bones, sizeof bones, "%s", cli_path("sg_bones.csv"));
