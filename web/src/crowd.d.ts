@@ -41,28 +41,16 @@ export type WorldLandmarksInput = Landmark[][] | { worldLandmarks: Landmark[][] 
 export declare function poseFromWorldLandmarks(input: WorldLandmarksInput): Float32Array | null;
 export declare function readPose(pose: Landmark[], out: Float32Array, offset?: number, path?: string): Float32Array;
 
-export interface ParameterDesc { id: string; min: number; max: number; default?: number; repeat?: boolean }
-// Each controller's settings are crowd.h's (generated: LookSettings, ...); its entries are here.
-export interface LookDesc extends LookSettings {
-  parameters?: { id: string; axis?: AxisName; factor?: number }[];
-}
-export interface HarmonicDesc extends HarmonicSettings {
-  parameters?: { id: string; channel?: number; direction?: DirectionName; origin?: number; range?: number; duration?: number }[];
-  channel_timescales?: number[];
-}
-export interface BlinkDesc extends BlinkSettings {
-  parameters?: string[];
-}
+// crowd.h's desc entries and the controllers' array fields: generated from the header
+// (crowd_descs.d.ts, bindings/generate.py's JS_DESCS), re-exported.
+import type { ParameterDesc, LookParameterDesc, HarmonicParameterDesc, FaceMappingDesc, FaceSourceInput,
+  LookArrays, HarmonicArrays, BlinkArrays, FingersArrays } from './crowd_descs.js';
+export * from './crowd_descs.js';
+// Each controller's settings are crowd.h's (generated: LookSettings, ...), its arrays too (LookArrays, ...).
+export interface LookDesc extends LookSettings, LookArrays {}
+export interface HarmonicDesc extends HarmonicSettings, HarmonicArrays {}
+export interface BlinkDesc extends BlinkSettings, BlinkArrays {}
 export type LimbsDesc = LimbsSettings;
-/** A face source: its enum name ("jaw_open") or MediaPipe's categoryName ("jawOpen"), or its number. */
-export type FaceSourceInput = FaceSourceName | string | number;
-export interface FaceMappingDesc {
-  source: FaceSourceInput;
-  id: string;
-  gain?: number;
-  offset?: number;
-  curve?: FaceCurveName;
-}
 export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
   /** Default: the standard mapping (crowd_face_standard_mapping). */
   mapping?: FaceMappingDesc[];
@@ -109,11 +97,7 @@ export interface MotionsDesc extends MotionSettings, Model3Source {
   lip_sync_ids?: string[];
 }
 /** Fingers (crowd.h 9a): custom_fix and bind_rotations 32 quaternions (128 numbers), bind_landmarks 128 numbers. */
-export interface FingersDesc extends FingersSettings {
-  custom_fix?: ArrayLike<number>;
-  bind_landmarks?: ArrayLike<number>;
-  bind_rotations?: ArrayLike<number>;
-}
+export interface FingersDesc extends FingersSettings, FingersArrays {}
 /** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */
 export interface LodDesc {
   interval?: 1 | 2 | 4 | 8 | LodIntervalName;
