@@ -778,7 +778,8 @@ def dts_module(h):
 # array with a count becomes a JavaScript array of its entries, a pointer without one (quaternions,
 # landmarks) ArrayLike<number>. What follows is only where the JavaScript API differs:
 #   (interface, C struct, its doc comment, arrays only, {C field: change}); a change is a dict of
-#   name (the field's JavaScript name), type (TypeScript), required (True/False).
+#   name (the field's JavaScript name), type (TypeScript), required (True/False), doc (its doc
+#   comment instead of the header's).
 JS_DESCS = [
     ("ParameterDesc", "crowd_parameter_desc", "One parameter of the rig (crowd_parameter_desc).", False,
      {"min": {"required": True}, "max": {"required": True}, "default_value": {"name": "default"}}),
@@ -789,6 +790,10 @@ JS_DESCS = [
     ("LookArrays", "crowd_look_desc", "rig({ look })'s entries.", True, {}),
     ("HarmonicArrays", "crowd_harmonic_desc", "rig({ harmonic })'s entries and channels.", True, {}),
     ("BlinkArrays", "crowd_blink_desc", "rig({ blink })'s parameters (their ids).", True, {}),
+    ("FaceArrays", "crowd_face_desc", "rig({ face })'s mapping.", True,
+     {"mapping": {"doc": "Default: the standard mapping (crowd_face_standard_mapping); at most CROWD_MAX_ENTRIES entries."}}),
+    ("LipsyncArrays", "crowd_lipsync_desc", "rig({ lipsync })'s parameters.", True,
+     {"parameters": {"doc": "Their ids; default: the model3's LipSync group, the ids the rig has."}}),
     ("FingersArrays", "crowd_fingers_desc", "rig({ fingers })'s arrays: 32 quaternions (128 numbers) each, "
      "bind_landmarks 128 numbers.", True, {}),
 ]
@@ -837,7 +842,7 @@ def dts_descs(h):
                 ts = scalars[kind]
             ts = ch.get("type", ts)
             opt = "" if ch.get("required", name in required) else "?"
-            comment = docs.get(cstruct, {}).get(name)
+            comment = ch.get("doc", docs.get(cstruct, {}).get(name))
             if comment:
                 out.append(f"  /** {comment} */")
             out.append(f"  {ch.get('name', name)}{opt}: {ts};")

@@ -43,17 +43,15 @@ export declare function readPose(pose: Landmark[], out: Float32Array, offset?: n
 
 // crowd.h's desc entries and the controllers' array fields: generated from the header
 // (crowd_descs.d.ts, bindings/generate.py's JS_DESCS), re-exported.
-import type { ParameterDesc, LookParameterDesc, HarmonicParameterDesc, FaceMappingDesc, FaceSourceInput,
-  LookArrays, HarmonicArrays, BlinkArrays, FingersArrays } from './crowd_descs.js';
+import type { ParameterDesc, FaceSourceInput,
+  LookArrays, HarmonicArrays, BlinkArrays, FaceArrays, LipsyncArrays, FingersArrays } from './crowd_descs.js';
 export * from './crowd_descs.js';
 // Each controller's settings are crowd.h's (generated: LookSettings, ...), its arrays too (LookArrays, ...).
 export interface LookDesc extends LookSettings, LookArrays {}
 export interface HarmonicDesc extends HarmonicSettings, HarmonicArrays {}
 export interface BlinkDesc extends BlinkSettings, BlinkArrays {}
 export type LimbsDesc = LimbsSettings;
-export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
-  /** Default: the standard mapping (crowd_face_standard_mapping). */
-  mapping?: FaceMappingDesc[];
+export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'>, FaceArrays {
   /** The sources the One Euro filter smooths, or their bit mask. */
   smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
@@ -73,9 +71,7 @@ export interface PhysicsDesc extends PhysicsSettings, Model3Source {
   json?: CubismJson;
 }
 /** Lip sync onto `parameters` (default: the model3's LipSync group, the ids the rig has). */
-export interface LipsyncDesc extends LipsyncSettings, Model3Source {
-  parameters?: string[];
-}
+export interface LipsyncDesc extends LipsyncSettings, Model3Source, LipsyncArrays {}
 /** A pose from a .pose3.json; fade_in defaults to its FadeInTime. */
 export interface PoseDesc extends PoseSettings, Model3Source {
   json?: CubismJson;

@@ -64,6 +64,16 @@ export interface BlinkArrays {
   /** parameter ids, e.g. ParamEyeLOpen, ParamEyeROpen */
   parameters?: string[];
 }
+/** rig({ face })'s mapping. */
+export interface FaceArrays {
+  /** Default: the standard mapping (crowd_face_standard_mapping); at most CROWD_MAX_ENTRIES entries. */
+  mapping?: FaceMappingDesc[];
+}
+/** rig({ lipsync })'s parameters. */
+export interface LipsyncArrays {
+  /** Their ids; default: the model3's LipSync group, the ids the rig has. */
+  parameters?: string[];
+}
 /** rig({ fingers })'s arrays: 32 quaternions (128 numbers) each, bind_landmarks 128 numbers. */
 export interface FingersArrays {
   /** [CROWD_FINGER_BONE_COUNT], unit, for CUSTOM */
