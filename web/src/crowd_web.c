@@ -147,12 +147,12 @@ void cw_rig_free(cw_rig_builder *b) {
     free(b);
 }
 
-/* 0 or -1 (out of memory). */
 /* The entry builders below take `given`, a bit per field after the id (in the argument order):
  * an entry starts from the C library's crowd_*_defaults and takes only the fields JavaScript set,
  * so the package spells none of the header's defaults. */
 #define GIVEN(k) ((given >> (k)) & 1u)
 
+/* 0 or -1 (out of memory). */
 int cw_rig_parameter(cw_rig_builder *b, const char *id, uint32_t given, float min, float max, float default_value,
                      int repeat) {
     const char *copy = keep(b, id);
