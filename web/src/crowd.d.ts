@@ -41,31 +41,17 @@ export type WorldLandmarksInput = Landmark[][] | { worldLandmarks: Landmark[][] 
 export declare function poseFromWorldLandmarks(input: WorldLandmarksInput): Float32Array | null;
 export declare function readPose(pose: Landmark[], out: Float32Array, offset?: number, path?: string): Float32Array;
 
-export interface ParameterDesc { id: string; min: number; max: number; default?: number; repeat?: boolean }
-// Each controller's settings are crowd.h's (generated: LookSettings, ...); its entries are here.
-export interface LookDesc extends LookSettings {
-  parameters?: { id: string; axis?: AxisName; factor?: number }[];
-}
-export interface HarmonicDesc extends HarmonicSettings {
-  parameters?: { id: string; channel?: number; direction?: DirectionName; origin?: number; range?: number; duration?: number }[];
-  channel_timescales?: number[];
-}
-export interface BlinkDesc extends BlinkSettings {
-  parameters?: string[];
-}
+// crowd.h's desc entries and the controllers' array fields: generated from the header
+// (crowd_descs.d.ts, bindings/generate.py's JS_DESCS), re-exported.
+import type { ParameterDesc, FaceSourceInput,
+  LookArrays, HarmonicArrays, BlinkArrays, FaceArrays, LipsyncArrays, FingersArrays } from './crowd_descs.js';
+export * from './crowd_descs.js';
+// Each controller's settings are crowd.h's (generated: LookSettings, ...), its arrays too (LookArrays, ...).
+export interface LookDesc extends LookSettings, LookArrays {}
+export interface HarmonicDesc extends HarmonicSettings, HarmonicArrays {}
+export interface BlinkDesc extends BlinkSettings, BlinkArrays {}
 export type LimbsDesc = LimbsSettings;
-/** A face source: its enum name ("jaw_open") or MediaPipe's categoryName ("jawOpen"), or its number. */
-export type FaceSourceInput = FaceSourceName | string | number;
-export interface FaceMappingDesc {
-  source: FaceSourceInput;
-  id: string;
-  gain?: number;
-  offset?: number;
-  curve?: FaceCurveName;
-}
-export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'> {
-  /** Default: the standard mapping (crowd_face_standard_mapping). */
-  mapping?: FaceMappingDesc[];
+export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'>, FaceArrays {
   /** The sources the One Euro filter smooths, or their bit mask. */
   smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
@@ -85,9 +71,7 @@ export interface PhysicsDesc extends PhysicsSettings, Model3Source {
   json?: CubismJson;
 }
 /** Lip sync onto `parameters` (default: the model3's LipSync group, the ids the rig has). */
-export interface LipsyncDesc extends LipsyncSettings, Model3Source {
-  parameters?: string[];
-}
+export interface LipsyncDesc extends LipsyncSettings, Model3Source, LipsyncArrays {}
 /** A pose from a .pose3.json; fade_in defaults to its FadeInTime. */
 export interface PoseDesc extends PoseSettings, Model3Source {
   json?: CubismJson;
@@ -109,11 +93,7 @@ export interface MotionsDesc extends MotionSettings, Model3Source {
   lip_sync_ids?: string[];
 }
 /** Fingers (crowd.h 9a): custom_fix and bind_rotations 32 quaternions (128 numbers), bind_landmarks 128 numbers. */
-export interface FingersDesc extends FingersSettings {
-  custom_fix?: ArrayLike<number>;
-  bind_landmarks?: ArrayLike<number>;
-  bind_rotations?: ArrayLike<number>;
-}
+export interface FingersDesc extends FingersSettings, FingersArrays {}
 /** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */
 export interface LodDesc {
   interval?: 1 | 2 | 4 | 8 | LodIntervalName;

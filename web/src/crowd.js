@@ -43,6 +43,16 @@ function integer(value, what, lo = 0, hi = U32_MAX) {
   return value;
 }
 
+// A rig entry's fields reach the module with a bit each for those set (given) and NaN for the
+// others (opt): the module starts each entry from the C library's crowd_*_defaults, so no
+// default of crowd.h is spelled here.
+function given(entry, ...fields) {
+  return fields.reduce((mask, f, k) => (entry[f] === undefined ? mask : mask | (1 << k)), 0);
+}
+function opt(value, convert = (v) => v) {
+  return value === undefined ? NaN : convert(value);
+}
+
 /** An engine call failed: `code` is the crowd_result, `codeName` its name, the message names the field. */
 export class CrowdError extends Error {
   constructor(code, message) {
@@ -424,12 +434,14 @@ export class Engine {
     try {
       (desc.parameters ?? []).forEach((p, k) => {
         if (typeof p?.id !== 'string') throw new CrowdError(Result.NULL, `parameters[${k}].id: not a string`);
-        oom(M._cw_rig_parameter(b, s.string(p.id), p.min ?? 0, p.max ?? 0, p.default ?? 0, p.repeat ? 1 : 0));
+        oom(M._cw_rig_parameter(b, s.string(p.id), given(p, 'min', 'max', 'default', 'repeat'), opt(p.min), opt(p.max),
+          opt(p.default), p.repeat ? 1 : 0));
       });
       if (desc.look) {
         settings('look', desc.look);
         (desc.look.parameters ?? []).forEach((p, k) =>
-          oom(M._cw_rig_look_parameter(b, s.string(String(p.id)), e(Axis, p.axis ?? 'x', `look.parameters[${k}].axis`), p.factor ?? 1)));
+          oom(M._cw_rig_look_parameter(b, s.string(String(p.id)), given(p, 'axis', 'factor'),
+            opt(p.axis, (v) => e(Axis, v, `look.parameters[${k}].axis`)), opt(p.factor))));
       }
       if (desc.harmonic) {
         settings('harmonic', desc.harmonic);
@@ -437,9 +449,10 @@ export class Engine {
           if (M._cw_rig_harmonic_channel(b, t) !== 0)
             throw new CrowdError(Result.CAPACITY, 'harmonic.channel_timescales: more than 16 channels');
         (desc.harmonic.parameters ?? []).forEach((p, k) =>
-          oom(M._cw_rig_harmonic_parameter(b, s.string(String(p.id)), integer(p.channel ?? 0, `harmonic.parameters[${k}].channel`),
-            e(Direction, p.direction ?? 'centric', `harmonic.parameters[${k}].direction`),
-            p.origin ?? 0.5, p.range ?? 0.5, p.duration ?? 3)));
+          oom(M._cw_rig_harmonic_parameter(b, s.string(String(p.id)), given(p, 'channel', 'direction', 'origin', 'range', 'duration'),
+            opt(p.channel, (v) => integer(v, `harmonic.parameters[${k}].channel`)),
+            opt(p.direction, (v) => e(Direction, v, `harmonic.parameters[${k}].direction`)),
+            opt(p.origin), opt(p.range), opt(p.duration))));
       }
       if (desc.blink) {
         settings('blink', desc.blink);
@@ -466,7 +479,8 @@ export class Engine {
           mapping.forEach((m, k) => {
             if (typeof m?.id !== 'string') throw new CrowdError(Result.NULL, `face.mapping[${k}].id: not a string`);
             oom(M._cw_rig_face_mapping(b, e(this.crowd.FaceSource, m.source, `face.mapping[${k}].source`), s.string(m.id),
-              m.gain ?? 1, m.offset ?? 0, e(FaceCurve, m.curve ?? 'linear', `face.mapping[${k}].curve`)));
+              given(m, 'gain', 'offset', 'curve'), opt(m.gain), opt(m.offset),
+              opt(m.curve, (v) => e(FaceCurve, v, `face.mapping[${k}].curve`))));
           });
         }
       }

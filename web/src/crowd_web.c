@@ -147,12 +147,22 @@ void cw_rig_free(cw_rig_builder *b) {
     free(b);
 }
 
+/* The entry builders below take `given`, a bit per field after the id (in the argument order):
+ * an entry starts from the C library's crowd_*_defaults and takes only the fields JavaScript set,
+ * so the package spells none of the header's defaults. */
+#define GIVEN(k) ((given >> (k)) & 1u)
+
 /* 0 or -1 (out of memory). */
-int cw_rig_parameter(cw_rig_builder *b, const char *id, float min, float max, float default_value, int repeat) {
+int cw_rig_parameter(cw_rig_builder *b, const char *id, uint32_t given, float min, float max, float default_value,
+                     int repeat) {
     const char *copy = keep(b, id);
     crowd_parameter_desc *p = copy ? append(&b->parameters, b->parameter_count, sizeof *p) : NULL;
     if (!p) return -1;
-    *p = (crowd_parameter_desc){copy, min, max, default_value, repeat != 0};
+    *p = crowd_parameter_defaults(copy);
+    if (GIVEN(0)) p->min = min;
+    if (GIVEN(1)) p->max = max;
+    if (GIVEN(2)) p->default_value = default_value;
+    if (GIVEN(3)) p->repeat = repeat != 0;
     b->parameter_count++;
     return 0;
 }
@@ -160,28 +170,30 @@ int cw_rig_parameter(cw_rig_builder *b, const char *id, float min, float max, fl
 /* An enum from a JavaScript number: out of int range is an invalid value the engine refuses. */
 static int as_enum(double v) { return v >= -1e9 && v <= 1e9 ? (int)v : -1; }
 
-int cw_rig_look_parameter(cw_rig_builder *b, const char *id, double axis, float factor) {
+int cw_rig_look_parameter(cw_rig_builder *b, const char *id, uint32_t given, double axis, float factor) {
     const char *copy = keep(b, id);
     crowd_look_parameter_desc *p = copy ? append(&b->look_parameters, b->look.parameter_count, sizeof *p) : NULL;
     if (!p) return -1;
-    *p = (crowd_look_parameter_desc){copy, (crowd_axis)as_enum(axis), factor};
+    *p = crowd_look_parameter_defaults(copy);
+    if (GIVEN(0)) p->axis = (crowd_axis)as_enum(axis);
+    if (GIVEN(1)) p->factor = factor;
     b->look.parameter_count++;
     b->has_look = true;
     return 0;
 }
 
-int cw_rig_harmonic_parameter(cw_rig_builder *b, const char *id, double channel, double direction, float origin,
-                              float range, float duration) {
+int cw_rig_harmonic_parameter(cw_rig_builder *b, const char *id, uint32_t given, double channel, double direction,
+                              float origin, float range, float duration) {
     const char *copy = keep(b, id);
     crowd_harmonic_parameter_desc *p =
         copy ? append(&b->harmonic_parameters, b->harmonic.parameter_count, sizeof *p) : NULL;
     if (!p) return -1;
     *p = crowd_harmonic_parameter_defaults(copy);
-    p->channel = channel >= 0 && channel <= 4294967295.0 ? (uint32_t)channel : UINT32_MAX;
-    p->direction = (crowd_direction)as_enum(direction);
-    p->origin = origin;
-    p->range = range;
-    p->duration = duration;
+    if (GIVEN(0)) p->channel = channel >= 0 && channel <= 4294967295.0 ? (uint32_t)channel : UINT32_MAX;
+    if (GIVEN(1)) p->direction = (crowd_direction)as_enum(direction);
+    if (GIVEN(2)) p->origin = origin;
+    if (GIVEN(3)) p->range = range;
+    if (GIVEN(4)) p->duration = duration;
     b->harmonic.parameter_count++;
     b->has_harmonic = true;
     return 0;
@@ -214,13 +226,16 @@ void cw_rig_face_mapping_clear(cw_rig_builder *b) {
 }
 
 /* One face mapping entry; the first replaces the standard mapping. 0 or -1 (out of memory). */
-int cw_rig_face_mapping(cw_rig_builder *b, double source, const char *id, float gain, float offset, double curve) {
+int cw_rig_face_mapping(cw_rig_builder *b, double source, const char *id, uint32_t given, float gain, float offset,
+                        double curve) {
     const char *copy = keep(b, id);
     uint32_t count = b->face_mapping_given ? b->face.mapping_count : 0;
     crowd_face_mapping_desc *m = copy ? append(&b->face_mapping, count, sizeof *m) : NULL;
     if (!m) return -1;
-    *m = (crowd_face_mapping_desc){(crowd_face_source)as_enum(source), copy, gain, offset,
-                                   (crowd_face_curve)as_enum(curve)};
+    *m = crowd_face_mapping_defaults((crowd_face_source)as_enum(source), copy);
+    if (GIVEN(0)) m->gain = gain;
+    if (GIVEN(1)) m->offset = offset;
+    if (GIVEN(2)) m->curve = (crowd_face_curve)as_enum(curve);
     b->face.mapping_count = count + 1;
     b->face_mapping_given = true;
     b->has_face = true;

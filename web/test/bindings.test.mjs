@@ -110,6 +110,44 @@ test('face settings: own mapping by either source name, smoothed sources, refusa
     /face\.mapping\[0\]\.source/);
 });
 
+// crowd.js passes only the fields an entry sets; the module starts each entry from the C library's
+// crowd_*_defaults. Leaving the fields out must tick the same bytes as spelling crowd.h's documented
+// defaults (look: axis x, factor 1; harmonic: channel 0, centric, origin 0.5, range 0.5, duration 3;
+// face mapping: gain 1, offset 0, linear).
+test('rig entries left without fields take crowd.h\'s defaults from the C library', () => {
+  const engine = crowd.engine({ seed: 3 });
+  const parameters = [{ id: 'X', min: -30, max: 30 }, { id: 'B', min: 0, max: 1 }, { id: 'M', min: -1, max: 1 }];
+  const bare = engine.rig({ parameters, look: { parameters: [{ id: 'X' }] }, harmonic: { parameters: [{ id: 'B' }] },
+    face: { mapping: [{ source: 'jawOpen', id: 'M' }] } });
+  const spelled = engine.rig({ parameters, look: { parameters: [{ id: 'X', axis: 'x', factor: 1 }] },
+    harmonic: { parameters: [{ id: 'B', channel: 0, direction: 'centric', origin: 0.5, range: 0.5, duration: 3 }] },
+    face: { mapping: [{ source: 'jaw_open', id: 'M', gain: 1, offset: 0, curve: 'linear' }] } });
+  const outputs = [];
+  for (const rig of [bare, spelled]) {
+    const h = rig.add(2, { harmonicPhase: 'zero' });
+    engine.set('look_target', h, [0.5, 0.2, 0, 0.5, 0.2, 0]);
+    engine.set('look_active', h, [1, 1]);
+    const scores = new Float32Array(2 * api.FACE_SCORE_COUNT);
+    scores[api.FaceSource.jaw_open] = scores[api.FACE_SCORE_COUNT + api.FaceSource.jaw_open] = 0.25;
+    engine.set('face_scores', h, scores);
+    engine.set('face_presence', h, [1, 1]);
+    outputs.push([h, rig]);
+  }
+  for (let k = 0; k < 120; k++) engine.tick(1 / 60);
+  const [a, b] = outputs.map(([h, rig]) => Array.from(engine.outputs(h, rig)));
+  const h = outputs[0][0];
+  assert.deepEqual(a, b);
+  const x = engine.get('output', h, 0)[0], breath = engine.get('output', h, 1)[0];
+  assert.ok(x > 0.4 && x <= 0.5, `X ${x}: factor 1 on the target's x (0.5)`);
+  const expected = 0.5 + 0.5 * Math.sin((2 * Math.PI * 2) / 3);
+  assert.ok(Math.abs(breath - expected) < 1e-4, `breath ${breath}, expected about ${expected}`);
+  assert.ok(Math.abs(engine.get('output', h, 2)[0] - 0.25) < 1e-6, 'jaw 0.25 through gain 1, offset 0, linear');
+  // a field given as NaN is passed on (and refused), never taken for "left out"
+  assert.throws(() => engine.rig({ parameters, look: { parameters: [{ id: 'X', factor: NaN }] } }), /factor|finite/);
+  assert.throws(() => engine.rig({ parameters, harmonic: { parameters: [{ id: 'B', duration: NaN }] } }), /duration|finite/);
+  engine.destroy();
+});
+
 test('snapshots, pause, random draws, rest pose and bytes per instance', () => {
   const desc = { parameters: [{ id: 'ParamBreath', min: 0, max: 1 }], harmonic: { parameters: [{ id: 'ParamBreath' }] }, limbs: {} };
   const a = crowd.engine({ seed: 9 });

@@ -1,6 +1,7 @@
 // Compiled (not run) by types.test.mjs with tsc --strict against crowd.d.ts: the README's use
 // of the package type-checks, and misuse is caught (each @ts-expect-error must be an error).
-import { loadCrowd, poseFromWorldLandmarks, CrowdError, live2dFiles, type Landmark, type MotionStatus } from 'crowd-engine';
+import { loadCrowd, poseFromWorldLandmarks, CrowdError, live2dFiles, type Landmark, type MotionStatus,
+  type HarmonicParameterDesc } from 'crowd-engine';
 
 export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   const crowd = await loadCrowd();
@@ -39,6 +40,16 @@ export async function use(worldLandmarks: Landmark[][]): Promise<number> {
   const bytes: Uint8Array = engine.snapshot();
   // @ts-expect-error: a face curve is linear or smoothstep
   engine.rig({ face: { mapping: [{ source: 'jawOpen', id: 'a', curve: 'cubic' }] } });
+  // the generated desc entries (crowd_descs.d.ts): harmonic entries, arrays, the lip sync and fingers arrays
+  const entry: HarmonicParameterDesc = { id: 'b', direction: 'left', duration: 2 };
+  engine.rig({ harmonic: { parameters: [entry], channel_timescales: [1, 0.5] }, blink: { parameters: ['a'] },
+    lipsync: { parameters: ['a'] }, fingers: { custom_fix: new Float32Array(128) } });
+  // @ts-expect-error: a direction is centric, left or right
+  engine.rig({ harmonic: { parameters: [{ id: 'b', direction: 'up' }] } });
+  // @ts-expect-error: a parameter's min and max are required
+  engine.rig({ parameters: [{ id: 'p', min: 0 }] });
+  // @ts-expect-error: a face mapping entry names its parameter
+  engine.rig({ face: { mapping: [{ source: 'jawOpen' }] } });
   // @ts-expect-error: outputs are both, world or local
   engine.rig({ limbs: { outputs: 'all' } });
   // Live2D from a model3 and its files, motions and their events, expressions, hands, level of detail
