@@ -777,9 +777,11 @@ def dts_module(h):
 # A field is optional unless its defaults function takes it (crowd_parameter_defaults(id)). An
 # array with a count becomes a JavaScript array of its entries, a pointer without one (quaternions,
 # landmarks) ArrayLike<number>. What follows is only where the JavaScript API differs:
-#   (interface, C struct, its doc comment, arrays only, {C field: change}); a change is a dict of
-#   name (the field's JavaScript name), type (TypeScript), required (True/False), doc (its doc
-#   comment instead of the header's).
+#   (interface, C struct, its doc comment, which fields, {C field: change}); which fields is False
+#   (every one), True (the array fields, and a setting a change names: its JavaScript shape differs,
+#   the controller's desc omits it from <Controller>Settings) or a tuple of the C fields; a change
+#   is a dict of name (the field's JavaScript name), type (TypeScript), required (True/False), doc
+#   (its doc comment instead of the header's).
 JS_DESCS = [
     ("ParameterDesc", "crowd_parameter_desc", "One parameter of the rig (crowd_parameter_desc).", False,
      {"min": {"required": True}, "max": {"required": True}, "default_value": {"name": "default"}}),
@@ -790,10 +792,19 @@ JS_DESCS = [
     ("LookArrays", "crowd_look_desc", "rig({ look })'s entries.", True, {}),
     ("HarmonicArrays", "crowd_harmonic_desc", "rig({ harmonic })'s entries and channels.", True, {}),
     ("BlinkArrays", "crowd_blink_desc", "rig({ blink })'s parameters (their ids).", True, {}),
-    ("FaceArrays", "crowd_face_desc", "rig({ face })'s mapping.", True,
-     {"mapping": {"doc": "Default: the standard mapping (crowd_face_standard_mapping); at most CROWD_MAX_ENTRIES entries."}}),
+    ("FaceArrays", "crowd_face_desc", "rig({ face })'s mapping and smoothed sources.", True,
+     {"mapping": {"doc": "Default: the standard mapping (crowd_face_standard_mapping); at most CROWD_MAX_ENTRIES entries."},
+      "smoothed_sources": {"type": "FaceSourceInput[] | number | bigint",
+                           "doc": "The sources the One Euro filter smooths, or their bit mask (CROWD_FACE_SOURCE_BIT)."}}),
     ("LipsyncArrays", "crowd_lipsync_desc", "rig({ lipsync })'s parameters.", True,
      {"parameters": {"doc": "Their ids; default: the model3's LipSync group, the ids the rig has."}}),
+    ("MotionArrays", "crowd_motion_desc", "rig({ motions })'s clips and groups.", True,
+     {"clips": {"type": "MotionClipInput[]", "doc": "Default: the model3's Motions groups in order (rig.motionGroups)."},
+      "eye_blink_ids": {"doc": "model3 Groups \"EyeBlink\" (default: the model3's): parameters of the rig"},
+      "lip_sync_ids": {"doc": "model3 Groups \"LipSync\" (default: the model3's): parameters of the rig"},
+      "idle_clips": {"name": "idle", "type": "string | number[]", "doc": "The idle group: a model3 Motions group name or clip indices."}}),
+    ("MotionClipFades", "crowd_motion_clip", "A clip's fades (MotionClipInput): a .motion3.json's clip plays with these.",
+     ("fade_in", "fade_out"), {}),
     ("FingersArrays", "crowd_fingers_desc", "rig({ fingers })'s arrays: 32 quaternions (128 numbers) each, "
      "bind_landmarks 128 numbers.", True, {}),
 ]
@@ -811,11 +822,14 @@ def dts_descs(h):
         unknown = set(changes) - set(fields)
         if unknown:
             raise HeaderError(f"{HEADER}: {cstruct} has no field {sorted(unknown)} (bindings/generate.py's JS_DESCS)")
+        unknown = set(arrays) - set(fields) if isinstance(arrays, tuple) else set()
+        if unknown:
+            raise HeaderError(f"{HEADER}: {cstruct} has no field {sorted(unknown)} (bindings/generate.py's JS_DESCS)")
         counts = {f for f in fields if f.endswith("_count")}
         required = set(_py_defaults_call(h, cstruct)[1])
         out += [f"/** {doc} */", f"export interface {iface} {{"]
         for name, kind in h.structs[cstruct]:
-            if name in counts:
+            if name in counts or (isinstance(arrays, tuple) and name not in arrays):
                 continue
             ch = changes.get(name, {})
             base = _unqualified(kind.replace("*", "").replace("const", "").strip()) if "*" in kind else kind
@@ -833,7 +847,7 @@ def dts_descs(h):
                     ts = "number[]"
                 else:
                     ts = "ArrayLike<number>"
-            elif arrays:
+            elif arrays is True and name not in changes:
                 continue  # a setting: <Controller>Settings has it
             elif kind in h.enums:
                 ts = f"{_camel(kind)}Name"
@@ -850,6 +864,10 @@ def dts_descs(h):
     head = [f"// {BANNER}", "// crowd.h's desc entries and the controllers' array fields as rig() takes them; crowd.d.ts re-exports them.", ""]
     if used:
         head.append(f"import type {{ {', '.join(sorted(used))} }} from './crowd_enums.js';")
+    # JavaScript-only shapes a change names (a clip as parsed JSON): crowd.d.ts spells them.
+    hand = sorted(t for t in ("MotionClipInput",) if any(t in line for line in out))
+    if hand:
+        head.append(f"import type {{ {', '.join(hand)} }} from './crowd.js';")
     head.append("/** A face source: its enum name (\"jaw_open\"), MediaPipe's categoryName (\"jawOpen\") or its number. */")
     head.append("export type FaceSourceInput = FaceSourceName | string | number;")
     return "\n".join(head + out + [""])

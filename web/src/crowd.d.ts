@@ -44,19 +44,20 @@ export declare function readPose(pose: Landmark[], out: Float32Array, offset?: n
 // crowd.h's desc entries and the controllers' array fields: generated from the header
 // (crowd_descs.d.ts, bindings/generate.py's JS_DESCS), re-exported.
 import type { ParameterDesc, FaceSourceInput,
-  LookArrays, HarmonicArrays, BlinkArrays, FaceArrays, LipsyncArrays, FingersArrays } from './crowd_descs.js';
+  LookArrays, HarmonicArrays, BlinkArrays, FaceArrays, LipsyncArrays, FingersArrays, MotionArrays,
+  MotionClipFades } from './crowd_descs.js';
 export * from './crowd_descs.js';
 // Each controller's settings are crowd.h's (generated: LookSettings, ...), its arrays too (LookArrays, ...).
 export interface LookDesc extends LookSettings, LookArrays {}
 export interface HarmonicDesc extends HarmonicSettings, HarmonicArrays {}
 export interface BlinkDesc extends BlinkSettings, BlinkArrays {}
 export type LimbsDesc = LimbsSettings;
-export interface FaceDesc extends Omit<FaceSettings, 'smoothed_sources'>, FaceArrays {
-  /** The sources the One Euro filter smooths, or their bit mask. */
-  smoothed_sources?: FaceSourceInput[] | number | bigint;
-}
+// FaceArrays takes a setting in its JavaScript shape too (smoothed_sources: names or a mask).
+export interface FaceDesc extends Omit<FaceSettings, keyof FaceArrays>, FaceArrays {}
 /** A parsed Cubism JSON file (.model3.json, .motion3.json, .exp3.json, .pose3.json, .physics3.json). */
 export type CubismJson = Record<string, unknown>;
+// The keys below that name no crowd.h desc field are hand-written here: model3, files, json and
+// list (parsed Cubism JSON the module reads into the C descs); the rest is generated.
 /**
  * The Live2D controllers take parsed JSON: their own (`json`, `list`, `clips`), or a model3
  * (theirs or the rig desc's `model3`) whose FileReferences name files held in `files`
@@ -81,17 +82,12 @@ export interface ExpressionsDesc extends ExpressionSettings, Model3Source {
   list?: CubismJson[] | Record<string, CubismJson>;
 }
 /** One clip: a .motion3.json, or it with the fades to play with (model3's FadeInTime / FadeOutTime). */
-export type MotionClipInput = CubismJson | { json: CubismJson; fade_in?: number; fade_out?: number };
+export type MotionClipInput = CubismJson | ({ json: CubismJson } & MotionClipFades);
 /**
  * A motion library: `clips`, else the model3's Motions groups in order (rig.motionGroups). The
  * EyeBlink and LipSync ids default to the model3's groups; `idle` is a group name or clip indices.
  */
-export interface MotionsDesc extends MotionSettings, Model3Source {
-  clips?: MotionClipInput[];
-  idle?: string | number[];
-  eye_blink_ids?: string[];
-  lip_sync_ids?: string[];
-}
+export interface MotionsDesc extends MotionSettings, Model3Source, MotionArrays {}
 /** Fingers (crowd.h 9a): custom_fix and bind_rotations 32 quaternions (128 numbers), bind_landmarks 128 numbers. */
 export interface FingersDesc extends FingersSettings, FingersArrays {}
 /** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */

@@ -2,6 +2,7 @@
 // crowd.h's desc entries and the controllers' array fields as rig() takes them; crowd.d.ts re-exports them.
 
 import type { AxisName, DirectionName, FaceCurveName, FaceSourceName } from './crowd_enums.js';
+import type { MotionClipInput } from './crowd.js';
 /** A face source: its enum name ("jaw_open"), MediaPipe's categoryName ("jawOpen") or its number. */
 export type FaceSourceInput = FaceSourceName | string | number;
 /** One parameter of the rig (crowd_parameter_desc). */
@@ -64,15 +65,35 @@ export interface BlinkArrays {
   /** parameter ids, e.g. ParamEyeLOpen, ParamEyeROpen */
   parameters?: string[];
 }
-/** rig({ face })'s mapping. */
+/** rig({ face })'s mapping and smoothed sources. */
 export interface FaceArrays {
   /** Default: the standard mapping (crowd_face_standard_mapping); at most CROWD_MAX_ENTRIES entries. */
   mapping?: FaceMappingDesc[];
+  /** The sources the One Euro filter smooths, or their bit mask (CROWD_FACE_SOURCE_BIT). */
+  smoothed_sources?: FaceSourceInput[] | number | bigint;
 }
 /** rig({ lipsync })'s parameters. */
 export interface LipsyncArrays {
   /** Their ids; default: the model3's LipSync group, the ids the rig has. */
   parameters?: string[];
+}
+/** rig({ motions })'s clips and groups. */
+export interface MotionArrays {
+  /** Default: the model3's Motions groups in order (rig.motionGroups). */
+  clips?: MotionClipInput[];
+  /** model3 Groups "EyeBlink" (default: the model3's): parameters of the rig */
+  eye_blink_ids?: string[];
+  /** model3 Groups "LipSync" (default: the model3's): parameters of the rig */
+  lip_sync_ids?: string[];
+  /** The idle group: a model3 Motions group name or clip indices. */
+  idle?: string | number[];
+}
+/** A clip's fades (MotionClipInput): a .motion3.json's clip plays with these. */
+export interface MotionClipFades {
+  /** the fades to play with, >= 0 (the model3 entry's FadeInTime and FadeOutTime when set, else Meta's, else 1) */
+  fade_in?: number;
+  /** the fades to play with, >= 0 (the model3 entry's FadeInTime and FadeOutTime when set, else Meta's, else 1) */
+  fade_out?: number;
 }
 /** rig({ fingers })'s arrays: 32 quaternions (128 numbers) each, bind_landmarks 128 numbers. */
 export interface FingersArrays {
