@@ -153,3 +153,20 @@ def test_a_setting_added_to_the_header_reaches_the_npm_package_and_is_flagged_fo
     assert result["web"]["settings"]["limbs.knee_twist_limit"] is True
     assert result["python"]["settings"]["limbs.knee_twist_limit"] is False
     assert result["python"]["settings"]["limbs.bend_min"] is True
+
+
+def test_crowd_d_ts_spells_no_c_desc_field():
+    """Issue 32's goal: the npm package's desc keys that mirror a crowd.h desc field (under its C
+    name or the JavaScript name JS_DESCS gives it) come from the generator; crowd.d.ts hand-types
+    only the keys no C field has (parsed Cubism JSON: model3, files, json, list)."""
+    import re
+    h = generate.read_header()
+    mirrored = {name for fields in h.structs.values() for name, _ in fields}
+    mirrored |= {ch["name"] for row in generate.JS_DESCS for ch in row[4].values() if "name" in ch}
+    with open(os.path.join(generate.ROOT, "web", "src", "crowd.d.ts"), encoding="utf-8") as f:
+        text = f.read()
+    descs = text[text.index("export declare function readPose("):text.index("export interface LodDesc")]
+    descs = re.sub(r"/\*.*?\*/|//[^\n]*", "", descs, flags=re.S)
+    keys = set(re.findall(r"\b([a-z_0-9]+)\??: ", descs.split("\n", 1)[1]))
+    assert keys & mirrored == set(), "crowd.d.ts types C desc fields by hand: generate them (JS_DESCS)"
+    assert keys == {"model3", "files", "json", "list"}
