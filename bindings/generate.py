@@ -807,6 +807,16 @@ JS_DESCS = [
      ("fade_in", "fade_out"), {}),
     ("FingersArrays", "crowd_fingers_desc", "rig({ fingers })'s arrays: 32 quaternions (128 numbers) each, "
      "bind_landmarks 128 numbers.", True, {}),
+    ("LodDesc", "crowd_rig_desc", "rig({ lod })'s level of detail (crowd.h section 8a).", ("lod_interval", "lod_every_tick"),
+     {"lod_interval": {"name": "interval", "type": "1 | 2 | 4 | 8 | LodIntervalName"},
+      "lod_every_tick": {"name": "every_tick", "type": "ControllerName[] | number | bigint",
+                         "doc": "The controllers that run every tick whatever the interval: names or their bit mask."}}),
+    # A controller's desc pointer becomes its <Controller>Desc (crowd.d.ts: its settings and arrays).
+    ("RigControllers", "crowd_rig_desc", "rig()'s name, parameters and controllers (a controller is present when its key is).",
+     ("name", "parameters", "look", "harmonic", "blink", "limbs", "face", "physics", "lipsync", "pose", "expression",
+      "fingers", "motion"),
+     {"expression": {"name": "expressions", "type": "ExpressionsDesc"},
+      "motion": {"name": "motions", "type": "MotionsDesc"}}),
 ]
 
 
@@ -843,6 +853,8 @@ def dts_descs(h):
                     ts = "string[]"
                 elif base in names:
                     ts = f"{names[base]}[]"
+                elif re.fullmatch(r"crowd_\w+_desc", base) and not has_count:
+                    ts = f"{_camel(base[:-len('_desc')])}Desc"
                 elif has_count:
                     ts = "number[]"
                 else:
@@ -858,14 +870,19 @@ def dts_descs(h):
             opt = "" if ch.get("required", name in required) else "?"
             comment = ch.get("doc", docs.get(cstruct, {}).get(name))
             if comment:
-                out.append(f"  /** {comment} */")
+                out.append(f"  /** {comment.replace('NULL: no', 'absent: no')} */")
             out.append(f"  {ch.get('name', name)}{opt}: {ts};")
         out.append("}")
+    defined = set(re.findall(r"export interface (\w+)", "\n".join(out)))
+    hand = sorted({t for line in out if not line.lstrip().startswith("/**")
+                   for t in re.findall(r"\b(MotionClipInput|\w+Desc)\b", line.split(":", 1)[1] if ":" in line else "")}
+                  - defined)
+    used |= {t for line in out for t in re.findall(r"\b([A-Z]\w*Name)\b", line.split(":", 1)[1] if ":" in line else "")
+             if not line.lstrip().startswith("/**") and t != "FaceSourceName"}
     head = [f"// {BANNER}", "// crowd.h's desc entries and the controllers' array fields as rig() takes them; crowd.d.ts re-exports them.", ""]
     if used:
         head.append(f"import type {{ {', '.join(sorted(used))} }} from './crowd_enums.js';")
-    # JavaScript-only shapes a change names (a clip as parsed JSON): crowd.d.ts spells them.
-    hand = sorted(t for t in ("MotionClipInput",) if any(t in line for line in out))
+    # Types crowd.d.ts spells (a controller's <Controller>Desc, a clip as parsed JSON), imported back.
     if hand:
         head.append(f"import type {{ {', '.join(hand)} }} from './crowd.js';")
     head.append("/** A face source: its enum name (\"jaw_open\"), MediaPipe's categoryName (\"jawOpen\") or its number. */")

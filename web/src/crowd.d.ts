@@ -45,7 +45,7 @@ export declare function readPose(pose: Landmark[], out: Float32Array, offset?: n
 // (crowd_descs.d.ts, bindings/generate.py's JS_DESCS), re-exported.
 import type { ParameterDesc, FaceSourceInput,
   LookArrays, HarmonicArrays, BlinkArrays, FaceArrays, LipsyncArrays, FingersArrays, MotionArrays,
-  MotionClipFades } from './crowd_descs.js';
+  MotionClipFades, LodDesc, RigControllers } from './crowd_descs.js';
 export * from './crowd_descs.js';
 // Each controller's settings are crowd.h's (generated: LookSettings, ...), its arrays too (LookArrays, ...).
 export interface LookDesc extends LookSettings, LookArrays {}
@@ -90,29 +90,14 @@ export type MotionClipInput = CubismJson | ({ json: CubismJson } & MotionClipFad
 export interface MotionsDesc extends MotionSettings, Model3Source, MotionArrays {}
 /** Fingers (crowd.h 9a): custom_fix and bind_rotations 32 quaternions (128 numbers), bind_landmarks 128 numbers. */
 export interface FingersDesc extends FingersSettings, FingersArrays {}
-/** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */
-export interface LodDesc {
-  interval?: 1 | 2 | 4 | 8 | LodIntervalName;
-  every_tick?: ControllerName[] | number | bigint;
-}
-/** A controller is present when its key is; unset settings take crowd.h's defaults. */
-export interface RigDesc {
-  name?: string;
-  parameters?: ParameterDesc[];
-  look?: LookDesc;
-  harmonic?: HarmonicDesc;
-  blink?: BlinkDesc;
-  limbs?: LimbsDesc;
-  face?: FaceDesc;
-  /** The model3 the Live2D controllers below take their files from, unless they name their own. */
+/** A controller is present when its key is; unset settings take crowd.h's defaults. Its name,
+ * parameters and controllers are crowd_rig_desc's (generated: RigControllers); the keys below
+ * are the JavaScript API's own. */
+export interface RigDesc extends RigControllers {
+  /** The model3 the Live2D controllers take their files from, unless they name their own. */
   model3?: CubismJson;
   files?: Record<string, CubismJson>;
-  physics?: PhysicsDesc;
-  lipsync?: LipsyncDesc;
-  pose?: PoseDesc;
-  expressions?: ExpressionsDesc;
-  motions?: MotionsDesc;
-  fingers?: FingersDesc;
+  /** Level of detail (crowd.h 8a): a new instance's interval in ticks, and the controllers that run every tick. */
   lod?: LodDesc;
 }
 
