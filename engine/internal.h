@@ -61,11 +61,11 @@ typedef struct crowdi_rig {
     bool *uniform;
     crowd_instance *handles; /* [capacity] the handle of each row */
     /* A rig whose columns are far larger than the caches: crowd_tick builds each chunk's
-     * outputs here (one part of param_count * scratch_rows floats per thread) and streams them
+     * outputs here (one part of param_count * CROWDI_SCRATCH_STRIDE floats per thread) and streams them
      * to the out columns, which then never cross the memory bus twice (storage.c). NULL:
      * outputs written in place. */
     float *scratch;
-    uint32_t scratch_rows, scratch_parts; /* parts: the threads of the engine that allocated it (a
+    uint32_t scratch_parts; /* parts: the threads of the engine that allocated it (a
                                              loaded snapshot's rigs come from a one-thread engine) */
     uint32_t col_base, col_out, col_rkey, col_draws, col_host_draws;
     /* level of detail (crowd.h 8a, lod.c): the rig's settings and its three columns, after
@@ -273,11 +273,8 @@ void crowdi_column_written(crowdi_rig *rig, const float *column, float value);
 void crowdi_rig_find_uniform(crowdi_rig *rig);
 crowd_result crowdi_rig_layout(crowd_engine *engine, crowdi_rig *rig);
 crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *rig, uint32_t capacity);
-/* The output scratch (crowdi_rig.scratch): rows per chunk, and the most parameters a rig may
- * have to use it (their chunk, 1 MiB at 4096 rows, stays in a core's cache) */
-#define CROWDI_SCRATCH_ROWS 4096u
-#define CROWDI_SCRATCH_STRIDE (CROWDI_SCRATCH_ROWS + 16u) /* floats from one column to the next */
-#define CROWDI_SCRATCH_PARAMS 64u
+/* Whether the rig's outputs go through the scratch (crowdi_rig.scratch; its sizes:
+ * kernels/kernel_table.h's CROWDI_SCRATCH_*) */
 bool crowdi_streams_outputs(const crowdi_rig *rig);
 void crowdi_rig_free(crowd_engine *engine, crowdi_rig *rig);
 

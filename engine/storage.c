@@ -101,7 +101,6 @@ crowd_result crowdi_rig_grow(crowd_engine *engine, crowdi_rig *r, uint32_t capac
     r->capacity = cap;
     if (!r->scratch && crowdi_streams_outputs(r)) {
         /* without it the tick still runs, writing outputs in place */
-        r->scratch_rows = CROWDI_SCRATCH_ROWS;
         r->scratch = crowdi_alloc(engine, sizeof(float) * r->param_count * CROWDI_SCRATCH_STRIDE * engine->threads);
         r->scratch_parts = r->scratch ? engine->threads : 0;
     }

@@ -18,7 +18,6 @@ static void tick_rows(const crowd_engine *e, const crowdi_rig *r, double dt_exac
     crowdi_rig_view view = r->view; /* its own copy carries dt_exact: concurrent ranges share nothing */
     view.dt_exact = dt_exact;
     view.scratch = scratch;
-    view.scratch_rows = r->scratch_rows;
     const float dt = (float)dt_exact;
     if (bulk) e->kernels->tick(&view, dt, first, bulk);
     if (count > bulk) e->tail_kernels->tick(&view, dt, first + bulk, count - bulk);

@@ -36,11 +36,17 @@ typedef struct crowdi_rig_view {
      * tick sets it in its own copy of the view. */
     double dt_exact;
     /* Where the plain tick may build a chunk's outputs before streaming them to out (NULL:
-     * straight into out): param_count columns of scratch_rows floats, each 16 more apart
-     * (kernels/stages.h), scratch_rows a multiple of 64. */
+     * straight into out): param_count columns of CROWDI_SCRATCH_ROWS floats, CROWDI_SCRATCH_STRIDE
+     * apart (kernels/stages.h). */
     float *scratch;
-    uint32_t scratch_rows;
 } crowdi_rig_view;
+
+/* The output scratch: rows per chunk (a multiple of 64), floats from one column to the next
+ * (16 more: columns a multiple of 4 KiB apart alias), and the most parameters a rig may have to
+ * use it (their chunk, 1 MiB at 4096 rows, stays in a core's cache). */
+#define CROWDI_SCRATCH_ROWS 4096u
+#define CROWDI_SCRATCH_STRIDE (CROWDI_SCRATCH_ROWS + 16u)
+#define CROWDI_SCRATCH_PARAMS 64u
 
 typedef struct crowdi_kernels {
     const char *name;

@@ -49,22 +49,18 @@ static inline void cvk_stream_out(const crowdi_rig_view *v, float *const *tmp, s
     }
 }
 
-/* a scratch column every rows + 16 floats: columns a multiple of 4 KiB apart alias (storage.c) */
-#define CVK_SCRATCH_PAD 16
-#define CVK_MAX_SCRATCH_PARAMS 64 /* storage.c gives a scratch to no rig with more */
-
 static inline void cvk_tick(const crowdi_rig_view *v, float dt, uint32_t first, uint32_t count) {
     const size_t end = (size_t)first + count;
-    if (v->scratch && v->param_count <= CVK_MAX_SCRATCH_PARAMS) {
+    if (v->scratch && v->param_count <= CROWDI_SCRATCH_PARAMS) {
         /* each chunk's outputs in the scratch (in cache), then streamed to out */
-        float *tmp[CVK_MAX_SCRATCH_PARAMS];
+        float *tmp[CROWDI_SCRATCH_PARAMS];
         crowdi_rig_view sv = *v;
         sv.out = tmp;
-        const size_t rows = v->scratch_rows;
+        const size_t rows = CROWDI_SCRATCH_ROWS;
         for (size_t i0 = first; i0 < end; i0 += rows) {
             const size_t i1 = end - i0 < rows ? end : i0 + rows;
             /* tmp[p] + i is the scratch's row i - i0 (the stages index rows absolutely) */
-            for (uint32_t p = 0; p < v->param_count; p++) tmp[p] = v->scratch + (size_t)p * (rows + CVK_SCRATCH_PAD) - i0;
+            for (uint32_t p = 0; p < v->param_count; p++) tmp[p] = v->scratch + (size_t)p * CROWDI_SCRATCH_STRIDE - i0;
             cvk_base(&sv, dt, i0, i1);
 #define CVK_STAGE(NAME, name) cvk_##name(&sv, dt, i0, i1);
             CROWDI_TICK_LIST(CVK_STAGE)
