@@ -28,8 +28,9 @@ typedef struct motion_part {
     char **pseudo_id;         /* borrowed from curve_id */
     uint32_t *eye_blink_param, *lip_sync_param; /* rig parameters */
     float **saved_cols, **pseudo_cols;
-    double *break_time;       /* the view's segment tables, their own allocations */
-    uint16_t *break_segment;
+    double *piece_end, *piece_poly; /* the view's pieces and grids, their own allocations */
+    uint32_t *grid;
+
 } motion_part;
 
 #define MOTION(r) CROWDI_PART(r, MOTION, motion_part)
@@ -213,62 +214,149 @@ static void curve_constant(const crowd_motion_clip *src, const crowd_motion_curv
     dc->constant = 1, dc->value = v;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* ---- the pieces (crowdi_motion_view): each varying curve's segments as polynomials in the
+ * time since a piece's start ---- */
+
+/* How close a piece of an unrestricted bezier keeps to the solved value: 1e-9 of the larger
+ * of 1 and the segment's largest |value| (float32 holds the result to 6e-8 of it). */
+#define CROWDI_MOTION_FIT 1e-7
+/* A piece is not cut below this many seconds (a root that jumps, where the bezier's times turn
+ * back, is then met within one such piece); a segment shorter holds its first value. */
+#define CROWDI_MOTION_MIN_PIECE 1e-9
+#define CROWDI_MOTION_MIN_SEGMENT 1e-9
+
+typedef struct piece_sink {
+    double *end, *poly; /* NULL: count only */
+    uint32_t count;
+} piece_sink;
+
+static void piece_put(piece_sink *o, double start, double end, double a0, double a1, double a2, double a3) {
+    if (o->end) {
+        o->end[o->count] = end;
+        double *k = o->poly + (size_t)o->count * 5u;
+        k[0] = start, k[1] = a0, k[2] = a1, k[3] = a2, k[4] = a3;
+    }
+    o->count++;
 }
 
-/* Each clip's segment table (crowdi_motion_clip): its curves' distinct segment ends, sorted,
- * and each curve's segment in every span between them. A clip whose table would pass 16
- * entries per segment (plus 1024) keeps the per-curve search, so the tables stay within a
- * few times the library's own size. */
-static crowd_result build_tables(crowd_engine *engine, motion_part *part, crowdi_motion_clip *clips) {
+static double poly_at(const double *a, double u) { return a[0] + u * (a[1] + u * (a[2] + u * a[3])); }
+
+/* The cubic through the solved values at 0, 1/4, 3/4 and 1 of [x0, x1] (the Chebyshev-Lobatto
+ * points: both ends exact, so the pieces join), in u = time - x0, if within `tol` of the solved
+ * value at 16 points between; else both halves, down to CROWDI_MOTION_MIN_PIECE. */
+static void fit_bezier(const crowdi_motion_view *v, uint32_t s, double x0, double x1, double tol, piece_sink *o) {
+    static const double node[4] = {0.0, 0.25, 0.75, 1.0};
+    const double w = x1 - x0;
+    double y[4];
+    for (int k = 0; k < 4; k++) y[k] = cvk_md_segment(v, 0, s, k == 3 ? x1 : x0 + w * node[k]);
+    /* Newton's divided differences on the nodes, in t = u / w, then the monomial form in u */
+    double d1 = (y[1] - y[0]) / 0.25, d12 = (y[2] - y[1]) / 0.5, d23 = (y[3] - y[2]) / 0.25;
+    double d2 = (d12 - d1) / 0.75, d23b = (d23 - d12) / 0.75;
+    double d3 = (d23b - d2) / 1.0;
+    /* p(t) = y0 + d1 t + d2 t (t - 1/4) + d3 t (t - 1/4)(t - 3/4) */
+    double c1 = d1 - 0.25 * d2 + 0.1875 * d3, c2 = d2 - d3, c3 = d3;
+    double a[4] = {y[0], c1 / w, c2 / (w * w), c3 / (w * w * w)};
+    double worst = 0.0;
+    for (int j = 0; j < 16 && worst <= tol; j++) {
+        double u = w * ((double)j + 0.5) / 16.0;
+        double e = fabs(poly_at(a, u) - cvk_md_segment(v, 0, s, x0 + u));
+        if (!(e <= worst)) worst = e == e ? e : INFINITY;
+    }
+    if (worst <= tol || w <= 2.0 * CROWDI_MOTION_MIN_PIECE) {
+        piece_put(o, x0, x1, a[0], a[1], a[2], a[3]);
+        return;
+    }
+    double mid = x0 + 0.5 * w;
+    fit_bezier(v, s, x0, mid, tol, o);
+    fit_bezier(v, s, mid, x1, tol, o);
+}
+
+/* A segment as pieces: the framework's formula in u = time - start. */
+static void segment_pieces(const crowdi_motion_view *v, uint32_t restricted, uint32_t s, piece_sink *o) {
+    const uint32_t p = v->segment_point[s];
+    const double *pt = v->point_time + p, *pv = v->point_value + p;
+    const uint32_t type = v->segment_type[s];
+    const double x0 = pt[0], x1 = pt[type == CROWD_MOTION_SEGMENT_BEZIER ? 3 : 1];
+    const double w = x1 - x0;
+    switch (type) {
+    case CROWD_MOTION_SEGMENT_LINEAR:
+        if (w < CROWDI_MOTION_MIN_SEGMENT) piece_put(o, x0, x1, pv[0], 0.0, 0.0, 0.0);
+        else piece_put(o, x0, x1, pv[0], (pv[1] - pv[0]) / w, 0.0, 0.0);
+        return;
+    case CROWD_MOTION_SEGMENT_BEZIER:
+        if (w < CROWDI_MOTION_MIN_SEGMENT) {
+            piece_put(o, x0, x1, pv[0], 0.0, 0.0, 0.0);
+        } else if (restricted) { /* de Casteljau's cubic in t = u / w */
+            double c1 = 3.0 * (pv[1] - pv[0]), c2 = 3.0 * (pv[0] - 2.0 * pv[1] + pv[2]);
+            double c3 = pv[3] - pv[0] + 3.0 * (pv[1] - pv[2]);
+            piece_put(o, x0, x1, pv[0], c1 / w, c2 / (w * w), c3 / (w * w * w));
+        } else {
+            double scale = 1.0;
+            for (int k = 0; k < 4; k++) scale = fabs(pv[k]) > scale ? fabs(pv[k]) : scale;
+            fit_bezier(v, s, x0, x1, CROWDI_MOTION_FIT * scale, o);
+        }
+        return;
+    case CROWD_MOTION_SEGMENT_STEPPED: piece_put(o, x0, x1, pv[0], 0.0, 0.0, 0.0); return;
+    default: piece_put(o, x0, x1, pv[1], 0.0, 0.0, 0.0); return; /* inverse stepped */
+    }
+}
+
+static void clip_pieces(crowdi_motion_view *v, const crowdi_motion_clip *c, crowdi_motion_curve *cvs, piece_sink *o) {
+    for (uint32_t j = c->first_curve; j < c->curve_end; j++) {
+        crowdi_motion_curve *cv = &cvs[j];
+        if (cv->constant) continue;
+        cv->first_piece = o->count;
+        for (uint32_t s = cv->first_segment; s < cv->first_segment + cv->segment_count; s++)
+            segment_pieces(v, c->restricted, s, o);
+        cv->piece_count = o->count - cv->first_piece;
+    }
+}
+
+/* The pieces, then each clip's grid (crowdi_motion_clip): 30 rows a second, fewer when that
+ * would pass 16 entries per piece (plus 4096). */
+static crowd_result build_pieces(crowd_engine *engine, motion_part *part, crowdi_motion_clip *clips,
+                                 crowdi_motion_curve *cvs) {
     crowdi_motion_view *v = &part->view;
-    const uint32_t S = part->segment_total;
-    double *ends = crowdi_alloc(engine, sizeof(double) * (S ? S : 1));
-    if (!ends) return CROWD_ERR_OUT_OF_MEMORY;
-    part->break_time = ends;
+    piece_sink count = {NULL, NULL, 0};
     uint64_t entries = 0;
     for (uint32_t k = 0; k < v->clip_count; k++) {
         crowdi_motion_clip *c = &clips[k];
-        const uint32_t base = part->clip_segment_base[k], n = part->clip_segment_count[k];
-        const uint32_t curves = c->curve_end - c->first_curve;
-        bool narrow = true;
-        for (uint32_t j = c->first_curve; j < c->curve_end; j++) narrow = narrow && v->curves[j].segment_count < 65535u;
-        for (uint32_t s = 0; s < n; s++) ends[base + s] = v->segment_end[base + s];
-        qsort(ends + base, n, sizeof(double), cmp_double);
-        uint32_t distinct = 0;
-        for (uint32_t s = 0; s < n; s++)
-            if (distinct == 0 || ends[base + s] != ends[base + distinct - 1]) ends[base + distinct++] = ends[base + s];
-        const uint64_t size = ((uint64_t)distinct + 1) * curves;
-        c->break_first = base, c->break_count = distinct, c->table_first = CROWDI_NO_TABLE;
-        if (narrow && curves && size <= 16ull * n + 1024u) c->table_first = (uint32_t)entries, entries += size;
+        const uint32_t before = count.count;
+        clip_pieces(v, c, cvs, &count);
+        c->varying_count = 0;
+        for (uint32_t j = c->first_curve; j < c->curve_end; j++)
+            if (!cvs[j].constant) cvs[j].varying = c->varying_count++;
+        double rows = ceil(c->loop_duration * 120.0) + 2.0;
+        const double budget = c->varying_count ? (16.0 * (count.count - before) + 4096.0) / c->varying_count : 2.0;
+        if (rows > budget) rows = budget;
+        if (rows < 2.0) rows = 2.0;
+        c->grid_rows = (uint32_t)rows;
+        c->grid_scale = (double)(c->grid_rows - 1) / c->loop_duration;
+        c->grid_first = (uint32_t)entries; /* the library's limits keep this far below 2^32 */
+        entries += (uint64_t)c->grid_rows * c->varying_count;
     }
-    if (entries >= UINT32_MAX) { /* cannot happen under the library's limits; searched then */
-        for (uint32_t k = 0; k < v->clip_count; k++) clips[k].table_first = CROWDI_NO_TABLE;
-        entries = 0;
-    }
-    uint16_t *table = crowdi_alloc(engine, sizeof(uint16_t) * (entries ? entries : 1));
-    if (!table) return CROWD_ERR_OUT_OF_MEMORY;
-    part->break_segment = table;
+    if (entries >= UINT32_MAX || count.count >= UINT32_MAX / 5u) return CROWD_ERR_CAPACITY;
+    part->piece_end = crowdi_alloc(engine, sizeof(double) * (count.count ? count.count : 1));
+    part->piece_poly = crowdi_alloc(engine, sizeof(double) * 5u * (count.count ? count.count : 1));
+    part->grid = crowdi_alloc(engine, sizeof(uint32_t) * (entries ? entries : 1));
+    if (!part->piece_end || !part->piece_poly || !part->grid) return CROWD_ERR_OUT_OF_MEMORY;
+    piece_sink out = {part->piece_end, part->piece_poly, 0};
     for (uint32_t k = 0; k < v->clip_count; k++) {
         const crowdi_motion_clip *c = &clips[k];
-        if (c->table_first == CROWDI_NO_TABLE) continue;
-        const uint32_t curves = c->curve_end - c->first_curve;
-        const double *b = ends + c->break_first;
-        for (uint32_t j = 0; j < curves; j++) {
-            const crowdi_motion_curve *cv = &v->curves[c->first_curve + j];
-            /* span 0 (before every end): the first segment; span q (from the q-th end on): the
-             * first segment ending after it, which the walk reaches as q grows */
+        clip_pieces(v, c, cvs, &out);
+        for (uint32_t j = c->first_curve; j < c->curve_end; j++) {
+            const crowdi_motion_curve *cv = &cvs[j];
+            if (cv->constant) continue;
+            /* row b: the first piece ending after (b - 1/2) / scale, which the walk reaches as b grows */
             uint32_t at = 0;
-            table[c->table_first + j] = 0;
-            for (uint32_t q = 1; q <= c->break_count; q++) {
-                while (at < cv->segment_count && !(v->segment_end[cv->first_segment + at] > b[q - 1])) at++;
-                table[c->table_first + (size_t)q * curves + j] = (uint16_t)at;
+            for (uint32_t b = 0; b < c->grid_rows; b++) {
+                const double t = ((double)b - 0.5) / c->grid_scale;
+                while (at < cv->piece_count && !(part->piece_end[cv->first_piece + at] > t)) at++;
+                part->grid[c->grid_first + (size_t)b * c->varying_count + cv->varying] = cv->first_piece + at;
             }
         }
     }
-    v->break_time = ends, v->break_segment = table;
+    v->piece_end = part->piece_end, v->piece_poly = part->piece_poly, v->grid = part->grid;
     return CROWD_OK;
 }
 
@@ -289,7 +377,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
         sizeof(uint32_t) * E,           sizeof(uint32_t) * L,                 sizeof(uint32_t) * E,
         sizeof(uint32_t) * L,           sizeof(uint32_t) * (E + L + curves),  sizeof(int32_t) * P,
         sizeof(uint32_t) * C * 4,       sizeof(char *) * curves,              sizeof(char *) * curves,
-        sizeof(float *) * (E + L + curves), sizeof(float *) * curves,         segments,
+        sizeof(float *) * (E + L + 2 * curves), 0,                             segments,
         curves,                         sizeof(double) * CROWDI_CUBIC_N * segments,
     };
     size_t total = 0;
@@ -414,8 +502,19 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     v->idle = idle;
     v->eye_blink_count = E, v->lip_sync_count = L, v->eye_blink = eye, v->lip_sync = lip;
     v->saved_count = saved, v->pseudo_count = pseudo, v->saved_param = saved_param;
-    v->saved = part->saved_cols, v->pseudo = part->pseudo_cols;
-    return build_tables(engine, part, clips);
+    /* the pseudo columns follow the saved ones: a curve's target indexes both (v->target) */
+    part->pseudo_cols = part->saved_cols + saved;
+    v->saved = part->saved_cols, v->pseudo = part->pseudo_cols, v->target = part->saved_cols;
+    for (uint32_t j = 0; j < curves; j++) { /* the clamp of a parameter curve's saved column */
+        crowdi_motion_curve *dc = &cvs[j];
+        dc->low = -INFINITY, dc->high = INFINITY;
+        if (part->curve_target[j] == CROWD_MOTION_TARGET_PARAMETER && dc->target < saved) {
+            const uint32_t p = saved_param[dc->target];
+            dc->low = r->params[p].min, dc->high = r->params[p].max;
+        }
+        dc->plain = dc->eye_blink < 0 && dc->lip_sync < 0 && dc->fade_in < 0.0 && dc->fade_out < 0.0;
+    }
+    return build_pieces(engine, part, clips, cvs);
 }
 
 static void motion_free(crowd_engine *engine, crowdi_rig *r) {
@@ -423,8 +522,10 @@ static void motion_free(crowd_engine *engine, crowdi_rig *r) {
     if (part->curve_id)
         for (uint32_t j = 0; j < part->curve_total; j++) crowdi_free(engine, part->curve_id[j]);
     crowdi_free(engine, part->block);
-    crowdi_free(engine, part->break_time);
-    crowdi_free(engine, part->break_segment);
+    crowdi_free(engine, part->piece_end);
+    crowdi_free(engine, part->piece_poly);
+    crowdi_free(engine, part->grid);
+
 }
 
 static uint32_t motion_layout(crowdi_rig *r, uint32_t first) {

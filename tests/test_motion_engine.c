@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "cubism_files.h"
+#include "cubism_reference.h"
 #include "internal.h"
 #include "test_support.h"
 
@@ -667,6 +668,122 @@ static void test_motion_drives_pose(void **state) {
     world_free(&w);
 }
 
+/* ---- random curves: the stage's pieces against the framework's own evaluation ----
+ * The stage plays each curve as pieces of cubics (kernels/motion.h); an unrestricted bezier
+ * is fitted to the framework's root solving. Random clips of every segment kind, the beziers'
+ * handles anywhere in time (crossing ones too, where the solved root jumps), tiny segments,
+ * played by the engine and by the per-object reference (bench/cubism_reference.c: the
+ * framework's Cardano step for step, trigonometry and all) from the same dt stream: every
+ * value within 1e-6 of the range per frame, on the target under test. */
+enum { RC_CURVES = 12, RC_SEGMENTS = 40 };
+
+static void random_clip(uint64_t *seed, bool restricted, cubism_motion *d, cubism_curve *curves, char ids[][16],
+                        uint8_t *types, uint32_t *points_of, cubism_point *points) {
+    memset(d, 0, sizeof *d);
+    uint32_t s = 0, p = 0;
+    for (uint32_t c = 0; c < RC_CURVES; c++) {
+        snprintf(ids[c], 16, "P%u", c);
+        curves[c] = (cubism_curve){ids[c], CUBISM_TARGET_PARAMETER, -1.0, -1.0, s, RC_SEGMENTS};
+        double t = 0.0;
+        points[p++] = (cubism_point){t, 20.0 * unit(seed) - 10.0};
+        for (uint32_t k = 0; k < RC_SEGMENTS; k++, s++) {
+            /* mostly a few frames long; one in eight a nanosecond, to be held */
+            const double w = k % 8 == 5 ? 1e-9 : 0.02 + 0.3 * unit(seed);
+            const uint32_t kind = c == 0 ? lcg(seed) % 4u : c < 3 ? CUBISM_SEGMENT_LINEAR + 2u * (k % 2) : CUBISM_SEGMENT_BEZIER;
+            types[s] = (uint8_t)kind, points_of[s] = p - 1;
+            if (kind == CUBISM_SEGMENT_BEZIER) {
+                /* the handles' times: usually inside, a quarter of curves anywhere in [-0.3, 1.3] */
+                const double spread = c % 4 == 3 ? 1.6 : 1.0, lo = c % 4 == 3 ? -0.3 : 0.0;
+                points[p++] = (cubism_point){t + w * (lo + spread * unit(seed)), 20.0 * unit(seed) - 10.0};
+                points[p++] = (cubism_point){t + w * (lo + spread * unit(seed)), 20.0 * unit(seed) - 10.0};
+            }
+            t += w;
+            points[p++] = (cubism_point){t, 20.0 * unit(seed) - 10.0};
+        }
+        if (t > d->duration) d->duration = t;
+    }
+    d->fps = 30.0, d->beziers_restricted = restricted, d->fade_in = 0.0, d->fade_out = 0.0;
+    d->curve_count = RC_CURVES, d->segment_count = s, d->point_count = p;
+    d->curves = curves, d->segment_types = types, d->segment_points = points_of, d->points = points;
+}
+
+static void test_random_curves(void **state) {
+    (void)state;
+    static cubism_curve curves[RC_CURVES];
+    static char ids[RC_CURVES][16];
+    static uint8_t types[RC_CURVES * RC_SEGMENTS];
+    static uint32_t points_of[RC_CURVES * RC_SEGMENTS];
+    static cubism_point points[RC_CURVES * (3 * RC_SEGMENTS + 1)];
+    static crowd_motion_curve mc[RC_CURVES];
+    static crowd_motion_point mp[RC_CURVES * (3 * RC_SEGMENTS + 1)];
+    uint64_t seed = 20261203;
+    double worst = 0.0;
+    for (int round = 0; round < 8; round++) {
+        const bool restricted = round % 4 == 3, loop = round % 2 == 1;
+        cubism_motion d;
+        random_clip(&seed, restricted, &d, curves, ids, types, points_of, points);
+        const char *id_list[RC_CURVES];
+        float lo[RC_CURVES], hi[RC_CURVES], def[RC_CURVES];
+        crowd_parameter_desc pd[RC_CURVES];
+        for (uint32_t c = 0; c < RC_CURVES; c++) {
+            id_list[c] = ids[c], lo[c] = -12.0f, hi[c] = 12.0f, def[c] = 0.0f;
+            pd[c] = crowd_parameter_defaults(ids[c]);
+            pd[c].min = lo[c], pd[c].max = hi[c], pd[c].default_value = def[c];
+            mc[c] = (crowd_motion_curve){ids[c], CROWD_MOTION_TARGET_PARAMETER, -1.0, -1.0, curves[c].first_segment,
+                                         curves[c].segment_count};
+        }
+        for (uint32_t k = 0; k < d.point_count; k++) mp[k] = (crowd_motion_point){points[k].time, points[k].value};
+        crowd_motion_clip clip = {d.duration, d.fps, d.beziers_restricted, 0.0, 0.0, d.curve_count, d.segment_count,
+                                  d.point_count, 0, mc, types, points_of, mp, NULL};
+        crowd_motion_desc md = crowd_motion_defaults();
+        md.clips = &clip, md.clip_count = 1;
+        crowd_rig_desc rd = crowd_rig_defaults();
+        rd.name = "random", rd.parameters = pd, rd.parameter_count = RC_CURVES, rd.motion = &md;
+        crowd_engine *e = crowd_test_engine(1);
+        crowd_rig rig;
+        OK(e, crowd_rig_create(e, &rd, &rig));
+        crowd_instance h;
+        crowd_add_desc add = crowd_add_defaults(rig, 1);
+        OK(e, crowd_instances_add(e, &add, &h));
+        crowd_motion_start_desc sd = crowd_motion_start_defaults(0);
+        sd.priority = CROWD_MOTION_PRIORITY_FORCE, sd.loop = loop;
+        OK(e, crowd_motion_start(e, &h, 1, &sd, NULL));
+        cubism_ref_model *model = cubism_ref_model_create(RC_CURVES, id_list, lo, hi, def, 0, NULL);
+        cubism_ref_motion *motion = cubism_ref_motion_create(&d, model, 0.0, 0.0, NULL, 0, NULL, 0);
+        if (!model || !motion) FAILF("round %d: the reference is out of memory", round);
+        cubism_ref_motion_set_loop(motion, loop);
+        cubism_ref_motion_manager ref;
+        cubism_ref_motion_manager_init(&ref);
+        cubism_ref_start_motion(&ref, motion, 3);
+        int32_t index[RC_CURVES];
+        for (uint32_t c = 0; c < RC_CURVES; c++) index[c] = cubism_ref_parameter_index(model, ids[c]);
+        /* irregular steps, some a few microseconds, over more than two passes of the clip */
+        const uint32_t frames = (uint32_t)(2.2 * d.duration * 90.0);
+        for (uint32_t f = 0; f < frames; f++) {
+            const double dt = f % 13 == 7 ? 3e-6 : (0.5 + unit(&seed)) / 60.0;
+            OK(e, crowd_tick_exact(e, dt));
+            cubism_ref_load_parameters(model);
+            cubism_ref_update_motion(&ref, model, dt);
+            cubism_ref_save_parameters(model);
+            float got[RC_CURVES];
+            OK(e, crowd_get_outputs(e, h, got, RC_CURVES));
+            for (uint32_t c = 0; c < RC_CURVES; c++) {
+                const double err = fabs((double)got[c] - cubism_ref_get(model, index[c])) / (hi[c] - lo[c]);
+                if (!(err <= 1e-6))
+                    FAILF("round %d (%s, %s) frame %u %s: engine %.9g, reference %.9g", round,
+                          restricted ? "restricted" : "unrestricted", loop ? "loop" : "once", f, ids[c], got[c],
+                          cubism_ref_get(model, index[c]));
+                worst = fmax(worst, err);
+            }
+        }
+        cubism_ref_motion_destroy(motion);
+        cubism_ref_model_destroy(model);
+        crowd_engine_destroy(e);
+    }
+    printf("random curves on %s: worst %.3g of the range against the per-object reference\n",
+           crowd_simd_name(crowd_test_simd), worst);
+}
+
 int main(int argc, char **argv) {
     crowd_test_target(argc, argv);
     const char *root = crowd_test_data("cubism/README.md");
@@ -681,6 +798,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_blink_defers),
         cmocka_unit_test(test_motion_drives_pose),
+        cmocka_unit_test(test_random_curves),
     };
     return CROWD_TEST_GROUP("motion_engine", tests);
 }

@@ -873,6 +873,12 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *     - Curves: the first segment whose end is after t; linear, bezier (de Casteljau at linear
  *       time when the clip's beziers are restricted, else the time curve solved for t with the
  *       framework's choice among the cubic's roots), stepped, inverse stepped (the end value).
+ *       crowd_rig_create turns each varying curve into pieces of cubics in time, found from a
+ *       grid of the clip's time: linear, stepped and restricted bezier segments exactly (the
+ *       same formula, rearranged), unrestricted ones cut until every piece is within 1e-7 of
+ *       the larger of 1 and the segment's largest |value| of the framework's solved curve
+ *       (about the float32 result's own rounding; a segment shorter than 1e-9 s holds its first
+ *       value). So a tick evaluates no cubic root, and the segment found is the framework's.
  *       Loops last duration + 1/fps and return linearly from the last point to the first in
  *       that last 1/fps; each loop restarts the fade-in when loop_fade_in is set.
  *     - Model curves. EyeBlink multiplies the motion's curves of the library's eye_blink_ids
@@ -898,10 +904,10 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *       controller).
  *     Every value is computed in double per instance (time, curve, fades), rounded to float32
  *     once when stored, as the framework's Float32Array does: parameters within 1e-5 of their
- *     range of the framework on every golden case. The stage runs instance by instance (each
- *     lane's own control flow, never another lane's), allocates nothing, uses only +, -, *, /
- *     and sqrt (its cosine and root solver are its own), so it gives the same bits on every
- *     SIMD target, split and thread count. The playback state is part of the snapshot.
+ *     range of the framework on every golden case (in fact within 1.2e-7). The stage runs
+ *     instance by instance (each lane's own control flow, never another lane's), allocates
+ *     nothing, uses only +, -, * and / (its cosine is its own), so it gives the same bits on
+ *     every SIMD target, split and thread count. The playback state is part of the snapshot.
  * ---------------------------------------------------------------------------------------- */
 /* ---- motions (section 15): a rig's library of Live2D motion3 clips ---- */
 #define CROWD_MOTION_QUEUE 2u             /* entries an instance plays at once */

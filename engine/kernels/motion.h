@@ -3,10 +3,10 @@
  * (kernels/stages.h), the stage cvk_motion: each instance's Cubism motion manager update.
  *
  * The stage computes in double, as the framework does: its time, curve and fade arithmetic
- * are +, -, *, / and sqrt only (the ease's sine and the bezier root solver are its own), and
- * no row reads another's state, so every SIMD target, split and thread count gives the same
- * bits. Each clip keeps a segment table (crowdi_motion_clip): one search per entry finds every
- * curve's segment. */
+ * are +, - , * and / only (the ease's sine is its own), and no row reads another's state, so
+ * every SIMD target, split and thread count gives the same bits. The curves are pieces of
+ * cubics in the time (crowdi_motion_view), found from each clip's time grid: an evaluation is
+ * a table row, a walk of usually no step and four terms, whatever the segment's kind. */
 #ifndef CROWDI_MOTION_H
 #define CROWDI_MOTION_H
 
@@ -48,16 +48,14 @@ typedef struct crowdi_motion_clip {
     uint32_t restricted;
     uint32_t first_curve, model_end, parameter_end, curve_end; /* the three target runs */
     uint32_t first_event, event_count;
-    /* The clip's segment table: the distinct ends of its curves' segments, sorted
-     * (break_time[break_first ..] , break_count of them), and for each of the break_count + 1
-     * spans between them each curve's segment there, relative to its first (segment_count:
-     * past its last), at break_segment[table_first + span * curves + curve]. A time's span is
-     * the number of ends at or before it: one search per entry instead of one per curve, the
-     * same segment as the search. table_first is CROWDI_NO_TABLE when the table would be
-     * large (then each curve searches). */
-    uint32_t break_first, break_count, table_first;
+    /* The clip's time grid: grid_rows rows of grid_scale per second; row b holds, for each of
+     * its varying curves (crowdi_motion_curve.varying), the first of its pieces (its index in
+     * the view's) that ends after (b - 1/2) / grid_scale, at grid[grid_first + b *
+     * varying_count + varying]. A time's piece is then a walk of usually no step from there:
+     * the same piece as a search. */
+    uint32_t grid_first, grid_rows, varying_count;
+    double grid_scale;
 } crowdi_motion_clip;
-#define CROWDI_NO_TABLE UINT32_MAX
 
 typedef struct crowdi_motion_curve {
     double fade_in, fade_out;
@@ -67,7 +65,11 @@ typedef struct crowdi_motion_curve {
                         index; PartOpacity curves: a pseudo index */
     int32_t eye_blink, lip_sync; /* position in the id lists, or -1 */
     uint32_t constant; /* every point of the curve holds `value` (not -0): the curve is that value */
+    uint32_t varying;  /* not constant: its place among the clip's varying curves (the grid's column) */
+    uint32_t first_piece, piece_count; /* not constant: its segments as pieces (crowdi_motion_view) */
+    uint32_t plain;    /* a parameter curve without eye blink, lip sync or fades of its own */
     double value;
+    double low, high;  /* a parameter curve's clamp: its saved column's range, else infinite */
 } crowdi_motion_curve;
 
 /* An unrestricted bezier segment's solver terms that do not depend on the time (the
@@ -88,8 +90,14 @@ typedef struct crowdi_motion_view {
     const double *point_time, *point_value;
     const double *event_time;
     const double *segment_cubic;   /* CROWDI_CUBIC_N per segment (bezier segments only) */
-    const double *break_time;      /* the clips' segment tables (crowdi_motion_clip) */
-    const uint16_t *break_segment;
+    /* The varying curves' segments as pieces of polynomials in the time since the piece's
+     * start: piece p ends at piece_end[p] and is, at piece_poly[5p .. 5p + 4] = {start, a0, a1,
+     * a2, a3}, a0 + a1 u + a2 u^2 + a3 u^3 with u = time - start (at least 0). A linear,
+     * stepped or restricted bezier segment is one piece (the framework's formula rewritten in
+     * u); an unrestricted bezier (the framework solves a cubic for every time) is cut into
+     * pieces each within CROWDI_MOTION_FIT of the solved value (motion.c, crowdi_motion_fit). */
+    const double *piece_end, *piece_poly;
+    const uint32_t *grid;          /* the clips' time grids (crowdi_motion_clip) */
     const uint32_t *idle;          /* clip indices */
     uint32_t eye_blink_count, lip_sync_count;
     const uint32_t *eye_blink, *lip_sync; /* saved columns */
@@ -98,6 +106,7 @@ typedef struct crowdi_motion_view {
     float *col[CROWDI_MOTION_NCOLS_FIXED];
     float *const *saved;           /* [saved_count] the motion result kept between ticks */
     float *const *pseudo;          /* [pseudo_count] */
+    float *const *target;          /* saved then pseudo: a parameter curve's target column */
 } crowdi_motion_view;
 
 /* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
@@ -175,45 +184,8 @@ static inline void cvk_md_cubic_setup(const double *pt, double *k) {
     }
 }
 
-/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
-#ifdef CROWDI_STAGES
-
-#include <math.h>
-
-#include "../random.h"
-#include "common.h"
-
-/* sin(z) and cos(z) for z in [0, pi/4] by their Taylor series (error below 1e-16). */
-static inline double cvk_md_sin(double z) {
-    double z2 = z * z, t = 1.0 / 1307674368000.0;
-    t = t * z2 - 1.0 / 6227020800.0;
-    t = t * z2 + 1.0 / 39916800.0;
-    t = t * z2 - 1.0 / 362880.0;
-    t = t * z2 + 1.0 / 5040.0;
-    t = t * z2 - 1.0 / 120.0;
-    t = t * z2 + 1.0 / 6.0;
-    return z - z * z2 * t;
-}
-static inline double cvk_md_cos(double z) {
-    double z2 = z * z, t = 1.0 / 20922789888000.0;
-    t = t * z2 - 1.0 / 87178291200.0;
-    t = t * z2 + 1.0 / 479001600.0;
-    t = t * z2 - 1.0 / 3628800.0;
-    t = t * z2 + 1.0 / 40320.0;
-    t = t * z2 - 1.0 / 720.0;
-    t = t * z2 + 1.0 / 24.0;
-    t = t * z2 - 0.5;
-    return 1.0 + z2 * t;
-}
-
-/* CubismMath.getEasingSine: 0.5 - 0.5 cos(pi x) = sin^2(pi x / 2), x clamped to [0, 1]. */
-static inline double cvk_md_ease(double x) {
-    if (!(x > 0.0)) return 0.0;
-    if (x >= 1.0) return 1.0;
-    const double half_pi = 1.57079632679489661923;
-    double s = x <= 0.5 ? cvk_md_sin(half_pi * x) : cvk_md_cos(half_pi * (1.0 - x));
-    return s * s;
-}
+/* ---- the framework's own evaluation of a segment at a time, exact: the rig's build cuts the
+ * segments into pieces from it (motion.c); the stage evaluates the pieces ---- */
 
 static inline double cvk_md_clamp01(double t) { return t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t; }
 
@@ -320,26 +292,61 @@ static inline double cvk_md_segment(const crowdi_motion_view *m, uint32_t restri
     }
 }
 
-/* evaluateCurve: the first segment ending after `time` (from the clip's segment table when
- * `found` points into it, else a binary search over the segments' ends, which never decrease:
- * the same segment as the framework's linear search); past the last, its last value, or while
- * looping the line back to the first value at loop_end. */
-static inline double cvk_md_curve(const crowdi_motion_view *m, uint32_t restricted, const crowdi_motion_curve *cv,
-                                  double time, bool correction, double loop_end, const uint16_t *found) {
-    if (cv->constant) return cv->value;
-    uint32_t lo = cv->first_segment, hi = cv->first_segment + cv->segment_count;
-    if (found) {
-        lo += *found;
-    } else {
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (m->segment_end[mid] > time) hi = mid;
-            else lo = mid + 1;
-        }
+/* ---- the stage: in the kernel source only (kernels/stages.h defines CROWDI_STAGES) ---- */
+#ifdef CROWDI_STAGES
+
+#include <math.h>
+
+#include "../random.h"
+#include "common.h"
+
+/* sin(z) and cos(z) for z in [0, pi/4] by their Taylor series (error below 1e-16). */
+static inline double cvk_md_sin(double z) {
+    double z2 = z * z, t = 1.0 / 1307674368000.0;
+    t = t * z2 - 1.0 / 6227020800.0;
+    t = t * z2 + 1.0 / 39916800.0;
+    t = t * z2 - 1.0 / 362880.0;
+    t = t * z2 + 1.0 / 5040.0;
+    t = t * z2 - 1.0 / 120.0;
+    t = t * z2 + 1.0 / 6.0;
+    return z - z * z2 * t;
+}
+static inline double cvk_md_cos(double z) {
+    double z2 = z * z, t = 1.0 / 20922789888000.0;
+    t = t * z2 - 1.0 / 87178291200.0;
+    t = t * z2 + 1.0 / 479001600.0;
+    t = t * z2 - 1.0 / 3628800.0;
+    t = t * z2 + 1.0 / 40320.0;
+    t = t * z2 - 1.0 / 720.0;
+    t = t * z2 + 1.0 / 24.0;
+    t = t * z2 - 0.5;
+    return 1.0 + z2 * t;
+}
+
+/* CubismMath.getEasingSine: 0.5 - 0.5 cos(pi x) = sin^2(pi x / 2), x clamped to [0, 1]. */
+static inline double cvk_md_ease(double x) {
+    if (!(x > 0.0)) return 0.0;
+    if (x >= 1.0) return 1.0;
+    const double half_pi = 1.57079632679489661923;
+    double s = x <= 0.5 ? cvk_md_sin(half_pi * x) : cvk_md_cos(half_pi * (1.0 - x));
+    return s * s;
+}
+
+/* evaluateCurve: the first piece ending after `time` (a walk from the clip's grid row `from`:
+ * the framework's segment, as its linear search finds it), evaluated; past the last, its last
+ * value, or while looping the line back to the first value at loop_end. */
+static inline double cvk_md_curve(const crowdi_motion_view *m, const crowdi_motion_curve *cv, double time,
+                                  bool correction, double loop_end, const uint32_t *from) {
+    uint32_t p = from[cv->varying];
+    const uint32_t end = cv->first_piece + cv->piece_count;
+    while (p < end && m->piece_end[p] <= time) p++;
+    if (p < end) {
+        const double *k = m->piece_poly + (size_t)p * 5u;
+        double u = time - k[0];
+        if (u < 0.0) u = 0.0;
+        return k[1] + u * (k[2] + u * (k[3] + u * k[4]));
     }
-    uint32_t end = cv->first_segment + cv->segment_count;
-    if (lo < end) return cvk_md_segment(m, restricted, lo, time);
-    uint32_t last_seg = end - 1;
+    uint32_t last_seg = cv->first_segment + cv->segment_count - 1;
     uint32_t last = m->segment_point[last_seg] + (m->segment_type[last_seg] == 1 ? 3u : 1u);
     double last_value = m->point_value[last];
     if (correction && time < loop_end) {
@@ -358,9 +365,6 @@ static inline double cvk_md_curve(const crowdi_motion_view *m, uint32_t restrict
 }
 
 /* A parameter's value into its saved column (clamped, float32) or a pseudo-parameter. */
-static inline double cvk_md_source(const crowdi_motion_view *m, uint32_t target, size_t i) {
-    return target < m->saved_count ? (double)m->saved[target][i] : (double)m->pseudo[target - m->saved_count][i];
-}
 static inline void cvk_md_write(const crowdi_rig_view *v, const crowdi_motion_view *m, uint32_t target, size_t i,
                                 double value) {
     if (target < m->saved_count) {
@@ -391,23 +395,12 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
         if (time > 64.0 * duration) time -= floor(time / duration - 1.0) * duration; /* huge offsets only */
         while (time > duration) time -= duration;
     }
-    const uint32_t restricted = clip->restricted;
-    const uint16_t *found = NULL; /* the time's span's row of the segment table, by curve */
-    if (clip->table_first != CROWDI_NO_TABLE) { /* the span: the number of ends at or before the time */
-        const double *ends = m->break_time + clip->break_first;
-        uint32_t lo = 0, hi = clip->break_count;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (ends[mid] <= time) lo = mid + 1;
-            else hi = mid;
-        }
-        found = m->break_segment + clip->table_first + (size_t)lo * (clip->curve_end - clip->first_curve);
-    }
+    /* the time's grid row: each varying curve's piece to walk from */
+    double cell = time * clip->grid_scale;
+    uint32_t row = cell > 0.0 ? (cell < (double)(clip->grid_rows - 1) ? (uint32_t)cell : clip->grid_rows - 1) : 0u;
+    const uint32_t *from = m->grid + clip->grid_first + (size_t)row * clip->varying_count;
     /* a constant curve's value without the call (most curves of most clips) */
-#define CVK_CURVE(c)                                                                                  \
-    (m->curves[c].constant ? m->curves[c].value                                                       \
-                           : cvk_md_curve(m, restricted, &m->curves[c], time, loop, duration,         \
-                                          found ? found + ((c) - clip->first_curve) : NULL))
+#define CVK_CURVE(c) (m->curves[c].constant ? m->curves[c].value : cvk_md_curve(m, &m->curves[c], time, loop, duration, from))
     uint32_t c = clip->first_curve;
     for (; c < clip->model_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
@@ -419,29 +412,32 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
     }
     for (; c < clip->parameter_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
-        double source = cvk_md_source(m, cv->target, i);
-        double value = CVK_CURVE(c);
-        if (has_eye_blink && cv->eye_blink >= 0) {
-            value *= eye_blink;
-            eye_blink_flags |= 1ull << cv->eye_blink;
+        float *col = m->target[cv->target];
+        const double source = (double)col[i];
+        double value = CVK_CURVE(c), w = weight;
+        if (!cv->plain) {
+            if (has_eye_blink && cv->eye_blink >= 0) {
+                value *= eye_blink;
+                eye_blink_flags |= 1ull << cv->eye_blink;
+            }
+            if (has_lip_sync && cv->lip_sync >= 0) {
+                value += lip_sync;
+                lip_sync_flags |= 1ull << cv->lip_sync;
+            }
+            if (cv->fade_in >= 0.0 || cv->fade_out >= 0.0) {
+                double fin = cv->fade_in < 0.0    ? fade_in
+                             : cv->fade_in == 0.0 ? 1.0
+                                                  : cvk_md_ease((now - e->fade_start) / cv->fade_in);
+                double fout = cv->fade_out < 0.0                      ? fade_out
+                              : cv->fade_out == 0.0 || e->end < 0.0 ? 1.0
+                                                                    : cvk_md_ease((e->end - now) / cv->fade_out);
+                w = motion_weight * fin * fout;
+            }
         }
-        if (has_lip_sync && cv->lip_sync >= 0) {
-            value += lip_sync;
-            lip_sync_flags |= 1ull << cv->lip_sync;
-        }
-        double out;
-        if (cv->fade_in < 0.0 && cv->fade_out < 0.0) {
-            out = source + (value - source) * weight;
-        } else {
-            double fin = cv->fade_in < 0.0    ? fade_in
-                         : cv->fade_in == 0.0 ? 1.0
-                                              : cvk_md_ease((now - e->fade_start) / cv->fade_in);
-            double fout = cv->fade_out < 0.0                           ? fade_out
-                          : cv->fade_out == 0.0 || e->end < 0.0 ? 1.0
-                                                                : cvk_md_ease((e->end - now) / cv->fade_out);
-            out = source + (value - source) * (motion_weight * fin * fout);
-        }
-        cvk_md_write(v, m, cv->target, i, out);
+        double out = source + (value - source) * w;
+        if (out < cv->low) out = cv->low; /* a saved column's range; a pseudo-parameter's is infinite */
+        else if (out > cv->high) out = cv->high;
+        col[i] = (float)out;
     }
     if (has_eye_blink)
         for (uint32_t k = 0; k < m->eye_blink_count; k++) {
@@ -474,9 +470,11 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
     float *const *c = m->col;
     cvk_md_entry q[CROWDI_MOTION_QUEUE];
     uint32_t count = 0;
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) { /* the empty entries are last, and all zero */
+        q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        if (count < s || !cvk_mu_get(c, CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS + CROWDI_SLOT_CLIP, i)) continue;
         cvk_md_load(c, i, s, &q[s]);
-        count += q[s].clip != 0;
+        count++;
     }
     uint32_t events = 0, lost = 0;
     if (count == 0 && m->idle_count) {
@@ -535,7 +533,7 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
         }
         q[kept++] = *e;
     }
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) {
+    for (uint32_t s = 0; s < count; s++) { /* the entries left empty were empty already */
         if (s >= kept) q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         cvk_md_store(c, i, s, &q[s]);
     }
