@@ -58,18 +58,19 @@ typedef struct crowdi_motion_clip {
 } crowdi_motion_clip;
 
 typedef struct crowdi_motion_curve {
+    /* what the stage reads for every curve first: 48 bytes, one cache line */
+    uint32_t target; /* Parameter curves: a saved column (< saved_count) or saved_count + a pseudo
+                        index; PartOpacity curves: a pseudo index */
+    uint32_t constant; /* every point of the curve holds `value` (not -0): the curve is that value */
+    uint32_t plain;    /* a parameter curve without eye blink, lip sync or fades of its own */
+    uint32_t varying;  /* not constant: its place among the clip's varying curves (the grid's column) */
+    uint32_t first_piece, piece_count; /* not constant: its segments as pieces (crowdi_motion_view) */
+    double value;
+    double low, high;  /* a parameter curve's clamp: its saved column's range, else infinite */
     double fade_in, fade_out;
     uint32_t first_segment, segment_count;
     uint32_t kind;   /* Model curves: CROWDI_MODEL_* */
-    uint32_t target; /* Parameter curves: a saved column (< saved_count) or saved_count + a pseudo
-                        index; PartOpacity curves: a pseudo index */
     int32_t eye_blink, lip_sync; /* position in the id lists, or -1 */
-    uint32_t constant; /* every point of the curve holds `value` (not -0): the curve is that value */
-    uint32_t varying;  /* not constant: its place among the clip's varying curves (the grid's column) */
-    uint32_t first_piece, piece_count; /* not constant: its segments as pieces (crowdi_motion_view) */
-    uint32_t plain;    /* a parameter curve without eye blink, lip sync or fades of its own */
-    double value;
-    double low, high;  /* a parameter curve's clamp: its saved column's range, else infinite */
 } crowdi_motion_curve;
 
 /* An unrestricted bezier segment's solver terms that do not depend on the time (the
