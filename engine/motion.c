@@ -27,10 +27,9 @@ typedef struct motion_part {
     uint32_t curve_total;
     char **pseudo_id;         /* borrowed from curve_id */
     uint32_t *eye_blink_param, *lip_sync_param; /* rig parameters */
-    float **saved_cols, **pseudo_cols;
+    float **saved_cols, **pseudo_cols; /* pseudo_cols: saved_cols' tail, after saved_count */
     double *piece_end, *piece_poly; /* the view's pieces and grids, their own allocations */
     uint32_t *grid;
-
 } motion_part;
 
 #define MOTION(r) CROWDI_PART(r, MOTION, motion_part)
@@ -217,7 +216,7 @@ static void curve_constant(const crowd_motion_clip *src, const crowd_motion_curv
 /* ---- the pieces (crowdi_motion_view): each varying curve's segments as polynomials in the
  * time since a piece's start ---- */
 
-/* How close a piece of an unrestricted bezier keeps to the solved value: 1e-9 of the larger
+/* How close a piece of an unrestricted bezier keeps to the solved value: 1e-7 of the larger
  * of 1 and the segment's largest |value| (float32 holds the result to 6e-8 of it). */
 #define CROWDI_MOTION_FIT 1e-7
 /* A piece is not cut below this many seconds (a root that jumps, where the bezier's times turn
@@ -312,7 +311,7 @@ static void clip_pieces(crowdi_motion_view *v, const crowdi_motion_clip *c, crow
     }
 }
 
-/* The pieces, then each clip's grid (crowdi_motion_clip): 30 rows a second, fewer when that
+/* The pieces, then each clip's grid (crowdi_motion_clip): 120 rows a second, fewer when that
  * would pass 16 entries per piece (plus 4096). */
 static crowd_result build_pieces(crowd_engine *engine, motion_part *part, crowdi_motion_clip *clips,
                                  crowdi_motion_curve *cvs) {
@@ -335,7 +334,8 @@ static crowd_result build_pieces(crowd_engine *engine, motion_part *part, crowdi
         c->grid_first = (uint32_t)entries; /* the library's limits keep this far below 2^32 */
         entries += (uint64_t)c->grid_rows * c->varying_count;
     }
-    if (entries >= UINT32_MAX || count.count >= UINT32_MAX / 5u) return CROWD_ERR_CAPACITY;
+    MCHECK(entries < UINT32_MAX && count.count < UINT32_MAX / 5u, CROWD_ERR_CAPACITY,
+           "clips: the curves' %u pieces and %llu grid entries pass 2^32", count.count, (unsigned long long)entries);
     part->piece_end = crowdi_alloc(engine, sizeof(double) * (count.count ? count.count : 1));
     part->piece_poly = crowdi_alloc(engine, sizeof(double) * 5u * (count.count ? count.count : 1));
     part->grid = crowdi_alloc(engine, sizeof(uint32_t) * (entries ? entries : 1));
@@ -371,13 +371,13 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     uint32_t E = m->eye_blink_count, L = m->lip_sync_count, I = m->idle_count;
     /* one block: sizes in the order they are carved */
     size_t sizes[] = {
-        sizeof(crowdi_motion_clip) * C, sizeof(crowdi_motion_curve) * curves, sizeof(double) * segments,
+        sizeof(crowdi_motion_clip) * C, sizeof(crowdi_motion_curve) * curves,
         sizeof(double) * points,        sizeof(double) * points,              sizeof(double) * events,
         sizeof(double) * C,             sizeof(uint32_t) * segments,          sizeof(uint32_t) * I,
         sizeof(uint32_t) * E,           sizeof(uint32_t) * L,                 sizeof(uint32_t) * E,
         sizeof(uint32_t) * L,           sizeof(uint32_t) * (E + L + curves),  sizeof(int32_t) * P,
         sizeof(uint32_t) * C * 4,       sizeof(char *) * curves,              sizeof(char *) * curves,
-        sizeof(float *) * (E + L + 2 * curves), 0,                             segments,
+        sizeof(float *) * (E + L + 2 * curves), segments,
         curves,                         sizeof(double) * CROWDI_CUBIC_N * segments,
     };
     size_t total = 0;
@@ -390,7 +390,7 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
 #define CARVE(type) ((type)carve(b, &at, sizes[n++]))
     crowdi_motion_clip *clips = CARVE(crowdi_motion_clip *);
     crowdi_motion_curve *cvs = CARVE(crowdi_motion_curve *);
-    double *seg_end = CARVE(double *), *pt_time = CARVE(double *), *pt_value = CARVE(double *);
+    double *pt_time = CARVE(double *), *pt_value = CARVE(double *);
     double *ev_time = CARVE(double *);
     part->clip_fps = CARVE(double *);
     uint32_t *seg_point = CARVE(uint32_t *), *idle = CARVE(uint32_t *);
@@ -403,7 +403,6 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     part->curve_id = CARVE(char **);
     part->pseudo_id = CARVE(char **);
     part->saved_cols = CARVE(float **);
-    part->pseudo_cols = CARVE(float **);
     uint8_t *seg_type = CARVE(uint8_t *);
     part->curve_target = CARVE(uint8_t *);
     double *seg_cubic = CARVE(double *);
@@ -443,8 +442,6 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
         for (uint32_t s = 0; s < src->segment_count; s++) {
             seg_type[s0 + s] = src->segment_types[s];
             seg_point[s0 + s] = p0 + src->segment_points[s];
-            uint32_t last = src->segment_points[s] + (src->segment_types[s] == CROWD_MOTION_SEGMENT_BEZIER ? 3u : 1u);
-            seg_end[s0 + s] = src->points[last].time;
             if (src->segment_types[s] == CROWD_MOTION_SEGMENT_BEZIER)
                 cvk_md_cubic_setup(pt_time + seg_point[s0 + s], seg_cubic + (size_t)(s0 + s) * CROWDI_CUBIC_N);
         }
@@ -496,15 +493,15 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
     v->clip_count = C, v->idle_count = I;
     v->loop_idle = m->loop_idle;
     v->clips = clips, v->curves = cvs;
-    v->segment_end = seg_end, v->segment_point = seg_point, v->segment_type = seg_type;
+    v->segment_point = seg_point, v->segment_type = seg_type;
     v->point_time = pt_time, v->point_value = pt_value, v->event_time = ev_time;
     v->segment_cubic = seg_cubic;
     v->idle = idle;
     v->eye_blink_count = E, v->lip_sync_count = L, v->eye_blink = eye, v->lip_sync = lip;
     v->saved_count = saved, v->pseudo_count = pseudo, v->saved_param = saved_param;
-    /* the pseudo columns follow the saved ones: a curve's target indexes both (v->target) */
+    /* the pseudo columns follow the saved ones: a curve's target indexes both (v->saved) */
     part->pseudo_cols = part->saved_cols + saved;
-    v->saved = part->saved_cols, v->pseudo = part->pseudo_cols, v->target = part->saved_cols;
+    v->saved = part->saved_cols, v->pseudo = part->pseudo_cols;
     for (uint32_t j = 0; j < curves; j++) { /* the clamp of a parameter curve's saved column */
         crowdi_motion_curve *dc = &cvs[j];
         dc->low = -INFINITY, dc->high = INFINITY;
@@ -525,7 +522,6 @@ static void motion_free(crowd_engine *engine, crowdi_rig *r) {
     crowdi_free(engine, part->piece_end);
     crowdi_free(engine, part->piece_poly);
     crowdi_free(engine, part->grid);
-
 }
 
 static uint32_t motion_layout(crowdi_rig *r, uint32_t first) {

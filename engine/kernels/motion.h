@@ -85,7 +85,6 @@ typedef struct crowdi_motion_view {
     bool loop_idle;
     const crowdi_motion_clip *clips;
     const crowdi_motion_curve *curves;
-    const double *segment_end;     /* each segment's last point's time (the search key) */
     const uint32_t *segment_point; /* first point */
     const uint8_t *segment_type;
     const double *point_time, *point_value;
@@ -96,7 +95,7 @@ typedef struct crowdi_motion_view {
      * a2, a3}, a0 + a1 u + a2 u^2 + a3 u^3 with u = time - start (at least 0). A linear,
      * stepped or restricted bezier segment is one piece (the framework's formula rewritten in
      * u); an unrestricted bezier (the framework solves a cubic for every time) is cut into
-     * pieces each within CROWDI_MOTION_FIT of the solved value (motion.c, crowdi_motion_fit). */
+     * pieces each within CROWDI_MOTION_FIT (motion.c) of the solved value. */
     const double *piece_end, *piece_poly;
     const uint32_t *grid;          /* the clips' time grids (crowdi_motion_clip) */
     const uint32_t *idle;          /* clip indices */
@@ -105,9 +104,10 @@ typedef struct crowdi_motion_view {
     uint32_t saved_count, pseudo_count;
     const uint32_t *saved_param;   /* the rig parameter of each saved column */
     float *col[CROWDI_MOTION_NCOLS_FIXED];
-    float *const *saved;           /* [saved_count] the motion result kept between ticks */
+    /* [saved_count] the motion result kept between ticks, followed by the pseudo columns (pseudo
+     * points there): a parameter curve's target indexes both, saved[target] */
+    float *const *saved;
     float *const *pseudo;          /* [pseudo_count] */
-    float *const *target;          /* saved then pseudo: a parameter curve's target column */
 } crowdi_motion_view;
 
 /* Its fields (crowd.h's crowd_field), as engine/fields.h's rows: X(FIELD, name, ctl, width,
@@ -413,7 +413,7 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
     }
     for (; c < clip->parameter_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
-        float *col = m->target[cv->target];
+        float *col = m->saved[cv->target];
         const double source = (double)col[i];
         double value = CVK_CURVE(c), w = weight;
         if (!cv->plain) {
@@ -470,12 +470,10 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
 static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i) {
     float *const *c = m->col;
     cvk_md_entry q[CROWDI_MOTION_QUEUE];
-    uint32_t count = 0;
-    for (uint32_t s = 0; s < CROWDI_MOTION_QUEUE; s++) { /* the empty entries are last, and all zero */
-        q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        if (count < s || !cvk_mu_get(c, CROWDI_MOTION_SLOT + s * CROWDI_SLOT_NCOLS + CROWDI_SLOT_CLIP, i)) continue;
-        cvk_md_load(c, i, s, &q[s]);
-        count++;
+    uint32_t count = 0; /* the entries playing come first; the empty ones after are all zero */
+    for (; count < CROWDI_MOTION_QUEUE; count++) {
+        if (!cvk_mu_get(c, CROWDI_MOTION_SLOT + count * CROWDI_SLOT_NCOLS + CROWDI_SLOT_CLIP, i)) break;
+        cvk_md_load(c, i, count, &q[count]);
     }
     uint32_t events = 0, lost = 0;
     if (count == 0 && m->idle_count) {
