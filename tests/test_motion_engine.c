@@ -33,11 +33,8 @@ typedef struct clip_data {
     crowd_motion_clip clip;
 } clip_data;
 
-static bool clip_load(clip_data *c, const char *relative, double fade_in, double fade_out) {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/inputs/%s", g_root, relative);
-    memset(c, 0, sizeof *c);
-    if (cubism_motion_read(path, &c->data) != 0) return false;
+/* c->data as the engine's clip, the fades replaced when >= 0 */
+static bool clip_convert(clip_data *c, double fade_in, double fade_out) {
     const cubism_motion *d = &c->data;
     c->curves = calloc(d->curve_count + 1, sizeof *c->curves);
     c->points = calloc(d->point_count + 1, sizeof *c->points);
@@ -56,10 +53,22 @@ static bool clip_load(clip_data *c, const char *relative, double fade_in, double
     return true;
 }
 
-static void clip_free(clip_data *c) {
+static bool clip_load(clip_data *c, const char *relative, double fade_in, double fade_out) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/inputs/%s", g_root, relative);
+    memset(c, 0, sizeof *c);
+    return cubism_motion_read(path, &c->data) == 0 && clip_convert(c, fade_in, fade_out);
+}
+
+/* what clip_convert made; clip_free also frees the data clip_load read */
+static void clip_release(clip_data *c) {
     free(c->curves);
     free(c->points);
     free(c->events);
+}
+
+static void clip_free(clip_data *c) {
+    clip_release(c);
     cubism_motion_free(&c->data);
 }
 
@@ -714,14 +723,14 @@ static void test_random_curves(void **state) {
     static uint8_t types[RC_CURVES * RC_SEGMENTS];
     static uint32_t points_of[RC_CURVES * RC_SEGMENTS];
     static cubism_point points[RC_CURVES * (3 * RC_SEGMENTS + 1)];
-    static crowd_motion_curve mc[RC_CURVES];
-    static crowd_motion_point mp[RC_CURVES * (3 * RC_SEGMENTS + 1)];
     uint64_t seed = 20261203;
     double worst = 0.0;
     for (int round = 0; round < 8; round++) {
         const bool restricted = round % 4 == 3, loop = round % 2 == 1;
-        cubism_motion d;
-        random_clip(&seed, restricted, &d, curves, ids, types, points_of, points);
+        clip_data cd = {0};
+        random_clip(&seed, restricted, &cd.data, curves, ids, types, points_of, points);
+        if (!clip_convert(&cd, 0.0, 0.0)) FAILF("round %d: out of memory", round);
+        const cubism_motion *d = &cd.data;
         const char *id_list[RC_CURVES];
         float lo[RC_CURVES], hi[RC_CURVES], def[RC_CURVES];
         crowd_parameter_desc pd[RC_CURVES];
@@ -729,14 +738,9 @@ static void test_random_curves(void **state) {
             id_list[c] = ids[c], lo[c] = -12.0f, hi[c] = 12.0f, def[c] = 0.0f;
             pd[c] = crowd_parameter_defaults(ids[c]);
             pd[c].min = lo[c], pd[c].max = hi[c], pd[c].default_value = def[c];
-            mc[c] = (crowd_motion_curve){ids[c], CROWD_MOTION_TARGET_PARAMETER, -1.0, -1.0, curves[c].first_segment,
-                                         curves[c].segment_count};
         }
-        for (uint32_t k = 0; k < d.point_count; k++) mp[k] = (crowd_motion_point){points[k].time, points[k].value};
-        crowd_motion_clip clip = {d.duration, d.fps, d.beziers_restricted, 0.0, 0.0, d.curve_count, d.segment_count,
-                                  d.point_count, 0, mc, types, points_of, mp, NULL};
         crowd_motion_desc md = crowd_motion_defaults();
-        md.clips = &clip, md.clip_count = 1;
+        md.clips = &cd.clip, md.clip_count = 1;
         crowd_rig_desc rd = crowd_rig_defaults();
         rd.name = "random", rd.parameters = pd, rd.parameter_count = RC_CURVES, rd.motion = &md;
         crowd_engine *e = crowd_test_engine(1);
@@ -749,7 +753,7 @@ static void test_random_curves(void **state) {
         sd.priority = CROWD_MOTION_PRIORITY_FORCE, sd.loop = loop;
         OK(e, crowd_motion_start(e, &h, 1, &sd, NULL));
         cubism_ref_model *model = cubism_ref_model_create(RC_CURVES, id_list, lo, hi, def, 0, NULL);
-        cubism_ref_motion *motion = cubism_ref_motion_create(&d, model, 0.0, 0.0, NULL, 0, NULL, 0);
+        cubism_ref_motion *motion = cubism_ref_motion_create(d, model, 0.0, 0.0, NULL, 0, NULL, 0);
         if (!model || !motion) FAILF("round %d: the reference is out of memory", round);
         cubism_ref_motion_set_loop(motion, loop);
         cubism_ref_motion_manager ref;
@@ -758,7 +762,7 @@ static void test_random_curves(void **state) {
         int32_t index[RC_CURVES];
         for (uint32_t c = 0; c < RC_CURVES; c++) index[c] = cubism_ref_parameter_index(model, ids[c]);
         /* irregular steps, some a few microseconds, over more than two passes of the clip */
-        const uint32_t frames = (uint32_t)(2.2 * d.duration * 90.0);
+        const uint32_t frames = (uint32_t)(2.2 * d->duration * 90.0);
         for (uint32_t f = 0; f < frames; f++) {
             const double dt = f % 13 == 7 ? 3e-6 : (0.5 + unit(&seed)) / 60.0;
             OK(e, crowd_tick_exact(e, dt));
@@ -777,6 +781,7 @@ static void test_random_curves(void **state) {
             }
         }
         cubism_ref_motion_destroy(motion);
+        clip_release(&cd);
         cubism_ref_model_destroy(model);
         crowd_engine_destroy(e);
     }
