@@ -30,6 +30,7 @@ typedef struct motion_part {
     float **saved_cols, **pseudo_cols; /* pseudo_cols: saved_cols' tail, after saved_count */
     double *piece_end, *piece_poly; /* the view's pieces and grids, their own allocations */
     uint32_t *grid;
+    void *blocked;            /* the view's fixed_*, moving_curve and saved ranges, one allocation */
 } motion_part;
 
 #define MOTION(r) CROWDI_PART(r, MOTION, motion_part)
@@ -308,6 +309,8 @@ static void clip_pieces(crowdi_motion_view *v, const crowdi_motion_clip *c, crow
         for (uint32_t s = cv->first_segment; s < cv->first_segment + cv->segment_count; s++)
             segment_pieces(v, c->restricted, s, o);
         cv->piece_count = o->count - cv->first_piece;
+        /* the walk's stop after the last piece: an end no time passes (NaN compares false) */
+        piece_put(o, o->end ? o->end[o->count - 1] : 0.0, (double)NAN, 0.0, 0.0, 0.0, 0.0);
     }
 }
 
@@ -357,6 +360,76 @@ static crowd_result build_pieces(crowd_engine *engine, motion_part *part, crowdi
         }
     }
     v->piece_end = part->piece_end, v->piece_poly = part->piece_poly, v->grid = part->grid;
+    return CROWD_OK;
+}
+
+/* Which clips the stage blends a block of rows at a time (crowdi_motion_clip.blocked) and
+ * their parameter curves' lists, each clip's PartOpacity lists, and the saved columns' ranges. */
+static crowd_result build_blocked(crowd_engine *engine, const crowdi_rig *r, motion_part *part,
+                                  crowdi_motion_clip *clips, const crowdi_motion_curve *cvs) {
+    crowdi_motion_view *v = &part->view;
+    const uint32_t saved = v->saved_count, columns = saved + v->pseudo_count;
+    uint32_t fixed = 0, moving = 0, part_fixed = 0;
+    for (uint32_t k = 0; k < v->clip_count; k++) {
+        for (uint32_t j = clips[k].model_end; j < clips[k].curve_end; j++) cvs[j].constant ? fixed++ : moving++;
+    }
+    part_fixed = fixed; /* at most */
+    const size_t doubles = ALIGN8(sizeof(double) * (fixed + 2u * saved));
+    const size_t records = ALIGN8(sizeof(crowdi_motion_moving) * moving);
+    const size_t words = ALIGN8(sizeof(uint32_t) * (fixed + part_fixed + columns)) + ALIGN8(sizeof(float) * part_fixed);
+    uint8_t *b = crowdi_alloc(engine, doubles + records + words + 8);
+    if (!b) return CROWD_ERR_OUT_OF_MEMORY;
+    part->blocked = b;
+    double *fixed_value = (double *)(void *)b, *low = fixed_value + fixed, *high = low + saved;
+    crowdi_motion_moving *moving_rec = (crowdi_motion_moving *)(void *)(b + doubles);
+    uint32_t *fixed_column = (uint32_t *)(void *)(b + doubles + records);
+    uint32_t *part_column = fixed_column + fixed, *seen = part_column + part_fixed;
+    float *part_value = (float *)(void *)(b + doubles + records + ALIGN8(sizeof(uint32_t) * (fixed + part_fixed + columns)));
+    for (uint32_t q = 0; q < saved; q++) {
+        const crowdi_param *p = &r->params[v->saved_param[q]];
+        low[q] = p->min, high[q] = p->max;
+    }
+    for (uint32_t q = 0; q < columns; q++) seen[q] = UINT32_MAX;
+    fixed = moving = part_fixed = 0;
+    for (uint32_t k = 0; k < v->clip_count; k++) {
+        crowdi_motion_clip *c = &clips[k];
+        /* blocked: plain blends of distinct saved columns, no EyeBlink or LipSync curve */
+        bool blocked = true;
+        for (uint32_t j = c->first_curve; j < c->model_end; j++)
+            if (cvs[j].kind == CROWDI_MODEL_EYE_BLINK || cvs[j].kind == CROWDI_MODEL_LIP_SYNC) blocked = false;
+        for (uint32_t j = c->model_end; blocked && j < c->parameter_end; j++) {
+            const crowdi_motion_curve *cv = &cvs[j];
+            blocked = part->curve_target[j] == CROWD_MOTION_TARGET_PARAMETER && cv->target < saved &&
+                      cv->fade_in < 0.0 && cv->fade_out < 0.0 && seen[cv->target] != 2u * k;
+            if (blocked) seen[cv->target] = 2u * k;
+        }
+        c->blocked = blocked;
+        c->first_fixed = fixed, c->first_moving = moving;
+        for (uint32_t j = c->model_end; blocked && j < c->parameter_end; j++) {
+            const crowdi_motion_curve *cv = &cvs[j];
+            if (cv->constant) fixed_column[fixed] = cv->target, fixed_value[fixed++] = cv->value;
+            else moving_rec[moving++] = (crowdi_motion_moving){cv->varying, cv->target, cv->first_piece + cv->piece_count, j};
+        }
+        c->fixed_count = fixed - c->first_fixed, c->moving_count = moving - c->first_moving;
+        /* the PartOpacity curves as lists when no two write the same column (their order is free then) */
+        bool listed = true;
+        for (uint32_t j = c->parameter_end; listed && j < c->curve_end; j++) {
+            listed = seen[saved + cvs[j].target] != 2u * k + 1u;
+            seen[saved + cvs[j].target] = 2u * k + 1u;
+        }
+        c->parts_listed = listed;
+        c->first_part_fixed = part_fixed, c->first_part_moving = moving;
+        for (uint32_t j = c->parameter_end; listed && j < c->curve_end; j++) {
+            const crowdi_motion_curve *cv = &cvs[j];
+            if (cv->constant) part_column[part_fixed] = cv->target, part_value[part_fixed++] = (float)cv->value;
+            else moving_rec[moving++] = (crowdi_motion_moving){cv->varying, cv->target, cv->first_piece + cv->piece_count, j};
+        }
+        c->part_fixed_count = part_fixed - c->first_part_fixed, c->part_moving_count = moving - c->first_part_moving;
+    }
+    v->fixed_column = fixed_column, v->fixed_value = fixed_value, v->moving = moving_rec;
+    v->part_column = part_column, v->part_value = part_value;
+    v->saved_low = low, v->saved_high = high;
+    v->block_columns = saved <= CROWDI_MOTION_BLOCK_COLUMNS ? saved : 0u;
     return CROWD_OK;
 }
 
@@ -511,7 +584,8 @@ static crowd_result motion_build(crowd_engine *engine, const crowd_rig_desc *des
         }
         dc->plain = dc->eye_blink < 0 && dc->lip_sync < 0 && dc->fade_in < 0.0 && dc->fade_out < 0.0;
     }
-    return build_pieces(engine, part, clips, cvs);
+    crowd_result res = build_pieces(engine, part, clips, cvs);
+    return res == CROWD_OK ? build_blocked(engine, r, part, clips, cvs) : res;
 }
 
 static void motion_free(crowd_engine *engine, crowdi_rig *r) {
@@ -522,6 +596,7 @@ static void motion_free(crowd_engine *engine, crowdi_rig *r) {
     crowdi_free(engine, part->piece_end);
     crowdi_free(engine, part->piece_poly);
     crowdi_free(engine, part->grid);
+    crowdi_free(engine, part->blocked);
 }
 
 static uint32_t motion_layout(crowdi_rig *r, uint32_t first) {

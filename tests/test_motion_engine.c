@@ -20,6 +20,7 @@
 #include "cubism_files.h"
 #include "cubism_reference.h"
 #include "internal.h"
+#include "kernels/motion.h"
 #include "test_support.h"
 
 static char g_root[1024];
@@ -380,20 +381,32 @@ static void test_determinism(void **state) {
     (void)state;
     crowd_world w;
     world_init(&w);
-    crowd_rig rig[4];
-    crowd_instance *h[4];
-    crowd_engine *e[4];
-    const crowd_simd simd[4] = {crowd_test_simd, CROWD_SIMD_SCALAR, crowd_test_simd, crowd_test_simd};
-    const uint32_t threads[4] = {1, 1, 3, 1};
-    for (int k = 0; k < 4; k++) {
+    enum { ENGINES = 5 };
+    crowd_rig rig[ENGINES];
+    crowd_instance *h[ENGINES];
+    crowd_engine *e[ENGINES];
+    const crowd_simd simd[ENGINES] = {crowd_test_simd, CROWD_SIMD_SCALAR, crowd_test_simd, crowd_test_simd, crowd_test_simd};
+    const uint32_t threads[ENGINES] = {1, 1, 3, 1, 1};
+    for (int k = 0; k < ENGINES; k++) {
         h[k] = calloc(CROWD_N, sizeof *h[k]);
         e[k] = crowd_make(&w, simd[k], threads[k], &rig[k], h[k]);
     }
+    /* engine 4 blends every row on its own: the block blends of the others (crowdi_motion_clip.
+     * blocked) must give the same bits */
+    uint32_t blocked = 0, clips = 0;
+    for (uint32_t k = 0; k < e[4]->rig_count; k++) {
+        crowdi_motion_view *mv = (crowdi_motion_view *)e[4]->rigs[k]->controller[CROWDI_CTL_MOTION];
+        if (!mv) continue;
+        if (!mv->block_columns) FAILF("rig %u: no block blends (%u saved columns)", k, mv->saved_count);
+        for (uint32_t c = 0; c < mv->clip_count; c++) blocked += mv->clips[c].blocked, clips++;
+        mv->block_columns = 0;
+    }
+    if (blocked == 0 || blocked == clips) FAILF("%u of %u clips blocked: both kinds are wanted here", blocked, clips);
     uint64_t split = 5;
-    uint64_t events[4] = {0};
+    uint64_t events[ENGINES] = {0};
     crowd_motion_event buf[256];
     for (uint32_t f = 0; f < 240; f++) {
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < ENGINES; k++) {
             crowd_frame(e[k], h[k], f);
             if (k == 3) { /* random ranges, not on block boundaries */
                 uint32_t at = 0;
@@ -418,11 +431,12 @@ static void test_determinism(void **state) {
         }
     }
     uint64_t hash0 = state_hash(e[0]);
-    for (int k = 1; k < 4; k++) {
+    for (int k = 1; k < ENGINES; k++) {
         uint64_t hk = state_hash(e[k]);
         if (hk != hash0 || events[k] != events[0])
             FAILF("engine %d (%s, %u threads%s) differs from %s: state %016llx vs %016llx, events %llx vs %llx", k,
-                  crowd_simd_name(simd[k]), threads[k], k == 3 ? ", ranges" : "", crowd_simd_name(simd[0]),
+                  crowd_simd_name(simd[k]), threads[k], k == 3 ? ", ranges" : k == 4 ? ", rows one by one" : "",
+                  crowd_simd_name(simd[0]),
                   (unsigned long long)hk, (unsigned long long)hash0, (unsigned long long)events[k],
                   (unsigned long long)events[0]);
     }
@@ -433,9 +447,10 @@ static void test_determinism(void **state) {
     uint32_t distinct = 0;
     for (uint32_t i = 1; i < rows; i++) distinct += col[i] != col[0];
     if (distinct < rows / 2) FAILF("only %u of %u instances differ in parameter 0", distinct, rows);
-    printf("determinism: %u instances, 240 ticks: %s = scalar = 3 threads = ranges (events hash %016llx)\n", CROWD_N,
-           crowd_simd_name(crowd_test_simd), (unsigned long long)events[0]);
-    for (int k = 0; k < 4; k++) {
+    printf("determinism: %u instances, 240 ticks: %s = scalar = 3 threads = ranges = rows one by one (%u of %u clips "
+           "blended in blocks; events hash %016llx)\n",
+           CROWD_N, crowd_simd_name(crowd_test_simd), blocked, clips, (unsigned long long)events[0]);
+    for (int k = 0; k < ENGINES; k++) {
         crowd_engine_destroy(e[k]);
         free(h[k]);
     }

@@ -20,6 +20,8 @@
 #define CROWDI_MOTION_QUEUE 2u   /* crowd.h CROWD_MOTION_QUEUE */
 #define CROWDI_MOTION_EVENTS 4u  /* crowd.h CROWD_MOTION_EVENTS_PER_TICK */
 #define CROWDI_MOTION_EFFECT_IDS 64u
+#define CROWDI_MOTION_BLOCK_ROWS 8u      /* rows the stage blends at once (cvk_motion) */
+#define CROWDI_MOTION_BLOCK_COLUMNS 128u /* the saved columns that allows (its stack: 8 KiB) */
 
 /* The instance's columns. A double is two columns (low word, high word); CLIP, FLAGS,
  * CURRENT, RESERVE and the events hold uint32 bits, the others floats. */
@@ -55,7 +57,22 @@ typedef struct crowdi_motion_clip {
      * the same piece as a search. */
     uint32_t grid_first, grid_rows, varying_count;
     double grid_scale;
+    /* A clip whose parameter curves are each a plain blend of its own saved column (no fades of
+     * their own, no EyeBlink or LipSync curve in the clip, no column twice): an instance playing
+     * only it has its blends done for a block of rows at once (cvk_motion). Its constant curves
+     * are fixed_count (column, value) pairs from first_fixed, its others moving_count records
+     * from first_moving (crowdi_motion_view). */
+    uint32_t blocked, first_fixed, fixed_count, first_moving, moving_count;
+    /* Its PartOpacity curves as lists when no two write the same column: the constant ones
+     * part_fixed_count (column, value) pairs, the others part_moving_count records. */
+    uint32_t parts_listed, first_part_fixed, part_fixed_count, first_part_moving, part_moving_count;
 } crowdi_motion_clip;
+
+/* A varying curve as a blocked clip's lists hold it: its grid column, target, the index of
+ * the stop after its pieces (crowdi_motion_view), and the curve. */
+typedef struct crowdi_motion_moving {
+    uint32_t varying, target, end, curve;
+} crowdi_motion_moving;
 
 typedef struct crowdi_motion_curve {
     /* what the stage reads for every curve first: 48 bytes, one cache line */
@@ -95,10 +112,19 @@ typedef struct crowdi_motion_view {
      * a2, a3}, a0 + a1 u + a2 u^2 + a3 u^3 with u = time - start (at least 0). A linear,
      * stepped or restricted bezier segment is one piece (the framework's formula rewritten in
      * u); an unrestricted bezier (the framework solves a cubic for every time) is cut into
-     * pieces each within CROWDI_MOTION_FIT (motion.c) of the solved value. */
+     * pieces each within CROWDI_MOTION_FIT (motion.c) of the solved value. Each curve's pieces
+     * are followed by a stop whose end is NaN, which no time passes. */
     const double *piece_end, *piece_poly;
     const uint32_t *grid;          /* the clips' time grids (crowdi_motion_clip) */
     const uint32_t *idle;          /* clip indices */
+    /* The blocked clips' curves (crowdi_motion_clip.blocked), and each saved column's range;
+     * block_columns: saved_count when the stage blends blocked clips a block at a time (at most
+     * CROWDI_MOTION_BLOCK_COLUMNS), else 0 */
+    const uint32_t *fixed_column, *part_column;
+    const double *fixed_value, *saved_low, *saved_high;
+    const float *part_value;
+    const crowdi_motion_moving *moving;
+    uint32_t block_columns;
     uint32_t eye_blink_count, lip_sync_count;
     const uint32_t *eye_blink, *lip_sync; /* saved columns */
     uint32_t saved_count, pseudo_count;
@@ -333,20 +359,10 @@ static inline double cvk_md_ease(double x) {
     return s * s;
 }
 
-/* evaluateCurve: the first piece ending after `time` (a walk from the clip's grid row `from`:
- * the framework's segment, as its linear search finds it), evaluated; past the last, its last
- * value, or while looping the line back to the first value at loop_end. */
-static inline double cvk_md_curve(const crowdi_motion_view *m, const crowdi_motion_curve *cv, double time,
-                                  bool correction, double loop_end, const uint32_t *from) {
-    uint32_t p = from[cv->varying];
-    const uint32_t end = cv->first_piece + cv->piece_count;
-    while (p < end && m->piece_end[p] <= time) p++;
-    if (p < end) {
-        const double *k = m->piece_poly + (size_t)p * 5u;
-        double u = time - k[0];
-        if (u < 0.0) u = 0.0;
-        return k[1] + u * (k[2] + u * (k[3] + u * k[4]));
-    }
+/* evaluateCurve past the last piece: its last value, or while looping the line back to the
+ * first value at loop_end. */
+static inline double cvk_md_tail(const crowdi_motion_view *m, const crowdi_motion_curve *cv, double time, bool correction,
+                                 double loop_end) {
     uint32_t last_seg = cv->first_segment + cv->segment_count - 1;
     uint32_t last = m->segment_point[last_seg] + (m->segment_type[last_seg] == 1 ? 3u : 1u);
     double last_value = m->point_value[last];
@@ -365,6 +381,28 @@ static inline double cvk_md_curve(const crowdi_motion_view *m, const crowdi_moti
     return last_value;
 }
 
+/* evaluateCurve of curve `curve`: the first piece ending after `time` (a walk from piece
+ * `from`, the clip's grid row's: the framework's segment, as its linear search finds it),
+ * evaluated; at `end`, the curve's stop, the tail. */
+static inline double cvk_md_piece(const crowdi_motion_view *m, uint32_t from, uint32_t end, uint32_t curve, double time,
+                                  bool correction, double loop_end) {
+    uint32_t p = from;
+    while (m->piece_end[p] <= time) p++;
+    if (p < end) {
+        const double *k = m->piece_poly + (size_t)p * 5u;
+        double u = time - k[0];
+        if (u < 0.0) u = 0.0;
+        return k[1] + u * (k[2] + u * (k[3] + u * k[4]));
+    }
+    return cvk_md_tail(m, &m->curves[curve], time, correction, loop_end);
+}
+
+static inline double cvk_md_curve(const crowdi_motion_view *m, const crowdi_motion_curve *cv, double time,
+                                  bool correction, double loop_end, const uint32_t *from) {
+    return cvk_md_piece(m, from[cv->varying], cv->first_piece + cv->piece_count, (uint32_t)(cv - m->curves), time,
+                        correction, loop_end);
+}
+
 /* A parameter's value into its saved column (clamped, float32) or a pseudo-parameter. */
 static inline void cvk_md_write(const crowdi_rig_view *v, const crowdi_motion_view *m, uint32_t target, size_t i,
                                 double value) {
@@ -378,9 +416,20 @@ static inline void cvk_md_write(const crowdi_rig_view *v, const crowdi_motion_vi
     }
 }
 
-/* CubismMotion.doUpdateParameters (MotionBehavior_V2) of one entry. */
+/* A block of rows' blends of blocked clips (crowdi_motion_clip.blocked), done by
+ * cvk_md_blend_block: the value of each saved column in each row (NaN: none), the rows'
+ * weights, and the row being filled. */
+typedef struct cvk_md_block {
+    double value[CROWDI_MOTION_BLOCK_COLUMNS][CROWDI_MOTION_BLOCK_ROWS];
+    double weight[CROWDI_MOTION_BLOCK_ROWS];
+    uint32_t lane;
+} cvk_md_block;
+
+/* CubismMotion.doUpdateParameters (MotionBehavior_V2) of one entry. With `block`, a blocked
+ * clip's parameter blends go there instead: the same operations, later (the entry is the row's
+ * only one, so nothing else in the row reads those columns before). */
 static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_view *m, size_t i, cvk_md_entry *e,
-                                double now, double weight, double motion_weight, bool *finished) {
+                                double now, double weight, double motion_weight, bool *finished, cvk_md_block *block) {
     const crowdi_motion_clip *clip = &m->clips[e->clip - 1];
     const bool loop = (e->flags & CROWDI_SLOT_LOOP) != 0;
     double offset = now - e->start;
@@ -410,6 +459,17 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
         if (cv->kind == CROWDI_MODEL_EYE_BLINK) eye_blink = value, has_eye_blink = true;
         else if (cv->kind == CROWDI_MODEL_LIP_SYNC) lip_sync = value, has_lip_sync = true;
         else m->col[CROWDI_MOTION_OPACITY][i] = (float)value;
+    }
+    if (block && clip->blocked) {
+        const uint32_t lane = block->lane;
+        for (uint32_t f = clip->first_fixed; f < clip->first_fixed + clip->fixed_count; f++)
+            block->value[m->fixed_column[f]][lane] = m->fixed_value[f];
+        for (uint32_t f = clip->first_moving; f < clip->first_moving + clip->moving_count; f++) {
+            const crowdi_motion_moving *mv = &m->moving[f];
+            block->value[mv->target][lane] = cvk_md_piece(m, from[mv->varying], mv->end, mv->curve, time, loop, duration);
+        }
+        block->weight[lane] = weight;
+        c = clip->parameter_end;
     }
     for (; c < clip->parameter_end; c++) {
         const crowdi_motion_curve *cv = &m->curves[c];
@@ -452,8 +512,17 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
             double source = m->saved[m->lip_sync[k]][i];
             cvk_md_write(v, m, m->lip_sync[k], i, source + (lip_sync - source) * weight);
         }
-    for (; c < clip->curve_end; c++) /* PartOpacity: the pseudo-parameter, unblended */
-        m->pseudo[m->curves[c].target][i] = (float)CVK_CURVE(c);
+    /* PartOpacity: the pseudo-parameter, unblended */
+    if (clip->parts_listed) {
+        for (uint32_t f = clip->first_part_fixed; f < clip->first_part_fixed + clip->part_fixed_count; f++)
+            m->pseudo[m->part_column[f]][i] = m->part_value[f];
+        for (uint32_t f = clip->first_part_moving; f < clip->first_part_moving + clip->part_moving_count; f++) {
+            const crowdi_motion_moving *mv = &m->moving[f];
+            m->pseudo[mv->target][i] = (float)cvk_md_piece(m, from[mv->varying], mv->end, mv->curve, time, loop, duration);
+        }
+    } else {
+        for (; c < clip->curve_end; c++) m->pseudo[m->curves[c].target][i] = (float)CVK_CURVE(c);
+    }
 #undef CVK_CURVE
     if (offset >= duration) {
         if (loop) {
@@ -467,7 +536,8 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
 
 /* One instance's CubismMotionManager.updateMotion (or, when nothing plays and the rig has an
  * idle group, the sample app's random idle start instead). */
-static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i) {
+static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_view *m, double dt, size_t i,
+                                  cvk_md_block *block) {
     float *const *c = m->col;
     cvk_md_entry q[CROWDI_MOTION_QUEUE];
     uint32_t count = 0; /* the entries playing come first; the empty ones after are all zero */
@@ -510,7 +580,7 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
         /* updateFadeWeight (a fade of exactly 0 gives 1 here) */
         double fin = e->fade_in == 0.0 ? 1.0 : cvk_md_ease((now - e->fade_start) / e->fade_in);
         double fout = e->fade_out == 0.0 || e->end < 0.0 ? 1.0 : cvk_md_ease((e->end - now) / e->fade_out);
-        cvk_md_apply(v, m, i, e, now, motion_weight * fin * fout, motion_weight, &finished);
+        cvk_md_apply(v, m, i, e, now, motion_weight * fin * fout, motion_weight, &finished, count == 1 ? block : NULL);
         if (e->end > 0.0 && e->end < now) finished = true;
         double before = e->check - e->start, after = now - e->start;
         for (uint32_t k = 0; k < clip->event_count; k++) {
@@ -530,7 +600,8 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
             double end = now + e->fade_out;
             if (e->end < 0.0 || end < e->end) e->end = end;
         }
-        q[kept++] = *e;
+        if (kept != s) q[kept] = *e; /* (a copy of the entry just written would wait for its stores) */
+        kept++;
     }
     for (uint32_t s = 0; s < count; s++) { /* the entries left empty were empty already */
         if (s >= kept) q[s] = (cvk_md_entry){0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -542,6 +613,48 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
     cvk_mu_set(c, CROWDI_MOTION_EVENT_LOST, i, lost);
 }
 
+/* One column's blends in a block's rows (value NaN: the row keeps its bits), exactly the
+ * row-by-row loop's operations; then the values back to NaN for the next block. The range
+ * check as max(low, out) and min(high, out): x86's max and min return their second operand
+ * when either is NaN and the first only when strictly greater (less), which is the row loop's
+ * "out < low ? low : out" and "out > high ? high : out" (the same as its if/else since low <=
+ * high), signed zeros and NaN included. */
+static inline void cvk_md_blend_rows(float *col, double *value, const double *weight, double low, double high, size_t n) {
+#if defined(CV_TARGET_AVX2) || defined(CV_TARGET_AVX512)
+    if (n == CROWDI_MOTION_BLOCK_ROWS) {
+        const simde__m256d lo = simde_mm256_set1_pd(low), hi = simde_mm256_set1_pd(high);
+        const simde__m256d none = simde_mm256_set1_pd((double)NAN);
+        for (uint32_t h = 0; h < CROWDI_MOTION_BLOCK_ROWS; h += 4) {
+            const simde__m128 kept = simde_mm_loadu_ps(col + h);
+            const simde__m256d source = simde_mm256_cvtps_pd(kept), v = simde_mm256_loadu_pd(value + h);
+            simde__m256d out = simde_mm256_add_pd(
+                source, simde_mm256_mul_pd(simde_mm256_sub_pd(v, source), simde_mm256_loadu_pd(weight + h)));
+            out = simde_mm256_min_pd(hi, simde_mm256_max_pd(lo, out));
+            const simde__m128 vf = simde_mm256_cvtpd_ps(v); /* NaN stays NaN, a value stays ordered */
+            simde_mm_storeu_ps(col + h, simde_mm_blendv_ps(kept, simde_mm256_cvtpd_ps(out), simde_mm_cmpord_ps(vf, vf)));
+            simde_mm256_storeu_pd(value + h, none);
+        }
+        return;
+    }
+#endif
+    for (size_t j = 0; j < n; j++) {
+        const double v = value[j];
+        if (v == v) {
+            const double source = (double)col[j];
+            double out = source + (v - source) * weight[j];
+            if (out < low) out = low;
+            else if (out > high) out = high;
+            col[j] = (float)out;
+        }
+        value[j] = (double)NAN;
+    }
+}
+
+static inline void cvk_md_blend_block(const crowdi_motion_view *m, cvk_md_block *block, size_t i, size_t n) {
+    for (uint32_t k = 0; k < m->block_columns; k++)
+        cvk_md_blend_rows(m->saved[k] + i, block->value[k], block->weight, m->saved_low[k], m->saved_high[k], n);
+}
+
 /* The stage: rows [i0, i1), then the motion results into the outputs (every tick: the values
  * a motion left stay when it ends). */
 static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
@@ -549,7 +662,18 @@ static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, siz
     if (!m) return;
     (void)dt;
     const double dt_exact = v->dt_exact;
-    for (size_t i = i0; i < i1; i++) cvk_motion_row(v, m, dt_exact, i);
+    if (!m->block_columns) {
+        for (size_t i = i0; i < i1; i++) cvk_motion_row(v, m, dt_exact, i, NULL);
+    } else {
+        cvk_md_block block;
+        for (uint32_t k = 0; k < m->block_columns; k++)
+            for (uint32_t j = 0; j < CROWDI_MOTION_BLOCK_ROWS; j++) block.value[k][j] = (double)NAN;
+        for (size_t b = i0; b < i1; b += CROWDI_MOTION_BLOCK_ROWS) {
+            const size_t n = i1 - b < CROWDI_MOTION_BLOCK_ROWS ? i1 - b : CROWDI_MOTION_BLOCK_ROWS;
+            for (block.lane = 0; block.lane < n; block.lane++) cvk_motion_row(v, m, dt_exact, b + block.lane, &block);
+            cvk_md_blend_block(m, &block, b, n);
+        }
+    }
     for (uint32_t k = 0; k < m->saved_count; k++) {
         const float *saved = m->saved[k];
         float *out = v->out[m->saved_param[k]];
