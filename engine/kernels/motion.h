@@ -619,19 +619,35 @@ static inline void cvk_motion_row(const crowdi_rig_view *v, const crowdi_motion_
  * when either is NaN and the first only when strictly greater (less), which is the row loop's
  * "out < low ? low : out" and "out > high ? high : out" (the same as its if/else since low <=
  * high), signed zeros and NaN included. */
-static inline void cvk_md_blend_rows(float *col, double *value, const double *weight, double low, double high, size_t n) {
-#if defined(CV_TARGET_AVX2) || defined(CV_TARGET_AVX512)
+static inline void cvk_md_blend_rows(float *col, float *out, double *value, const double *weight, double low,
+                                     double high, size_t n) {
+#if defined(CV_TARGET_AVX512) && defined(SIMDE_X86_AVX512F_NATIVE) /* (SIMDe has no 512-bit conversions) */
+    if (n == CROWDI_MOTION_BLOCK_ROWS) {
+        const __m256 kept = _mm256_loadu_ps(col);
+        const __m512d source = _mm512_cvtps_pd(kept), v = _mm512_loadu_pd(value);
+        __m512d r = _mm512_add_pd(source, _mm512_mul_pd(_mm512_sub_pd(v, source), _mm512_loadu_pd(weight)));
+        r = _mm512_min_pd(_mm512_set1_pd(high), _mm512_max_pd(_mm512_set1_pd(low), r));
+        const __m256 vf = _mm512_cvtpd_ps(v); /* NaN stays NaN, a value stays ordered */
+        const __m256 result = _mm256_blendv_ps(kept, _mm512_cvtpd_ps(r), _mm256_cmp_ps(vf, vf, _CMP_ORD_Q));
+        _mm256_storeu_ps(col, result);
+        _mm256_storeu_ps(out, result);
+        _mm512_storeu_pd(value, _mm512_set1_pd((double)NAN));
+        return;
+    }
+#elif defined(CV_TARGET_AVX2) || defined(CV_TARGET_AVX512)
     if (n == CROWDI_MOTION_BLOCK_ROWS) {
         const simde__m256d lo = simde_mm256_set1_pd(low), hi = simde_mm256_set1_pd(high);
         const simde__m256d none = simde_mm256_set1_pd((double)NAN);
         for (uint32_t h = 0; h < CROWDI_MOTION_BLOCK_ROWS; h += 4) {
             const simde__m128 kept = simde_mm_loadu_ps(col + h);
             const simde__m256d source = simde_mm256_cvtps_pd(kept), v = simde_mm256_loadu_pd(value + h);
-            simde__m256d out = simde_mm256_add_pd(
+            simde__m256d r = simde_mm256_add_pd(
                 source, simde_mm256_mul_pd(simde_mm256_sub_pd(v, source), simde_mm256_loadu_pd(weight + h)));
-            out = simde_mm256_min_pd(hi, simde_mm256_max_pd(lo, out));
+            r = simde_mm256_min_pd(hi, simde_mm256_max_pd(lo, r));
             const simde__m128 vf = simde_mm256_cvtpd_ps(v); /* NaN stays NaN, a value stays ordered */
-            simde_mm_storeu_ps(col + h, simde_mm_blendv_ps(kept, simde_mm256_cvtpd_ps(out), simde_mm_cmpord_ps(vf, vf)));
+            const simde__m128 result = simde_mm_blendv_ps(kept, simde_mm256_cvtpd_ps(r), simde_mm_cmpord_ps(vf, vf));
+            simde_mm_storeu_ps(col + h, result);
+            simde_mm_storeu_ps(out + h, result);
             simde_mm256_storeu_pd(value + h, none);
         }
         return;
@@ -641,21 +657,25 @@ static inline void cvk_md_blend_rows(float *col, double *value, const double *we
         const double v = value[j];
         if (v == v) {
             const double source = (double)col[j];
-            double out = source + (v - source) * weight[j];
-            if (out < low) out = low;
-            else if (out > high) out = high;
-            col[j] = (float)out;
+            double r = source + (v - source) * weight[j];
+            if (r < low) r = low;
+            else if (r > high) r = high;
+            col[j] = (float)r;
         }
+        out[j] = col[j];
         value[j] = (double)NAN;
     }
 }
 
-static inline void cvk_md_blend_block(const crowdi_motion_view *m, cvk_md_block *block, size_t i, size_t n) {
+/* A block's blends, and its rows' motion results into the outputs. */
+static inline void cvk_md_blend_block(const crowdi_rig_view *v, const crowdi_motion_view *m, cvk_md_block *block,
+                                      size_t i, size_t n) {
     for (uint32_t k = 0; k < m->block_columns; k++)
-        cvk_md_blend_rows(m->saved[k] + i, block->value[k], block->weight, m->saved_low[k], m->saved_high[k], n);
+        cvk_md_blend_rows(m->saved[k] + i, v->out[m->saved_param[k]] + i, block->value[k], block->weight,
+                          m->saved_low[k], m->saved_high[k], n);
 }
 
-/* The stage: rows [i0, i1), then the motion results into the outputs (every tick: the values
+/* The stage: rows [i0, i1), and the motion results into the outputs (every tick: the values
  * a motion left stay when it ends). */
 static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, size_t i1) {
     const crowdi_motion_view *m = v->controller[CROWDI_CTL_MOTION];
@@ -664,15 +684,16 @@ static inline void cvk_motion(const crowdi_rig_view *v, float dt, size_t i0, siz
     const double dt_exact = v->dt_exact;
     if (!m->block_columns) {
         for (size_t i = i0; i < i1; i++) cvk_motion_row(v, m, dt_exact, i, NULL);
-    } else {
+    } else { /* rows a block at a time, each block's results into the outputs at its end */
         cvk_md_block block;
         for (uint32_t k = 0; k < m->block_columns; k++)
             for (uint32_t j = 0; j < CROWDI_MOTION_BLOCK_ROWS; j++) block.value[k][j] = (double)NAN;
         for (size_t b = i0; b < i1; b += CROWDI_MOTION_BLOCK_ROWS) {
             const size_t n = i1 - b < CROWDI_MOTION_BLOCK_ROWS ? i1 - b : CROWDI_MOTION_BLOCK_ROWS;
             for (block.lane = 0; block.lane < n; block.lane++) cvk_motion_row(v, m, dt_exact, b + block.lane, &block);
-            cvk_md_blend_block(m, &block, b, n);
+            cvk_md_blend_block(v, m, &block, b, n);
         }
+        return;
     }
     for (uint32_t k = 0; k < m->saved_count; k++) {
         const float *saved = m->saved[k];
