@@ -879,6 +879,9 @@ CROWD_API crowd_result crowd_rig_settings_digest(const crowd_engine *engine, cro
  *       the larger of 1 and the segment's largest |value| of the framework's solved curve
  *       (about the float32 result's own rounding; a segment shorter than 1e-9 s holds its first
  *       value). So a tick evaluates no cubic root, and the segment found is the framework's.
+ *       When an instance plays one entry of a clip without EyeBlink or LipSync curves, whose
+ *       Parameter curves have no fades of their own and animate distinct parameters, its
+ *       blends are done eight instances at a time: the same operations, the same results.
  *       Loops last duration + 1/fps and return linearly from the last point to the first in
  *       that last 1/fps; each loop restarts the fade-in when loop_fade_in is set.
  *     - Model curves. EyeBlink multiplies the motion's curves of the library's eye_blink_ids
