@@ -68,8 +68,9 @@ typedef struct crowdi_motion_clip {
     uint32_t parts_listed, first_part_fixed, part_fixed_count, first_part_moving, part_moving_count;
 } crowdi_motion_clip;
 
-/* A varying curve as a blocked clip's lists hold it: its grid column, target, the index of
- * the stop after its pieces (crowdi_motion_view), and the curve. */
+/* A varying curve as a clip's lists hold it (crowdi_motion_clip: moving and part_moving): its
+ * grid column, target, the index of the stop after its pieces (crowdi_motion_view), and the
+ * curve. */
 typedef struct crowdi_motion_moving {
     uint32_t varying, target, end, curve;
 } crowdi_motion_moving;
