@@ -30,7 +30,7 @@ typedef struct motion_part {
     float **saved_cols, **pseudo_cols; /* pseudo_cols: saved_cols' tail, after saved_count */
     double *piece_end, *piece_poly; /* the view's pieces and grids, their own allocations */
     uint32_t *grid;
-    void *blocked;            /* the view's fixed_*, moving_curve and saved ranges, one allocation */
+    void *blocked;            /* the view's clip lists (fixed_*, part_*, moving) and saved ranges, one allocation */
 } motion_part;
 
 #define MOTION(r) CROWDI_PART(r, MOTION, motion_part)
@@ -370,21 +370,29 @@ static crowd_result build_blocked(crowd_engine *engine, const crowdi_rig *r, mot
     crowdi_motion_view *v = &part->view;
     const uint32_t saved = v->saved_count, columns = saved + v->pseudo_count;
     uint32_t fixed = 0, moving = 0, part_fixed = 0;
-    for (uint32_t k = 0; k < v->clip_count; k++) {
-        for (uint32_t j = clips[k].model_end; j < clips[k].curve_end; j++) cvs[j].constant ? fixed++ : moving++;
-    }
-    part_fixed = fixed; /* at most */
-    const size_t doubles = ALIGN8(sizeof(double) * (fixed + 2u * saved));
-    const size_t records = ALIGN8(sizeof(crowdi_motion_moving) * moving);
-    const size_t words = ALIGN8(sizeof(uint32_t) * (fixed + part_fixed + columns)) + ALIGN8(sizeof(float) * part_fixed);
-    uint8_t *b = crowdi_alloc(engine, doubles + records + words + 8);
+    for (uint32_t k = 0; k < v->clip_count; k++)
+        for (uint32_t j = clips[k].model_end; j < clips[k].curve_end; j++) {
+            if (!cvs[j].constant) moving++;
+            else if (j < clips[k].parameter_end) fixed++;
+            else part_fixed++;
+        }
+    /* one block: sizes in the order they are carved */
+    const size_t sizes[] = {sizeof(double) * fixed,          sizeof(double) * saved,         sizeof(double) * saved,
+                            sizeof(crowdi_motion_moving) * moving, sizeof(uint32_t) * fixed, sizeof(uint32_t) * part_fixed,
+                            sizeof(float) * part_fixed,      sizeof(uint32_t) * columns};
+    size_t total = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) total += ALIGN8(sizes[k]);
+    uint8_t *b = crowdi_alloc(engine, total ? total : 8);
     if (!b) return CROWD_ERR_OUT_OF_MEMORY;
     part->blocked = b;
-    double *fixed_value = (double *)(void *)b, *low = fixed_value + fixed, *high = low + saved;
-    crowdi_motion_moving *moving_rec = (crowdi_motion_moving *)(void *)(b + doubles);
-    uint32_t *fixed_column = (uint32_t *)(void *)(b + doubles + records);
-    uint32_t *part_column = fixed_column + fixed, *seen = part_column + part_fixed;
-    float *part_value = (float *)(void *)(b + doubles + records + ALIGN8(sizeof(uint32_t) * (fixed + part_fixed + columns)));
+    size_t at = 0, n = 0;
+#define CARVE(type) ((type)carve(b, &at, sizes[n++]))
+    double *fixed_value = CARVE(double *), *low = CARVE(double *), *high = CARVE(double *);
+    crowdi_motion_moving *moving_rec = CARVE(crowdi_motion_moving *);
+    uint32_t *fixed_column = CARVE(uint32_t *), *part_column = CARVE(uint32_t *);
+    float *part_value = CARVE(float *);
+    uint32_t *seen = CARVE(uint32_t *); /* a column's last writer in the clip being listed */
+#undef CARVE
     for (uint32_t q = 0; q < saved; q++) {
         const crowdi_param *p = &r->params[v->saved_param[q]];
         low[q] = p->min, high[q] = p->max;

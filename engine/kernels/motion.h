@@ -398,6 +398,12 @@ static inline double cvk_md_piece(const crowdi_motion_view *m, uint32_t from, ui
     return cvk_md_tail(m, &m->curves[curve], time, correction, loop_end);
 }
 
+/* A clip list's varying curve (crowdi_motion_moving) at `time`. */
+static inline double cvk_md_moving(const crowdi_motion_view *m, const crowdi_motion_moving *mv, double time,
+                                   bool correction, double loop_end, const uint32_t *from) {
+    return cvk_md_piece(m, from[mv->varying], mv->end, mv->curve, time, correction, loop_end);
+}
+
 static inline double cvk_md_curve(const crowdi_motion_view *m, const crowdi_motion_curve *cv, double time,
                                   bool correction, double loop_end, const uint32_t *from) {
     return cvk_md_piece(m, from[cv->varying], cv->first_piece + cv->piece_count, (uint32_t)(cv - m->curves), time,
@@ -465,10 +471,8 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
         const uint32_t lane = block->lane;
         for (uint32_t f = clip->first_fixed; f < clip->first_fixed + clip->fixed_count; f++)
             block->value[m->fixed_column[f]][lane] = m->fixed_value[f];
-        for (uint32_t f = clip->first_moving; f < clip->first_moving + clip->moving_count; f++) {
-            const crowdi_motion_moving *mv = &m->moving[f];
-            block->value[mv->target][lane] = cvk_md_piece(m, from[mv->varying], mv->end, mv->curve, time, loop, duration);
-        }
+        for (uint32_t f = clip->first_moving; f < clip->first_moving + clip->moving_count; f++)
+            block->value[m->moving[f].target][lane] = cvk_md_moving(m, &m->moving[f], time, loop, duration, from);
         block->weight[lane] = weight;
         c = clip->parameter_end;
     }
@@ -517,10 +521,8 @@ static inline void cvk_md_apply(const crowdi_rig_view *v, const crowdi_motion_vi
     if (clip->parts_listed) {
         for (uint32_t f = clip->first_part_fixed; f < clip->first_part_fixed + clip->part_fixed_count; f++)
             m->pseudo[m->part_column[f]][i] = m->part_value[f];
-        for (uint32_t f = clip->first_part_moving; f < clip->first_part_moving + clip->part_moving_count; f++) {
-            const crowdi_motion_moving *mv = &m->moving[f];
-            m->pseudo[mv->target][i] = (float)cvk_md_piece(m, from[mv->varying], mv->end, mv->curve, time, loop, duration);
-        }
+        for (uint32_t f = clip->first_part_moving; f < clip->first_part_moving + clip->part_moving_count; f++)
+            m->pseudo[m->moving[f].target][i] = (float)cvk_md_moving(m, &m->moving[f], time, loop, duration, from);
     } else {
         for (; c < clip->curve_end; c++) m->pseudo[m->curves[c].target][i] = (float)CVK_CURVE(c);
     }
